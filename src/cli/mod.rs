@@ -1,0 +1,36 @@
+//! Command-line interface: argument types per subcommand and their dispatch.
+//!
+//! Each subcommand lives in its own file and returns the process exit code:
+//! 0 ok, 1 oracle failures, 2 usage or input error (bad spec, missing project, ...).
+
+use clap::{Parser, Subcommand};
+
+/// Exit code for success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code when oracles ran and some failed.
+pub const EXIT_FAILURES: i32 = 1;
+/// Exit code for usage and input errors.
+pub const EXIT_INPUT: i32 = 2;
+
+/// Top-level command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mastor",
+    version,
+    about = "Generate, review and run semantic test oracles for Java REST APIs",
+    long_about = "mastor reads a Java REST API project (Spring, JAX-RS/Jersey or the JDK HTTP \
+server) and its OpenAPI/Swagger spec, and builds source-grounded test oracles."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {}
+
+/// Runs the parsed command and returns the exit code.
+pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
+    match cli.command {}
+}

@@ -1,0 +1,8 @@
+//! mastor: semantic test oracles for Java REST APIs, grounded in the API's own source.
+//!
+//! Data flows one way (see DESIGN.md section 2):
+//! `source` (scan, entries, closure, bundle) and `spec` (load) → `llm` → `agents` →
+//! `store` → `review` → `runner` → `export`. Domain modules never import the TUI.
+
+pub mod cli;
+pub mod model;

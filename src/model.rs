@@ -1,0 +1,382 @@
+//! The data model: the contract between every part of mastor (DESIGN.md section 3).
+//!
+//! Field names follow the MASTOR paper's listings so that oracle files written in the
+//! paper's format load as they are. Everything here is plain serde data: no I/O, no
+//! behaviour beyond small helpers that keep ids consistent.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Version of the on-disk session and suite format; bump on incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// HTTP methods an OpenAPI path item can carry, in the spec's own order.
+pub const HTTP_METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+/// Builds the canonical operation id, e.g. `GET /v2/alpha/{alphacode}`.
+pub fn op_id(method: &str, path: &str) -> String {
+    format!("{} {}", method.to_ascii_uppercase(), path)
+}
+
+/// Where a parameter travels in the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamLocation {
+    Path,
+    Query,
+    Header,
+    Cookie,
+    Body,
+    /// `formData` (Swagger 2.0) and form-encoded bodies.
+    Form,
+}
+
+/// One parameter as the spec declares it ($refs already resolved).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpecParameter {
+    pub name: String,
+    pub location: ParamLocation,
+    #[serde(default)]
+    pub required: bool,
+    /// JSON schema of the parameter, resolved; `null` when the spec gives none.
+    #[serde(default)]
+    pub schema: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// One operation (path x method) from the spec.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpecOperation {
+    /// `METHOD /path` as in the spec (path templates kept verbatim).
+    pub op_id: String,
+    /// Upper-case HTTP method.
+    pub method: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Path-level and operation-level parameters merged (operation wins on name+location).
+    #[serde(default)]
+    pub parameters: Vec<SpecParameter>,
+    /// Request body schema (resolved), with its media type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<SpecBody>,
+    /// Status code (or `default`, `2XX`) → response.
+    #[serde(default)]
+    pub responses: BTreeMap<String, SpecResponse>,
+    /// Vendor extensions that matter downstream, e.g. `x-swagger-router-controller`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extensions: BTreeMap<String, Value>,
+    /// Set when the operation matches the framework-endpoint exclusion list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
+}
+
+/// A request body: media type and schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpecBody {
+    pub media_type: String,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub schema: Value,
+}
+
+/// A documented response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpecResponse {
+    #[serde(default)]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    #[serde(default)]
+    pub schema: Value,
+}
+
+/// Where in the Java source an operation is handled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryRef {
+    /// Path relative to the project root, `/`-separated.
+    pub file: String,
+    pub class: String,
+    pub method: String,
+    /// 1-based line of the handler method declaration.
+    pub line: usize,
+}
+
+/// A reference into a bundle: the tool checks it against the bundle's files.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct EvidenceRef {
+    pub file: String,
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// One parameter as the source code shows it (paper Listing 3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextParam {
+    pub name: String,
+    pub location: String,
+    #[serde(rename = "type", default)]
+    pub ty: String,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub constraints: Vec<String>,
+    #[serde(default)]
+    pub oas_match: bool,
+}
+
+/// One response field the code is seen to produce.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextField {
+    pub name: String,
+    #[serde(rename = "type", default)]
+    pub ty: String,
+    #[serde(default)]
+    pub nullable: bool,
+}
+
+/// A status the code returns and under which condition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorCase {
+    pub status: u16,
+    #[serde(default)]
+    pub condition: String,
+}
+
+/// The verified response schema.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ResponseSchema {
+    #[serde(default)]
+    pub success_status: Option<u16>,
+    #[serde(default)]
+    pub fields: Vec<ContextField>,
+    #[serde(default)]
+    pub error_cases: Vec<ErrorCase>,
+}
+
+/// A spec claim the code does not show.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingClaim {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    #[serde(default)]
+    pub oas_claim: Value,
+    #[serde(default)]
+    pub reason: String,
+}
+
+/// Source context of one operation (paper Listing 3). Downstream agents read only the
+/// verified part; the `*_pending` lists are for the reviewer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceContext {
+    pub op_id: String,
+    #[serde(default)]
+    pub request_params: Vec<ContextParam>,
+    #[serde(default)]
+    pub response_schema: ResponseSchema,
+    #[serde(default)]
+    pub request_params_pending: Vec<PendingClaim>,
+    #[serde(default)]
+    pub response_schema_pending: Vec<PendingClaim>,
+}
+
+/// The request an oracle sends. Keys outside these four are stripped by normalization.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct OracleInput {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub path: BTreeMap<String, Value>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub query: BTreeMap<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, Value>,
+}
+
+/// Assertion operators on a response field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldOp {
+    Equals,
+    NotEquals,
+    NotNull,
+    IsNull,
+    Gt,
+    Gte,
+    Lt,
+    Lte,
+    Matches,
+    Type,
+    Contains,
+    Length,
+}
+
+/// One check on a response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Assertion {
+    Status {
+        expected: u16,
+    },
+    Field {
+        /// Dotted path with `[n]` and `[*]`; `""` is the whole body.
+        field_path: String,
+        op: FieldOp,
+        #[serde(default)]
+        expected: Value,
+    },
+}
+
+/// The four generation strategies of paper Table 4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    Fv,
+    Fi,
+    Bv,
+    Bi,
+}
+
+/// A single-operation oracle (paper Listing 4, plus structured evidence refs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Oracle {
+    pub test_id: String,
+    #[serde(default)]
+    pub op_id: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oracle_strategy: Option<Strategy>,
+    #[serde(default)]
+    pub input: OracleInput,
+    #[serde(default)]
+    pub assertions: Vec<Assertion>,
+    #[serde(default)]
+    pub evidence: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence_refs: Vec<EvidenceRef>,
+}
+
+impl Oracle {
+    /// Stable review id: `op_id` + `test_id`.
+    pub fn o_id(&self) -> String {
+        format!("{}#{}", self.op_id, self.test_id)
+    }
+}
+
+/// One step of a multi-operation oracle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub op_id: String,
+    #[serde(default)]
+    pub input: OracleInput,
+    /// capture name → field path in this step's response.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub captures: BTreeMap<String, String>,
+    #[serde(default)]
+    pub assertions: Vec<Assertion>,
+}
+
+/// A sequence of calls whose later steps bind earlier captures as `$captures.<name>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MultiOpOracle {
+    pub test_id: String,
+    #[serde(default)]
+    pub group_id: String,
+    #[serde(default)]
+    pub description: String,
+    pub steps: Vec<Step>,
+    #[serde(default)]
+    pub evidence: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence_refs: Vec<EvidenceRef>,
+}
+
+/// Paper Table 5 review dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HintDimension {
+    StructuralCompleteness,
+    CoverageGaps,
+    AssertionCorrectness,
+    SequenceLogic,
+}
+
+/// One challenger hint; `test_id` is `"suite"` for suite-level hints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hint {
+    pub test_id: String,
+    pub dimension: HintDimension,
+    pub text: String,
+}
+
+/// The challenger's review of one suite.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChallengerReview {
+    #[serde(default)]
+    pub hints: Vec<Hint>,
+}
+
+/// What the reviewer decided about one oracle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Accepted,
+    Rejected,
+    Edited,
+}
+
+/// One entry of the append-only review journal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewDecision {
+    pub o_id: String,
+    pub decision: Decision,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// RFC 3339 timestamp.
+    pub at: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paper_listing4_oracle_loads() {
+        let text = r#"{
+          "test_id": "fv_i_5_s_baab",
+          "description": "FV: i=5",
+          "input": {"path": {"i": "5", "s": "baab"}, "query": {}},
+          "assertions": [
+            {"type": "status", "expected": 200},
+            {"type": "field", "field_path": "", "op": "not_null", "expected": null},
+            {"type": "field", "field_path": "", "op": "equals", "expected": "10"}
+          ],
+          "evidence": "sequential ifs",
+          "oracle_strategy": "fv"
+        }"#;
+        let o: Oracle = serde_json::from_str(text).unwrap();
+        assert_eq!(o.oracle_strategy, Some(Strategy::Fv));
+        assert_eq!(o.assertions.len(), 3);
+        assert_eq!(o.assertions[0], Assertion::Status { expected: 200 });
+        assert_eq!(o.input.path["i"], Value::from("5"));
+    }
+
+    #[test]
+    fn op_id_uppercases_method() {
+        assert_eq!(op_id("get", "/a/{b}"), "GET /a/{b}");
+    }
+}
