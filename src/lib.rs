@@ -6,3 +6,5 @@
 
 pub mod cli;
 pub mod model;
+pub mod pipeline;
+pub mod prompts;
