@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand};
 
 mod prompts_cmd;
+mod tui;
 
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
@@ -33,11 +34,14 @@ pub struct Cli {
 pub enum Command {
     /// List, show or export the agent prompts (to tune them with --prompts DIR).
     Prompts(prompts_cmd::PromptsArgs),
+    /// Review a session: operations, oracles beside their Java evidence, decisions.
+    Tui(tui::TuiArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
 pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
         Command::Prompts(args) => prompts_cmd::run(args),
+        Command::Tui(args) => tui::run(args),
     }
 }
