@@ -48,14 +48,31 @@ impl LoadedSpec {
     }
 }
 
-/// Loads the spec at `path`. Every failure is a [`SpecError`] naming the file.
+/// How strictly to load.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Make a dangling `$ref` inside a schema an error. By default it is kept as
+    /// `{"$ref": .., "x-mastor-unresolved": true}` with a warning, because real specs
+    /// ship with such refs (one corpus spec does) and the operation is still usable.
+    /// A dangling ref to a parameter, response, request body or path item is always an
+    /// error: the operation cannot be built without it.
+    pub strict_refs: bool,
+}
+
+/// Loads the spec at `path` with default options. Every failure is a [`SpecError`]
+/// naming the file.
 pub fn load(path: &Path) -> Result<LoadedSpec, SpecError> {
+    load_with(path, LoadOptions::default())
+}
+
+/// Loads the spec at `path` with explicit options.
+pub fn load_with(path: &Path, options: LoadOptions) -> Result<LoadedSpec, SpecError> {
     let root = parse::read_document(path)?;
-    load_value(path, root)
+    load_value(path, root, options)
 }
 
 /// Loads a spec already parsed into a value; `path` names errors and anchors external refs.
-pub fn load_value(path: &Path, root: Value) -> Result<LoadedSpec, SpecError> {
+pub fn load_value(path: &Path, root: Value, options: LoadOptions) -> Result<LoadedSpec, SpecError> {
     let not_a_spec = |reason: &str| SpecError::NotASpec {
         file: path.to_path_buf(),
         reason: reason.to_string(),
@@ -115,8 +132,14 @@ pub fn load_value(path: &Path, root: Value) -> Result<LoadedSpec, SpecError> {
             .map(url_path)
     };
     let mut warnings = Vec::new();
-    let mut resolver = resolve::Resolver::new(path, root);
+    let mut resolver = resolve::Resolver::new(path, root, options.strict_refs);
     let operations = ops::walk_operations(&mut resolver, swagger2, &mut warnings)?;
+    warnings.extend(
+        resolver
+            .take_unresolved()
+            .into_iter()
+            .map(|m| format!("{m} (kept as an unresolved marker)")),
+    );
     if resolver.truncated() > 0 {
         warnings.push(format!(
             "{} schema references were left unexpanded (nesting deeper than {} or schema too large)",

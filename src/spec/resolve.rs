@@ -55,15 +55,28 @@ pub(crate) struct Resolver {
     stack: Vec<(usize, String)>,
     nodes: usize,
     truncated: usize,
+    /// Whether a dangling schema ref is an error (else a marker plus a warning).
+    strict: bool,
+    /// Dangling schema refs left as markers (lenient mode), as messages, deduplicated.
+    unresolved: Vec<String>,
+    /// Cycle and truncation markers emitted so far; an expansion that emitted none is
+    /// the same wherever the ref is used, so it is cached.
+    markers: usize,
+    /// Context-free expansions: (doc, pointer) → (inlined value, node count).
+    cache: HashMap<(usize, String), (Rc<Value>, usize)>,
 }
 
 impl Resolver {
-    pub fn new(file: &Path, root: Value) -> Self {
+    pub fn new(file: &Path, root: Value, strict: bool) -> Self {
         let mut r = Resolver {
             docs: Vec::new(),
             stack: Vec::new(),
             nodes: 0,
             truncated: 0,
+            strict,
+            unresolved: Vec::new(),
+            markers: 0,
+            cache: HashMap::new(),
         };
         r.add_doc(file.to_path_buf(), root);
         r
@@ -84,6 +97,11 @@ impl Resolver {
     /// How many refs were left unexpanded because of the depth/size bound.
     pub fn truncated(&self) -> usize {
         self.truncated
+    }
+
+    /// Dangling schema refs that were kept as `x-mastor-unresolved` markers.
+    pub fn take_unresolved(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.unresolved)
     }
 
     fn add_doc(&mut self, path: PathBuf, value: Value) -> usize {
@@ -192,23 +210,53 @@ impl Resolver {
             doc,
             ptr: ptr.clone(),
         };
-        let target = self.locate(reference, &here)?;
-        let tdoc = Rc::clone(&self.docs[target.doc].value);
+        let located = self.locate(reference, &here).and_then(|target| {
+            let tdoc = Rc::clone(&self.docs[target.doc].value);
+            match tdoc.pointer(&target.ptr) {
+                Some(_) => Ok((target, tdoc)),
+                None => Err(self.unresolved(reference, &here)),
+            }
+        });
+        let (target, tdoc) = match located {
+            Ok(t) => t,
+            Err(err @ SpecError::UnresolvedRef { .. }) if !self.strict => {
+                let msg = err.to_string();
+                if !self.unresolved.contains(&msg) {
+                    self.unresolved.push(msg);
+                }
+                let mut m = Map::new();
+                m.insert("$ref".into(), Value::from(reference));
+                m.insert("x-mastor-unresolved".into(), Value::Bool(true));
+                return Ok(Value::Object(m));
+            }
+            Err(err) => return Err(err),
+        };
         let Some(found) = tdoc.pointer(&target.ptr) else {
             return Err(self.unresolved(reference, &here));
         };
         let key = (target.doc, target.ptr.clone());
         let mut out = if self.stack.contains(&key) {
+            self.markers += 1;
             marker(reference, found, "x-mastor-cycle")
+        } else if let Some((cached, size)) = self.cache.get(&key) {
+            self.nodes += size;
+            Value::clone(cached)
         } else if depth >= MAX_REF_DEPTH || self.nodes > NODE_BUDGET {
             self.truncated += 1;
+            self.markers += 1;
             marker(reference, found, "x-mastor-truncated")
         } else {
-            self.stack.push(key);
+            let (markers_before, nodes_before) = (self.markers, self.nodes);
+            self.stack.push(key.clone());
             let mut tptr = target.ptr.clone();
             let res = self.walk(found, target.doc, &mut tptr, depth + 1);
             self.stack.pop();
-            res?
+            let res = res?;
+            if self.markers == markers_before {
+                let size = self.nodes - nodes_before;
+                self.cache.insert(key, (Rc::new(res.clone()), size));
+            }
+            res
         };
         // Keys beside `$ref` (3.1 allows them; 3.0 tools keep `description`) win.
         if let Value::Object(dst) = &mut out {
