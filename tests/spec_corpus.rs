@@ -123,3 +123,82 @@ fn swagger2_body_param_becomes_request_body_with_resolved_definition() {
     );
     assert_eq!(spec.base_path.as_deref(), Some("/"));
 }
+
+#[test]
+fn openapi3_response_refs_are_inlined() {
+    let spec = load_corpus("pay-publicapi.json");
+    let op = spec
+        .operations
+        .iter()
+        .find(|o| o.op_id == "GET /v1/agreements/{agreementId}")
+        .expect("listed");
+    assert_eq!(op.operation_id.as_deref(), Some("Get an agreement"));
+    let path_param = &op.parameters[0];
+    assert_eq!(
+        (
+            path_param.name.as_str(),
+            path_param.location,
+            path_param.required
+        ),
+        ("agreementId", ParamLocation::Path, true)
+    );
+    let ok = &op.responses["200"];
+    assert_eq!(ok.media_type.as_deref(), Some("application/json"));
+    let props = ok.schema["properties"]
+        .as_object()
+        .expect("Agreement inlined");
+    assert!(props.contains_key("agreement_id") && props.contains_key("payment_instrument"));
+    assert_eq!(
+        op.responses["404"].schema["description"],
+        "A Request Error response"
+    );
+    assert_eq!(op.responses["401"].schema, serde_json::Value::Null);
+    assert_eq!(
+        op.responses.keys().collect::<Vec<_>>(),
+        vec!["200", "401", "404", "429", "500"]
+    );
+}
+
+#[test]
+fn recursive_swagger2_models_end_in_cycle_markers() {
+    let spec = load_corpus("scout-api.json");
+    assert_eq!(spec.base_path.as_deref(), Some("/api"));
+    let op = spec
+        .operations
+        .iter()
+        .find(|o| o.op_id == "PUT /v2/activities/{id}")
+        .expect("listed");
+    let body = op.request_body.as_ref().expect("body param");
+    assert_eq!(body.media_type, "application/json");
+    assert!(!body.required);
+    let text = serde_json::to_string(&body.schema).expect("json");
+    assert!(text.contains("\"x-mastor-cycle\":true"), "{text}");
+}
+
+#[test]
+fn openapi31_specs_keep_3_1_features() {
+    let code_first = load_corpus("petstore31-code-first.json");
+    assert_eq!(code_first.base_path.as_deref(), Some("/api/v31"));
+    let put = &code_first.operations[0];
+    assert_eq!(put.op_id, "PUT /pet");
+    let body = put.request_body.as_ref().expect("requestBody");
+    // `$ref` siblings (3.1) are kept over the referenced schema.
+    assert_eq!(body.schema["description"], "A Pet in JSON Format");
+    assert_eq!(body.schema["writeOnly"], serde_json::json!(true));
+    // `$id`-based ref resolved to the PetDetails schema.
+    let details = &body.schema["properties"]["petDetails"];
+    assert_eq!(details["$id"], "/api/v31/components/schemas/petdetails");
+    // `$id#anchor` ref resolved to the anchored sub-schema.
+    let id = &body.schema["properties"]["petDetailsId"];
+    assert_eq!(id["$anchor"], "pet_details_id");
+
+    let design_first = load_corpus("petstore31-design-first.yaml");
+    assert_eq!(design_first.version, "3.1.1");
+    let find = design_first
+        .operations
+        .iter()
+        .find(|o| o.op_id == "GET /pet/findByStatus")
+        .expect("listed");
+    assert_eq!(find.parameters[0].name, "status");
+    assert_eq!(find.parameters[0].schema["default"], "available");
+}

@@ -238,13 +238,13 @@ impl Resolver {
         let mut out = if self.stack.contains(&key) {
             self.markers += 1;
             marker(reference, found, "x-mastor-cycle")
-        } else if let Some((cached, size)) = self.cache.get(&key) {
-            self.nodes += size;
-            Value::clone(cached)
         } else if depth >= MAX_REF_DEPTH || self.nodes > NODE_BUDGET {
             self.truncated += 1;
             self.markers += 1;
             marker(reference, found, "x-mastor-truncated")
+        } else if let Some((cached, size)) = self.cache.get(&key) {
+            self.nodes += size;
+            Value::clone(cached)
         } else {
             let (markers_before, nodes_before) = (self.markers, self.nodes);
             self.stack.push(key.clone());
