@@ -91,3 +91,18 @@ fn missing_root_is_an_error() {
     let err = find_spec(&dir.path().join("nope")).unwrap_err();
     assert!(err.to_string().contains("nope"), "{err}");
 }
+
+#[cfg(unix)]
+#[test]
+fn symlinked_spec_file_is_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "shared-specs/petstore.yaml", OAS);
+    std::os::unix::fs::symlink(
+        root.join("shared-specs/petstore.yaml"),
+        root.join("openapi.yaml"),
+    )
+    .expect("symlink");
+    let found = find_spec(root).expect("found");
+    assert_eq!(rel(root, &found.path), "openapi.yaml");
+}

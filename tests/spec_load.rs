@@ -381,3 +381,34 @@ fn exponential_schema_fan_out_is_bounded() {
     let text = serde_json::to_string(&spec.operations[0].responses["200"].schema).expect("json");
     assert!(text.contains("x-mastor-truncated"));
 }
+
+#[test]
+fn error_messages_read_well() {
+    for (name, expected) in [
+        ("broken.json", "broken.json:4:"),
+        ("broken.yaml", "not valid YAML"),
+        ("not_a_spec.json", "is not an OpenAPI/Swagger spec"),
+        ("swagger12.json", "spec version 1.2 is not supported"),
+        (
+            "dangling_param_ref.json",
+            "unresolved $ref \"#/parameters/NoSuchParam\"",
+        ),
+    ] {
+        let err = load(&data(name)).expect_err(name);
+        let text = err.to_string();
+        assert!(text.contains(expected), "{name}: {text}");
+        assert!(!text.contains("at line"), "position given twice: {text}");
+    }
+}
+
+#[test]
+fn a_shared_schema_inlines_the_same_everywhere() {
+    let spec = ok("merge.yaml");
+    let post = op(&spec, "POST /pets");
+    let body = &post.request_body.as_ref().expect("body").schema;
+    assert_eq!(body, &post.responses["201"].schema);
+    let spec = ok("cycles.yaml");
+    let tree = &op(&spec, "GET /tree").responses["200"].schema;
+    let again = ok("cycles.yaml");
+    assert_eq!(tree, &op(&again, "GET /tree").responses["200"].schema);
+}

@@ -80,7 +80,7 @@ fn walk(root: &Path, dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
             if depth < MAX_DEPTH && !name.starts_with('.') && !SKIP_DIRS.contains(&name.as_str()) {
                 walk(root, &path, depth + 1, found);
             }
-        } else if ft.is_file()
+        } else if (ft.is_file() || (ft.is_symlink() && path.is_file()))
             && in_searched_place(root, &path)
             && spec_like_name(&path)
             && sniff(&path)

@@ -24,7 +24,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// A loaded spec: its operations plus what the rest of the tool needs to say about it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoadedSpec {
     pub file: PathBuf,
     /// The version as written: "2.0", "3.0.1", "3.1.0".

@@ -35,7 +35,7 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Value, SpecError> {
             format: "JSON",
             line: e.line(),
             column: e.column(),
-            message: e.to_string(),
+            message: without_position(&e.to_string(), e.line(), e.column()),
         })
     } else {
         let yaml: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).map_err(|e| {
@@ -48,11 +48,16 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Value, SpecError> {
                 format: "YAML",
                 line,
                 column,
-                message: e.to_string(),
+                message: without_position(&e.to_string(), line, column),
             }
         })?;
         Ok(yaml_to_json(yaml))
     }
+}
+
+/// The parser's message without its own "at line L column C" (the error shows it once).
+fn without_position(message: &str, line: usize, column: usize) -> String {
+    message.replace(&format!(" at line {line} column {column}"), "")
 }
 
 /// Converts a YAML value to JSON: non-string keys become their text, tags are dropped,

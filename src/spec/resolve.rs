@@ -63,7 +63,7 @@ pub(crate) struct Resolver {
     /// the same wherever the ref is used, so it is cached.
     markers: usize,
     /// Context-free expansions: (doc, pointer) → (inlined value, node count).
-    cache: HashMap<(usize, String), (Rc<Value>, usize)>,
+    cache: HashMap<(usize, String), (Value, usize)>,
 }
 
 impl Resolver {
@@ -212,13 +212,18 @@ impl Resolver {
         };
         let located = self.locate(reference, &here).and_then(|target| {
             let tdoc = Rc::clone(&self.docs[target.doc].value);
-            match tdoc.pointer(&target.ptr) {
-                Some(_) => Ok((target, tdoc)),
-                None => Err(self.unresolved(reference, &here)),
+            if tdoc.pointer(&target.ptr).is_some() {
+                Ok((target, tdoc))
+            } else {
+                Err(self.unresolved(reference, &here))
             }
         });
-        let (target, tdoc) = match located {
-            Ok(t) => t,
+        let mut out = match located {
+            Ok((target, tdoc)) => {
+                // `located` checked the pointer; `Null` only if the document changed.
+                let found = tdoc.pointer(&target.ptr).unwrap_or(&Value::Null);
+                self.expand(reference, found, target, depth)?
+            }
             Err(err @ SpecError::UnresolvedRef { .. }) if !self.strict => {
                 let msg = err.to_string();
                 if !self.unresolved.contains(&msg) {
@@ -227,36 +232,9 @@ impl Resolver {
                 let mut m = Map::new();
                 m.insert("$ref".into(), Value::from(reference));
                 m.insert("x-mastor-unresolved".into(), Value::Bool(true));
-                return Ok(Value::Object(m));
+                Value::Object(m)
             }
             Err(err) => return Err(err),
-        };
-        let Some(found) = tdoc.pointer(&target.ptr) else {
-            return Err(self.unresolved(reference, &here));
-        };
-        let key = (target.doc, target.ptr.clone());
-        let mut out = if self.stack.contains(&key) {
-            self.markers += 1;
-            marker(reference, found, "x-mastor-cycle")
-        } else if depth >= MAX_REF_DEPTH || self.nodes > NODE_BUDGET {
-            self.truncated += 1;
-            self.markers += 1;
-            marker(reference, found, "x-mastor-truncated")
-        } else if let Some((cached, size)) = self.cache.get(&key) {
-            self.nodes += size;
-            Value::clone(cached)
-        } else {
-            let (markers_before, nodes_before) = (self.markers, self.nodes);
-            self.stack.push(key.clone());
-            let mut tptr = target.ptr.clone();
-            let res = self.walk(found, target.doc, &mut tptr, depth + 1);
-            self.stack.pop();
-            let res = res?;
-            if self.markers == markers_before {
-                let size = self.nodes - nodes_before;
-                self.cache.insert(key, (Rc::new(res.clone()), size));
-            }
-            res
         };
         // Keys beside `$ref` (3.1 allows them; 3.0 tools keep `description`) win.
         if let Value::Object(dst) = &mut out {
@@ -269,6 +247,41 @@ impl Resolver {
             }
         }
         Ok(out)
+    }
+
+    /// Expands the schema `found` at `target`, or leaves a cycle/truncation marker.
+    fn expand(
+        &mut self,
+        reference: &str,
+        found: &Value,
+        target: Pos,
+        depth: usize,
+    ) -> Result<Value, SpecError> {
+        let key = (target.doc, target.ptr);
+        if self.stack.contains(&key) {
+            self.markers += 1;
+            return Ok(marker(reference, found, "x-mastor-cycle"));
+        }
+        if depth >= MAX_REF_DEPTH || self.nodes > NODE_BUDGET {
+            self.truncated += 1;
+            self.markers += 1;
+            return Ok(marker(reference, found, "x-mastor-truncated"));
+        }
+        if let Some((cached, size)) = self.cache.get(&key) {
+            self.nodes += size;
+            return Ok(cached.clone());
+        }
+        let (markers_before, nodes_before) = (self.markers, self.nodes);
+        self.stack.push(key.clone());
+        let mut ptr = key.1.clone();
+        let res = self.walk(found, key.0, &mut ptr, depth + 1);
+        self.stack.pop();
+        let res = res?;
+        if self.markers == markers_before {
+            self.cache
+                .insert(key, (res.clone(), self.nodes - nodes_before));
+        }
+        Ok(res)
     }
 
     /// Finds the document and pointer `reference` names, as used at `at`.
