@@ -8,8 +8,8 @@ use std::path::PathBuf;
 /// Typed (not a string) so the CLI can map each case to its own hint and exit code.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
-    /// The file is missing or cannot be read.
-    #[error("cannot read spec file {}: {source}", file.display())]
+    /// The file (or project folder) is missing or cannot be read.
+    #[error("cannot read {}: {source}", file.display())]
     Io {
         file: PathBuf,
         #[source]

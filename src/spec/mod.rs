@@ -26,13 +26,17 @@ use std::path::{Path, PathBuf};
 /// A loaded spec: its operations plus what the rest of the tool needs to say about it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoadedSpec {
+    /// The file loaded, as given (external `$ref` files are not listed).
     pub file: PathBuf,
     /// The version as written: "2.0", "3.0.1", "3.1.0".
     pub version: String,
+    /// `info.title`, for headings and reports.
     pub title: Option<String>,
     /// Swagger 2.0 `basePath`, or the path of the first OpenAPI 3.x server URL; operation
     /// paths are relative to it.
     pub base_path: Option<String>,
+    /// Every path x method in document order; `excluded` is set only by
+    /// [`LoadedSpec::apply_exclusions`] / [`Exclusions::apply`], never by loading.
     pub operations: Vec<SpecOperation>,
     /// Things skipped or bounded while loading (malformed parameters, truncated schemas).
     pub warnings: Vec<String>,
