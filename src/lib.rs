@@ -9,3 +9,4 @@ pub mod cli;
 pub mod model;
 pub mod pipeline;
 pub mod prompts;
+pub mod spec;
