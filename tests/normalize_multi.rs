@@ -136,6 +136,15 @@ fn malformed_sequences() {
     assert_eq!(out.kept.len(), 1);
     assert_eq!(out.kept[0].steps[1].op_id, "GET /pets/{id}");
     assert!(out.dropped[2].reason.contains("step #2 has no op_id"));
+
+    // `path` beside `method` names the operation; it is not read as an input.
+    let mut delete = create_then_get("delete");
+    delete["steps"][1] = json!({"method": "DELETE", "path": "/pets/{id}",
+        "assertions": [{"type": "status", "expected": 204}]});
+    let out = run(json!([delete]));
+    assert_eq!(out.kept.len(), 1);
+    assert_eq!(out.kept[0].steps[1].op_id, "DELETE /pets/{id}");
+    assert!(out.flags.is_empty(), "{:?}", out.flags);
 }
 
 #[test]

@@ -251,9 +251,13 @@ pub(super) fn parse_input(
             return input;
         }
         None => {
+            // Only object-valued path/query/headers: a step may say `"path": "/pets/{id}"`
+            // beside `"method"`, which names the operation, not an input.
             let flat: Map<String, Value> = ["path", "query", "body", "headers"]
                 .iter()
-                .filter_map(|k| obj.get(*k).map(|v| (k.to_string(), v.clone())))
+                .filter_map(|k| obj.get(*k).map(|v| (*k, v)))
+                .filter(|(k, v)| *k == "body" || v.is_object())
+                .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect();
             if flat.is_empty() {
                 return input;
