@@ -368,6 +368,10 @@ fn duplicates_merge_and_repeated_ids_are_renamed() {
     assert!(out.dropped[0].reason.contains("`a`"));
     assert_eq!(out.count(rule::DUPLICATE), 1);
     assert_eq!(out.count(rule::DUPLICATE_TEST_ID), 2);
+    assert_eq!(
+        out.summary(),
+        "kept 4, dropped 1, flags 2 (duplicate 1, duplicate_test_id 2, missing_op_id 1)"
+    );
 }
 
 #[test]

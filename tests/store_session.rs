@@ -204,8 +204,18 @@ fn typed_records_round_trip_under_slugged_names() {
     );
     let mut suite = SuiteRecord::new("GET /pets/{id}");
     suite.regenerated.push("fv_1".into());
+    let outcome = mastor::agents::normalize::normalize_single(
+        "GET /pets/{id}",
+        &json!([{"test_id": "fi_1", "assertions": [{"type": "status", "expected": 404}]}, 3]),
+        None,
+        &Default::default(),
+    );
+    suite.oracles = outcome.kept.clone();
+    suite.normalization.push(outcome.report());
     s.write_suite(&suite).unwrap();
-    assert_eq!(s.read_suite("GET /pets/{id}").unwrap(), Some(suite));
+    assert_eq!(s.read_suite("GET /pets/{id}").unwrap(), Some(suite.clone()));
+    assert_eq!(suite.normalization[0].dropped.len(), 1);
+    assert_eq!(suite.oracles.len(), 1);
     assert_eq!(s.read_suite("GET /other").unwrap(), None);
 }
 

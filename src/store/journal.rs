@@ -7,6 +7,10 @@
 //! missing its newline gets one; a fragment is cut off) so later records stay readable.
 //! Any other damaged line is reported as [`StoreError::CorruptJournal`]: it was once
 //! complete, so losing it silently would lose a decision.
+//!
+//! Lines from several `Session` values on one file are still whole (each is one
+//! `O_APPEND` write), but the design assumes one writing process per session; this
+//! module takes no file lock.
 
 use super::StoreError;
 use serde::Serialize;

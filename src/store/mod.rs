@@ -291,6 +291,11 @@ impl Session {
         self.read_json(&group_rel(group_id))
     }
 
+    /// Reads one LLM call record, if written.
+    pub fn read_call<T: DeserializeOwned>(&self, call_id: &str) -> Result<Option<T>, StoreError> {
+        self.read_json(&call_rel(call_id))
+    }
+
     /// Writes one LLM call record (its type belongs to the llm module).
     pub fn write_call<T: Serialize + ?Sized>(
         &self,

@@ -17,9 +17,10 @@ pub struct SuiteRecord {
     /// Oracles after the last normalization pass.
     #[serde(default)]
     pub oracles: Vec<Oracle>,
-    /// Report of the last normalization pass (what was dropped, flagged, why).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub normalization: Option<NormalizeReport>,
+    /// One report per normalization pass, in order (after generation, then after the
+    /// targeted regeneration), so an oracle dropped by either pass can be explained.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalization: Vec<NormalizeReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ChallengerReview>,
     /// `test_id`s revised by the targeted regeneration pass.
@@ -33,7 +34,7 @@ impl SuiteRecord {
         SuiteRecord {
             op_id: op_id.into(),
             oracles: Vec::new(),
-            normalization: None,
+            normalization: Vec::new(),
             review: None,
             regenerated: Vec::new(),
         }
@@ -49,8 +50,9 @@ pub struct GroupRecord {
     pub group: Value,
     #[serde(default)]
     pub oracles: Vec<MultiOpOracle>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub normalization: Option<NormalizeReport>,
+    /// One report per normalization pass, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalization: Vec<NormalizeReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ChallengerReview>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -64,7 +66,7 @@ impl GroupRecord {
             group_id: group_id.into(),
             group: Value::Null,
             oracles: Vec::new(),
-            normalization: None,
+            normalization: Vec::new(),
             review: None,
             regenerated: Vec::new(),
         }

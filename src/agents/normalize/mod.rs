@@ -230,6 +230,24 @@ pub struct NormalizeReport {
     pub counts: BTreeMap<String, usize>,
 }
 
+impl NormalizeReport {
+    /// One line for logs and the CLI, e.g. `dropped 2, flags 3 (duplicate 1, no_status 1,
+    /// unknown_field 3)`: only the rules that fired.
+    pub fn summary(&self) -> String {
+        let fired: Vec<String> = self
+            .counts
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(rule, n)| format!("{rule} {n}"))
+            .collect();
+        let mut line = format!("dropped {}, flags {}", self.dropped.len(), self.flags.len());
+        if !fired.is_empty() {
+            line.push_str(&format!(" ({})", fired.join(", ")));
+        }
+        line
+    }
+}
+
 /// Result of one normalization pass.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NormalizeOutcome<T> {
@@ -247,6 +265,11 @@ impl<T> NormalizeOutcome<T> {
             flags: self.flags.clone(),
             counts: self.counts.clone(),
         }
+    }
+
+    /// `kept N, ` followed by [`NormalizeReport::summary`].
+    pub fn summary(&self) -> String {
+        format!("kept {}, {}", self.kept.len(), self.report().summary())
     }
 
     /// How many times `rule` fired (0 for rules of the other path).
