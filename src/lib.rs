@@ -9,4 +9,6 @@ pub mod cli;
 pub mod model;
 pub mod pipeline;
 pub mod prompts;
+pub mod spec;
+pub mod store;
 pub mod tui;

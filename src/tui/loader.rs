@@ -82,7 +82,7 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
             }
             op.hints = suite.review.map(|r| r.hints).unwrap_or_default();
             op.regenerated = suite.regenerated;
-            op.normalization = suite.normalization.and_then(|n| serde_json::to_value(n).ok());
+            op.normalization = suite.normalization;
         }
     }
     for name in json_files(session, "groups")? {

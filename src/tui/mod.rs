@@ -24,7 +24,6 @@ pub mod ui;
 pub mod update;
 pub mod view;
 
-mod store_shim;
-use store_shim as store;
+use crate::store;
 
 pub use driver::{TuiError, open_session, perform, run};

@@ -72,8 +72,8 @@ pub struct OpView {
     pub hints: Vec<Hint>,
     /// test_ids the targeted regeneration revised.
     pub regenerated: Vec<String>,
-    /// Normalization report as written by the pipeline (shown, not interpreted).
-    pub normalization: Option<Value>,
+    /// Normalization reports, one per pass (drops and flags with reasons).
+    pub normalization: Vec<crate::agents::normalize::NormalizeReport>,
     /// Agent name → status, in first-seen order of agent names (see `SessionView::agents`).
     pub agents: BTreeMap<String, AgentStatus>,
     pub usage: Usage,

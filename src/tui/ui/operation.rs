@@ -196,11 +196,24 @@ fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
             t.edited,
         )));
     }
-    if let Some(n) = &op.normalization {
+    for (pass, n) in op.normalization.iter().enumerate() {
         lines.push(Line::raw(""));
-        lines.push(Line::from(Span::styled("Normalization report", t.title)));
-        for l in serde_json::to_string_pretty(n).unwrap_or_default().lines() {
-            lines.push(Line::raw(format!("  {l}")));
+        lines.push(Line::from(vec![
+            Span::styled(format!("Normalization pass {}: ", pass + 1), t.title),
+            Span::raw(n.summary()),
+        ]));
+        for d in &n.dropped {
+            let id = if d.test_id.is_empty() { "(no id)" } else { &d.test_id };
+            lines.push(Line::from(Span::styled(
+                format!("  dropped {id} [{}]: {}", d.rule, d.reason),
+                t.warning,
+            )));
+        }
+        for f in &n.flags {
+            lines.push(Line::from(Span::styled(
+                format!("  flag {} [{}]: {}", f.test_id, f.rule, f.detail),
+                t.muted,
+            )));
         }
     }
     scrolled(lines, app.scroll)
