@@ -10,6 +10,10 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 /// An assertion in words: `status == 200`, `name equals "rex"`.
 pub(crate) fn assertion_text(a: &Assertion) -> String {
     match a {
@@ -138,7 +142,7 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
     for (i, r) in refs.iter().enumerate() {
         let mark = if i == app.ref_idx { "▶ " } else { "  " };
         lines.push(Line::from(Span::styled(
-            format!("{mark}{}:{}-{}", r.file, r.start_line, r.end_line),
+            format!("{mark}{}:{}-{}", basename(&r.file), r.start_line, r.end_line),
             if i == app.ref_idx { t.evidence_marker } else { t.muted },
         )));
     }
@@ -292,7 +296,9 @@ pub(crate) fn draw_source(app: &App, area: Rect, buf: &mut Buffer) {
     let mode = if app.whole_file { "whole file" } else { "excerpt" };
     let title = format!(
         "{}:{}-{} ({mode})",
-        target.file, target.start_line, target.end_line
+        basename(&target.file),
+        target.start_line,
+        target.end_line
     );
     Paragraph::new(lines)
         .block(block(app, title, false))
