@@ -165,7 +165,12 @@ fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
             let (strat, id, desc) = match *item {
                 ItemRef::Single { op, oracle } => {
                     let o = app.view.ops.get(op)?.oracles.get(oracle)?;
-                    (strategy(o.oracle_strategy), o.test_id.clone(), o.description.clone())
+                    let desc = if state == crate::model::ReviewState::Edited {
+                        app.view.effective_oracle(o).description
+                    } else {
+                        o.description.clone()
+                    };
+                    (strategy(o.oracle_strategy), o.test_id.clone(), desc)
                 }
                 ItemRef::Multi { group, oracle } => {
                     let o = app.view.groups.get(group)?.oracles.get(oracle)?;
