@@ -14,7 +14,17 @@ struct Tmux {
 impl Tmux {
     fn start(name: &str, cmd: &str) -> Tmux {
         let ok = Command::new("tmux")
-            .args(["new-session", "-d", "-x", "120", "-y", "40", "-s", name, cmd])
+            .args([
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "-s",
+                name,
+                cmd,
+            ])
             .status()
             .expect("tmux runs")
             .success();
@@ -140,7 +150,10 @@ fn review_in_tmux_survives_relaunch() {
     let s = t.wait_for("Oracles (4)");
     assert!(s.contains("✓ FV fv_limit_10"), "{s}");
     assert!(s.contains("✗ BI bi_limit_0"), "{s}");
-    assert!(s.contains("✎ FI fi_limit_abc  limit=abc is not a number (edited"), "{s}");
+    assert!(
+        s.contains("✎ FI fi_limit_abc  limit=abc is not a number (edited"),
+        "{s}"
+    );
     t.keys(&["Down"]);
     let s = t.wait_for("note: too strict");
     assert!(s.contains("rejected"), "{s}");

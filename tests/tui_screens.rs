@@ -152,20 +152,35 @@ fn accept_reject_with_note_edit_and_undo_reach_the_journal() {
     let d = b.session.read_decisions().unwrap();
     assert_eq!(d["GET /pets#fv_limit_10"].decision, Decision::Accepted);
     assert_eq!(d["GET /pets#bi_limit_0"].decision, Decision::Rejected);
-    assert_eq!(d["GET /pets#bi_limit_0"].note.as_deref(), Some("flaky bound"));
+    assert_eq!(
+        d["GET /pets#bi_limit_0"].note.as_deref(),
+        Some("flaky bound")
+    );
     assert_eq!(d["GET /pets#fi_limit_abc"].decision, Decision::Edited);
     assert!(d["GET /pets#fi_limit_abc"].edited.is_some());
     // Undo walks back the latest decision (the edit).
     press(&mut b, "u");
     let d = b.session.read_decisions().unwrap();
     assert!(!d.contains_key("GET /pets#fi_limit_abc"));
-    assert_eq!(b.app.view.review_state("GET /pets#fi_limit_abc"), ReviewState::Proposed);
+    assert_eq!(
+        b.app.view.review_state("GET /pets#fi_limit_abc"),
+        ReviewState::Proposed
+    );
     // Reopening shows every decision that is still standing.
     let dir = b.session.dir().parent().unwrap().to_path_buf();
     let (_s, app2) = open_session(&dir, &options(&dir)).unwrap();
-    assert_eq!(app2.view.review_state("GET /pets#fv_limit_10"), ReviewState::Accepted);
-    assert_eq!(app2.view.review_state("GET /pets#bi_limit_0"), ReviewState::Rejected);
-    assert_eq!(app2.view.review_state("GET /pets#fi_limit_abc"), ReviewState::Proposed);
+    assert_eq!(
+        app2.view.review_state("GET /pets#fv_limit_10"),
+        ReviewState::Accepted
+    );
+    assert_eq!(
+        app2.view.review_state("GET /pets#bi_limit_0"),
+        ReviewState::Rejected
+    );
+    assert_eq!(
+        app2.view.review_state("GET /pets#fi_limit_abc"),
+        ReviewState::Proposed
+    );
 }
 
 #[test]
@@ -201,16 +216,31 @@ fn bulk_accept_applies_to_the_filtered_list_after_confirm() {
 fn text_filter_sort_and_state_filter_shape_the_list() {
     let mut b = open();
     press(&mut b, "/{id}<enter>");
-    let shown: Vec<&str> = b.app.visible_ops.iter().map(|&i| b.app.view.ops[i].op_id.as_str()).collect();
+    let shown: Vec<&str> = b
+        .app
+        .visible_ops
+        .iter()
+        .map(|&i| b.app.view.ops[i].op_id.as_str())
+        .collect();
     assert_eq!(shown, ["GET /pets/{id}", "DELETE /pets/{id}"]);
     press(&mut b, "s");
-    let shown: Vec<&str> = b.app.visible_ops.iter().map(|&i| b.app.view.ops[i].op_id.as_str()).collect();
+    let shown: Vec<&str> = b
+        .app
+        .visible_ops
+        .iter()
+        .map(|&i| b.app.view.ops[i].op_id.as_str())
+        .collect();
     assert_eq!(shown, ["DELETE /pets/{id}", "GET /pets/{id}"]);
     press(&mut b, "c");
     assert_eq!(b.app.visible_ops.len(), 4);
     press(&mut b, "t");
     press(&mut b, "t");
-    let failed: Vec<&str> = b.app.visible_ops.iter().map(|&i| b.app.view.ops[i].op_id.as_str()).collect();
+    let failed: Vec<&str> = b
+        .app
+        .visible_ops
+        .iter()
+        .map(|&i| b.app.view.ops[i].op_id.as_str())
+        .collect();
     assert_eq!(failed, ["POST /pets"]);
 }
 
@@ -229,7 +259,10 @@ fn export_writes_accepted_and_edited_oracles_only() {
     assert_eq!(ids, ["fv_limit_10", "fi_limit_abc"]);
     assert_eq!(suite.review["GET /pets#fi_limit_abc"], ReviewState::Edited);
     match b.app.popups.last() {
-        Some(mastor::tui::state::Popup::Export { result: Some(Ok(msg)), .. }) => {
+        Some(mastor::tui::state::Popup::Export {
+            result: Some(Ok(msg)),
+            ..
+        }) => {
             assert!(msg.contains("wrote 2 oracles"), "{msg}")
         }
         other => panic!("expected an export result, got {other:?}"),
@@ -243,9 +276,14 @@ fn events_drive_agent_status() {
     let post = &b.app.view.ops[b.app.view.op_index["POST /pets"]];
     let gen_status = &post.agents["oracle_generation"];
     assert_eq!(gen_status.retries, 2);
-    assert!(matches!(&gen_status.state, AgentState::Failed { reason } if reason == "timeout after 3 attempts"));
+    assert!(
+        matches!(&gen_status.state, AgentState::Failed { reason } if reason == "timeout after 3 attempts")
+    );
     let one = &b.app.view.ops[b.app.view.op_index["GET /pets/{id}"]];
-    assert!(matches!(one.agents["source_extraction"].state, AgentState::Running { .. }));
+    assert!(matches!(
+        one.agents["source_extraction"].state,
+        AgentState::Running { .. }
+    ));
     let totals = b.app.view.totals();
     assert_eq!(totals.tokens_in, 2000 + 1800 + 900 + 1500);
 }

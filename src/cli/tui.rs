@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 /// Arguments of `mastor tui`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  mastor tui                 # the session in ./.mastor\n  mastor tui path/to/project --theme light\n  mastor tui path/to/project/.mastor --mouse")]
+#[command(
+    after_help = "Examples:\n  mastor tui                 # the session in ./.mastor\n  mastor tui path/to/project --theme light\n  mastor tui path/to/project/.mastor --mouse"
+)]
 pub struct TuiArgs {
     /// Session directory, or a project directory whose session is `<dir>/.mastor`.
     #[arg(default_value = ".")]

@@ -10,7 +10,9 @@ use super::loader::{self, LoadError};
 use super::state::App;
 use super::store::{Event, Session, StoreError, Undo};
 use super::update::{self, Effect};
-use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind};
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind,
+};
 use ratatui::crossterm::execute;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
@@ -115,7 +117,11 @@ pub fn perform(
 
 /// Runs the workbench until the user quits. `live` carries pipeline events of a run in
 /// progress (none in review mode).
-pub fn run(session: &Session, app: &mut App, live: Option<Receiver<Event>>) -> Result<(), TuiError> {
+pub fn run(
+    session: &Session,
+    app: &mut App,
+    live: Option<Receiver<Event>>,
+) -> Result<(), TuiError> {
     let mut terminal = ratatui::init();
     if app.mouse {
         execute!(std::io::stdout(), EnableMouseCapture)?;
@@ -155,7 +161,9 @@ fn event_loop(
             // Drain everything pending, then draw once.
             loop {
                 let effects = match event::read()? {
-                    TermEvent::Key(k) if k.kind != KeyEventKind::Release => update::handle_key(app, k),
+                    TermEvent::Key(k) if k.kind != KeyEventKind::Release => {
+                        update::handle_key(app, k)
+                    }
                     TermEvent::Mouse(m) => update::handle_mouse(app, m),
                     TermEvent::Resize(..) => Vec::new(),
                     _ => Vec::new(),
@@ -209,10 +217,13 @@ fn run_editor(text: &str) -> Result<String, String> {
         .arg(&path)
         .status()
         .map_err(|e| format!("cannot run editor `{editor}`: {e}"))?;
-    let out = std::fs::read_to_string(&path).map_err(|e| format!("cannot read back {}: {e}", path.display()));
+    let out = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read back {}: {e}", path.display()));
     let _ = std::fs::remove_file(&path);
     if !status.success() {
-        return Err(format!("editor `{editor}` exited with {status}; edit discarded"));
+        return Err(format!(
+            "editor `{editor}` exited with {status}; edit discarded"
+        ));
     }
     out
 }

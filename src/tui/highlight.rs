@@ -33,9 +33,12 @@ impl Highlighter {
         if self.cache.contains_key(file) {
             return;
         }
-        let (ss, ts) = self
-            .sets
-            .get_or_insert_with(|| (SyntaxSet::load_defaults_newlines(), ThemeSet::load_defaults()));
+        let (ss, ts) = self.sets.get_or_insert_with(|| {
+            (
+                SyntaxSet::load_defaults_newlines(),
+                ThemeSet::load_defaults(),
+            )
+        });
         let ext = file.rsplit('.').next().unwrap_or("");
         let syntax = ss
             .find_syntax_by_extension(ext)

@@ -20,8 +20,13 @@ pub const SECTIONS: [&str; 4] = ["operation", "review", "list", "global"];
 pub enum KeymapError {
     #[error("keymap {source_name}: not valid TOML: {reason}")]
     Toml { source_name: String, reason: String },
-    #[error("keymap {source_name}: unknown section [{section}] (known: global, list, review, operation)")]
-    UnknownSection { source_name: String, section: String },
+    #[error(
+        "keymap {source_name}: unknown section [{section}] (known: global, list, review, operation)"
+    )]
+    UnknownSection {
+        source_name: String,
+        section: String,
+    },
     #[error("keymap {source_name}: [{section}] unknown action `{action}`")]
     UnknownAction {
         source_name: String,
@@ -35,7 +40,9 @@ pub enum KeymapError {
         action: String,
         key: String,
     },
-    #[error("keymap {source_name}: [{section}] key `{key}` is bound to both `{first}` and `{second}`")]
+    #[error(
+        "keymap {source_name}: [{section}] key `{key}` is bound to both `{first}` and `{second}`"
+    )]
     Conflict {
         source_name: String,
         section: String,
@@ -56,12 +63,8 @@ pub struct Key {
 impl Key {
     /// Normalizes a terminal key event (shift is folded into the character).
     pub fn from_event(ev: &KeyEvent) -> Key {
-        let code = match ev.code {
-            KeyCode::BackTab => KeyCode::BackTab,
-            other => other,
-        };
         Key {
-            code,
+            code: ev.code,
             ctrl: ev.modifiers.contains(KeyModifiers::CONTROL),
             alt: ev.modifiers.contains(KeyModifiers::ALT),
         }
@@ -191,11 +194,12 @@ impl Keymap {
             }
             let mut parsed = BTreeMap::new();
             for (name, keys) in actions {
-                let action = Action::from_name(&name).ok_or_else(|| KeymapError::UnknownAction {
-                    source_name: source_name.to_string(),
-                    section: section.clone(),
-                    action: name.clone(),
-                })?;
+                let action =
+                    Action::from_name(&name).ok_or_else(|| KeymapError::UnknownAction {
+                        source_name: source_name.to_string(),
+                        section: section.clone(),
+                        action: name.clone(),
+                    })?;
                 let keys = keys
                     .iter()
                     .map(|k| {
@@ -300,7 +304,10 @@ mod tests {
         let a = Key::parse("a").unwrap();
         assert_eq!(map.lookup(&["review"], y), Some(Action::Accept));
         assert_eq!(map.lookup(&["review"], a), None);
-        assert_eq!(map.lookup(&["review"], Key::parse("r").unwrap()), Some(Action::Reject));
+        assert_eq!(
+            map.lookup(&["review"], Key::parse("r").unwrap()),
+            Some(Action::Reject)
+        );
     }
 
     #[test]

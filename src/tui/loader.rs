@@ -161,7 +161,8 @@ fn op_slot(view: &mut SessionView, op_id: &str) -> usize {
 }
 
 fn str_at<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
-    keys.iter().find_map(|k| v.pointer(k).and_then(Value::as_str))
+    keys.iter()
+        .find_map(|k| v.pointer(k).and_then(Value::as_str))
 }
 
 fn u64_at(v: &Value, keys: &[&str]) -> u64 {
@@ -181,18 +182,15 @@ pub(crate) fn op_from_value(v: &Value) -> Option<OpView> {
         None => return None,
     };
     let (m2, p2) = op_id.split_once(' ').unwrap_or(("", &op_id));
-    let entry = v
-        .get("entry")
-        .filter(|e| e.is_object())
-        .and_then(|e| {
-            let file = e.get("file")?.as_str()?.to_string();
-            let line = e.get("line").and_then(Value::as_u64).unwrap_or(1) as usize;
-            Some(EvidenceRef {
-                file,
-                start_line: line,
-                end_line: line,
-            })
-        });
+    let entry = v.get("entry").filter(|e| e.is_object()).and_then(|e| {
+        let file = e.get("file")?.as_str()?.to_string();
+        let line = e.get("line").and_then(Value::as_u64).unwrap_or(1) as usize;
+        Some(EvidenceRef {
+            file,
+            start_line: line,
+            end_line: line,
+        })
+    });
     let bundle = v
         .pointer("/bundle/files")
         .or_else(|| v.get("bundle"))
@@ -268,7 +266,11 @@ pub(crate) fn call_from_value(v: &Value, file_name: &str) -> CallView {
         tokens_in: u64_at(v, &["/prompt_tokens", "/tokens_in", "/usage/prompt_tokens"]),
         tokens_out: u64_at(
             v,
-            &["/completion_tokens", "/tokens_out", "/usage/completion_tokens"],
+            &[
+                "/completion_tokens",
+                "/tokens_out",
+                "/usage/completion_tokens",
+            ],
         ),
         cost_usd: ["/cost_usd", "/cost"]
             .iter()
@@ -319,7 +321,8 @@ fn load_sources(view: &mut SessionView) {
             .map(|m| m.len() > MAX_SOURCE_BYTES)
             .unwrap_or(false);
         if too_big {
-            view.warnings.push(format!("{rel}: larger than 4 MiB, not shown"));
+            view.warnings
+                .push(format!("{rel}: larger than 4 MiB, not shown"));
             continue;
         }
         match std::fs::read(&path) {

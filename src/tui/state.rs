@@ -153,7 +153,10 @@ pub enum Popup {
         o_ids: Vec<String>,
     },
     /// Optional note for a rejection of `o_ids`.
-    Note { o_ids: Vec<String>, text: String },
+    Note {
+        o_ids: Vec<String>,
+        text: String,
+    },
     /// Inline JSON editor; `error` is the last validation failure, shown in place.
     Editor {
         o_id: String,
@@ -178,6 +181,42 @@ pub enum ItemRef {
     Multi { group: usize, oracle: usize },
 }
 
+/// Review and verdict counts of one operation (or of the whole session), cached so
+/// a frame never walks every oracle.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpCounts {
+    /// Proposed, accepted, edited, rejected.
+    pub states: [usize; 4],
+    pub pass: usize,
+    pub fail: usize,
+    pub error: usize,
+}
+
+/// Position of a review state in `OpCounts::states`.
+pub fn state_index(s: ReviewState) -> usize {
+    match s {
+        ReviewState::Proposed => 0,
+        ReviewState::Accepted => 1,
+        ReviewState::Edited => 2,
+        ReviewState::Rejected => 3,
+    }
+}
+
+fn count_op(view: &SessionView, op: &OpView) -> OpCounts {
+    let mut c = OpCounts::default();
+    for o in &op.oracles {
+        let id = o.o_id();
+        c.states[state_index(view.review_state(&id))] += 1;
+        match view.verdicts.get(&id) {
+            Some(crate::model::Outcome::Pass) => c.pass += 1,
+            Some(crate::model::Outcome::Fail) => c.fail += 1,
+            Some(crate::model::Outcome::Error) => c.error += 1,
+            _ => {}
+        }
+    }
+    c
+}
+
 /// The whole UI state.
 pub struct App {
     pub view: SessionView,
@@ -188,6 +227,10 @@ pub struct App {
     pub sort: SortKey,
     /// Indices into `view.ops`, filtered and sorted.
     pub visible_ops: Vec<usize>,
+    /// Per operation (same index as `view.ops`) review and verdict counts.
+    pub counts: Vec<OpCounts>,
+    /// Session-wide counts.
+    pub total_counts: OpCounts,
     pub ops_cursor: usize,
     pub current_op: usize,
     pub tab: Tab,
@@ -233,6 +276,8 @@ impl App {
             filters: Filters::default(),
             sort: SortKey::Session,
             visible_ops: Vec::new(),
+            counts: Vec::new(),
+            total_counts: OpCounts::default(),
             ops_cursor: 0,
             current_op: 0,
             tab: Tab::Oracles,
@@ -266,6 +311,18 @@ impl App {
     /// cursors in range.
     pub fn refresh_lists(&mut self) {
         let view = &self.view;
+        self.counts = view.ops.iter().map(|op| count_op(view, op)).collect();
+        let mut total = OpCounts::default();
+        for c in &self.counts {
+            for (t, n) in total.states.iter_mut().zip(c.states) {
+                *t += n;
+            }
+            total.pass += c.pass;
+            total.fail += c.fail;
+            total.error += c.error;
+        }
+        self.total_counts = total;
+        let counts = &self.counts;
         let f = &self.filters;
         let text = f.text.to_lowercase();
         let mut ops: Vec<usize> = (0..view.ops.len())
@@ -279,11 +336,7 @@ impl App {
                         .is_some_and(|s| s.to_lowercase().contains(&text)))
                     && f.method.as_ref().is_none_or(|m| &op.method == m)
                     && f.status.is_none_or(|s| op_has_status(op, s))
-                    && f.state.is_none_or(|s| {
-                        op.oracles
-                            .iter()
-                            .any(|o| view.review_state(&o.o_id()) == s)
-                    })
+                    && f.state.is_none_or(|s| counts[i].states[state_index(s)] > 0)
             })
             .collect();
         match self.sort {
@@ -296,15 +349,7 @@ impl App {
                 (&view.ops[*a].method, &view.ops[*a].path)
                     .cmp(&(&view.ops[*b].method, &view.ops[*b].path))
             }),
-            SortKey::Pending => ops.sort_by_key(|i| {
-                std::cmp::Reverse(
-                    view.ops[*i]
-                        .oracles
-                        .iter()
-                        .filter(|o| view.review_state(&o.o_id()) == ReviewState::Proposed)
-                        .count(),
-                )
-            }),
+            SortKey::Pending => ops.sort_by_key(|i| std::cmp::Reverse(counts[*i].states[0])),
             SortKey::Cost => ops.sort_by(|a, b| {
                 view.ops[*b]
                     .usage

@@ -90,10 +90,36 @@ macro_rules! slots {
 }
 
 slots!(
-    text, muted, title, accent, border, border_focus, selected, tab_active, key, method_get,
-    method_post, method_put, method_delete, method_other, proposed, accepted, edited, rejected,
-    queued, running, done, failed, pass, fail, error, warning, evidence, evidence_marker,
-    line_number, popup,
+    text,
+    muted,
+    title,
+    accent,
+    border,
+    border_focus,
+    selected,
+    tab_active,
+    key,
+    method_get,
+    method_post,
+    method_put,
+    method_delete,
+    method_other,
+    proposed,
+    accepted,
+    edited,
+    rejected,
+    queued,
+    running,
+    done,
+    failed,
+    pass,
+    fail,
+    error,
+    warning,
+    evidence,
+    evidence_marker,
+    line_number,
+    popup,
 );
 
 impl Theme {
@@ -177,10 +203,12 @@ impl Theme {
                     style = style.add_modifier(m);
                 }
             }
-            let target = self.slot_mut(&slot).ok_or_else(|| ThemeError::UnknownSlot {
-                source_name: source_name.to_string(),
-                slot: slot.clone(),
-            })?;
+            let target = self
+                .slot_mut(&slot)
+                .ok_or_else(|| ThemeError::UnknownSlot {
+                    source_name: source_name.to_string(),
+                    slot: slot.clone(),
+                })?;
             *target = style;
         }
         Ok(self)

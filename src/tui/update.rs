@@ -23,7 +23,11 @@ pub enum Effect {
     /// Write the accepted and edited oracles in export format `format` to `dest`.
     Export { format: usize, dest: PathBuf },
     /// Open `text` in `$EDITOR`; the edited text goes to `App::external_edit_done`.
-    ExternalEdit { o_id: String, multi: bool, text: String },
+    ExternalEdit {
+        o_id: String,
+        multi: bool,
+        text: String,
+    },
 }
 
 /// Handles one key press.
@@ -240,7 +244,11 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
             if app.screen == Screen::Operation {
                 let i = Tab::ALL.iter().position(|t| *t == app.tab).unwrap_or(0);
                 let n = Tab::ALL.len();
-                let next = if action == Action::NextTab { i + 1 } else { i + n - 1 };
+                let next = if action == Action::NextTab {
+                    i + 1
+                } else {
+                    i + n - 1
+                };
                 app.tab = Tab::ALL[next % n];
                 app.scroll = 0;
                 app.ref_idx = 0;
@@ -308,7 +316,12 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Accept => {
             if let Some(o_id) = selected_o_id(app) {
-                return vec![Effect::Record(decision(o_id, Decision::Accepted, None, None))];
+                return vec![Effect::Record(decision(
+                    o_id,
+                    Decision::Accepted,
+                    None,
+                    None,
+                ))];
             }
         }
         Action::Reject => {
@@ -387,7 +400,12 @@ fn cycle<T: Clone + PartialEq>(all: &[T], current: Option<&T>) -> Option<T> {
     }
 }
 
-fn decision(o_id: String, d: Decision, edited: Option<serde_json::Value>, note: Option<String>) -> ReviewDecision {
+fn decision(
+    o_id: String,
+    d: Decision,
+    edited: Option<serde_json::Value>,
+    note: Option<String>,
+) -> ReviewDecision {
     ReviewDecision {
         o_id,
         decision: d,
@@ -441,11 +459,19 @@ fn edit_text(app: &mut App) -> Option<(String, bool, String)> {
     let (o_id, multi, value) = match item {
         ItemRef::Single { op, oracle } => {
             let o = app.view.ops.get(op)?.oracles.get(oracle)?;
-            (o.o_id(), false, serde_json::to_string_pretty(&app.view.effective_oracle(o)))
+            (
+                o.o_id(),
+                false,
+                serde_json::to_string_pretty(&app.view.effective_oracle(o)),
+            )
         }
         ItemRef::Multi { group, oracle } => {
             let o = app.view.groups.get(group)?.oracles.get(oracle)?;
-            (o.o_id(), true, serde_json::to_string_pretty(&app.view.effective_multi(o)))
+            (
+                o.o_id(),
+                true,
+                serde_json::to_string_pretty(&app.view.effective_multi(o)),
+            )
         }
     };
     Some((o_id, multi, value.ok()?))
@@ -470,11 +496,13 @@ pub fn validate_edit(
     text: &str,
 ) -> Result<serde_json::Value, String> {
     let (value, new_id) = if multi {
-        let o: MultiOpOracle = serde_json::from_str(text).map_err(|e| format!("not a multi-op oracle: {e}"))?;
+        let o: MultiOpOracle =
+            serde_json::from_str(text).map_err(|e| format!("not a multi-op oracle: {e}"))?;
         let id = o.o_id();
         (serde_json::to_value(&o), id)
     } else {
-        let mut o: Oracle = serde_json::from_str(text).map_err(|e| format!("not an oracle: {e}"))?;
+        let mut o: Oracle =
+            serde_json::from_str(text).map_err(|e| format!("not an oracle: {e}"))?;
         if o.op_id.is_empty() {
             o.op_id = o_id.split('#').next().unwrap_or("").to_string();
         }
@@ -522,15 +550,13 @@ fn open(app: &mut App) {
                 app.refresh_items();
             }
         }
-        Screen::Groups => {
-            if app.groups_cursor < app.view.groups.len() {
-                app.current_group = app.groups_cursor;
-                app.screen = Screen::Group;
-                app.item_cursor = 0;
-                app.ref_idx = 0;
-                app.item_filter.clear();
-                app.refresh_items();
-            }
+        Screen::Groups if app.groups_cursor < app.view.groups.len() => {
+            app.current_group = app.groups_cursor;
+            app.screen = Screen::Group;
+            app.item_cursor = 0;
+            app.ref_idx = 0;
+            app.item_filter.clear();
+            app.refresh_items();
         }
         _ => {}
     }
@@ -548,11 +574,19 @@ fn move_cursor(app: &mut App, delta: i64) {
         Screen::Operation => match app.tab {
             Tab::Oracles => app.item_cursor = step(app.item_cursor, app.visible_items.len()),
             Tab::Bundle => {
-                let n = app.view.ops.get(app.current_op).map_or(0, |o| o.bundle.len());
+                let n = app
+                    .view
+                    .ops
+                    .get(app.current_op)
+                    .map_or(0, |o| o.bundle.len());
                 app.bundle_cursor = step(app.bundle_cursor, n);
             }
             Tab::Calls => {
-                let n = app.view.ops.get(app.current_op).map_or(0, |o| o.calls.len());
+                let n = app
+                    .view
+                    .ops
+                    .get(app.current_op)
+                    .map_or(0, |o| o.calls.len());
                 app.calls_cursor = step(app.calls_cursor, n);
             }
             Tab::Context | Tab::Pending | Tab::Hints => {
@@ -602,7 +636,12 @@ impl App {
     /// with the error shown.
     pub fn external_edit_done(&mut self, o_id: String, multi: bool, text: String) -> Vec<Effect> {
         match validate_edit(&self.view, &o_id, multi, &text) {
-            Ok(value) => vec![Effect::Record(decision(o_id, Decision::Edited, Some(value), None))],
+            Ok(value) => vec![Effect::Record(decision(
+                o_id,
+                Decision::Edited,
+                Some(value),
+                None,
+            ))],
             Err(e) => {
                 open_editor(self, o_id, multi, &text, Some(e));
                 Vec::new()

@@ -180,16 +180,17 @@ impl SessionView {
         });
         match e.kind {
             EventKind::AgentStarted => status.state = AgentState::Running { since: e.at },
-            EventKind::AgentFinished => {
-                status.state = AgentState::Done { wall_ms: e.wall_ms }
-            }
+            EventKind::AgentFinished => status.state = AgentState::Done { wall_ms: e.wall_ms },
             EventKind::AgentRetry => {
                 status.retries += 1;
                 status.last_retry = e.message.clone();
             }
             EventKind::AgentFailed => {
                 status.state = AgentState::Failed {
-                    reason: e.message.clone().unwrap_or_else(|| "no reason given".into()),
+                    reason: e
+                        .message
+                        .clone()
+                        .unwrap_or_else(|| "no reason given".into()),
                 }
             }
             EventKind::PhaseStarted | EventKind::PhaseFinished | EventKind::Note => {}

@@ -5,9 +5,9 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 use mastor::model::{
-    Assertion, ChallengerReview, ContextField, ContextParam, ErrorCase, EvidenceRef, FieldOp,
-    Hint, HintDimension, MultiOpOracle, Oracle, OracleInput, PendingClaim, ResponseSchema,
-    SourceContext, Step, Strategy,
+    Assertion, ChallengerReview, ContextField, ContextParam, ErrorCase, EvidenceRef, FieldOp, Hint,
+    HintDimension, MultiOpOracle, Oracle, OracleInput, PendingClaim, ResponseSchema, SourceContext,
+    Step, Strategy,
 };
 use mastor::store::{Event, EventKind, GroupRecord, Manifest, Session, SuiteRecord};
 use serde_json::json;
@@ -44,7 +44,15 @@ fn r(file: &str, a: usize, b: usize) -> EvidenceRef {
     }
 }
 
-fn oracle(op: &str, id: &str, s: Strategy, desc: &str, q: &[(&str, &str)], status: u16, refs: Vec<EvidenceRef>) -> Oracle {
+fn oracle(
+    op: &str,
+    id: &str,
+    s: Strategy,
+    desc: &str,
+    q: &[(&str, &str)],
+    status: u16,
+    refs: Vec<EvidenceRef>,
+) -> Oracle {
     let mut assertions = vec![Assertion::Status { expected: status }];
     if status == 200 {
         assertions.push(Assertion::Field {
@@ -72,7 +80,11 @@ fn oracle(op: &str, id: &str, s: Strategy, desc: &str, q: &[(&str, &str)], statu
 pub fn petstore_session(dir: &Path) -> Session {
     let sdir = dir.join(".mastor");
     let root = petstore_root();
-    let session = Session::create(&sdir, Manifest::new(root.display().to_string(), "openapi.json")).unwrap();
+    let session = Session::create(
+        &sdir,
+        Manifest::new(root.display().to_string(), "openapi.json"),
+    )
+    .unwrap();
     let ops = json!([
         {"op_id": "GET /pets", "method": "GET", "path": "/pets", "summary": "List pets",
          "entry": {"file": PET_HANDLER, "class": "PetHandler", "method": "listPets", "line": 65},
@@ -91,44 +103,153 @@ pub fn petstore_session(dir: &Path) -> Session {
         .write_context(&SourceContext {
             op_id: "GET /pets".into(),
             request_params: vec![
-                ContextParam { name: "limit".into(), location: "query".into(), ty: "integer".into(), required: false, constraints: vec!["1 <= limit <= 100".into(), "must parse as an integer".into()], oas_match: true },
-                ContextParam { name: "status".into(), location: "query".into(), ty: "string".into(), required: false, constraints: vec!["one of available, pending, sold".into()], oas_match: true },
-                ContextParam { name: "tag".into(), location: "query".into(), ty: "string".into(), required: false, constraints: vec![], oas_match: false },
+                ContextParam {
+                    name: "limit".into(),
+                    location: "query".into(),
+                    ty: "integer".into(),
+                    required: false,
+                    constraints: vec![
+                        "1 <= limit <= 100".into(),
+                        "must parse as an integer".into(),
+                    ],
+                    oas_match: true,
+                },
+                ContextParam {
+                    name: "status".into(),
+                    location: "query".into(),
+                    ty: "string".into(),
+                    required: false,
+                    constraints: vec!["one of available, pending, sold".into()],
+                    oas_match: true,
+                },
+                ContextParam {
+                    name: "tag".into(),
+                    location: "query".into(),
+                    ty: "string".into(),
+                    required: false,
+                    constraints: vec![],
+                    oas_match: false,
+                },
             ],
             response_schema: ResponseSchema {
                 success_status: Some(200),
                 fields: vec![
-                    ContextField { name: "id".into(), ty: "integer".into(), nullable: false },
-                    ContextField { name: "name".into(), ty: "string".into(), nullable: false },
-                    ContextField { name: "tag".into(), ty: "string".into(), nullable: true },
+                    ContextField {
+                        name: "id".into(),
+                        ty: "integer".into(),
+                        nullable: false,
+                    },
+                    ContextField {
+                        name: "name".into(),
+                        ty: "string".into(),
+                        nullable: false,
+                    },
+                    ContextField {
+                        name: "tag".into(),
+                        ty: "string".into(),
+                        nullable: true,
+                    },
                 ],
-                error_cases: vec![ErrorCase { status: 400, condition: "limit not a number or outside 1..100".into() }],
+                error_cases: vec![ErrorCase {
+                    status: 400,
+                    condition: "limit not a number or outside 1..100".into(),
+                }],
             },
-            request_params_pending: vec![PendingClaim { name: Some("offset".into()), status: None, oas_claim: json!({"in": "query", "type": "integer"}), reason: "the handler never reads offset".into() }],
-            response_schema_pending: vec![PendingClaim { name: None, status: Some(404), oas_claim: json!("Not found"), reason: "no code path returns 404 for the list".into() }],
+            request_params_pending: vec![PendingClaim {
+                name: Some("offset".into()),
+                status: None,
+                oas_claim: json!({"in": "query", "type": "integer"}),
+                reason: "the handler never reads offset".into(),
+            }],
+            response_schema_pending: vec![PendingClaim {
+                name: None,
+                status: Some(404),
+                oas_claim: json!("Not found"),
+                reason: "no code path returns 404 for the list".into(),
+            }],
         })
         .unwrap();
     let get_pets = "GET /pets";
     let mut suite = SuiteRecord::new(get_pets);
     suite.oracles = vec![
-        oracle(get_pets, "fv_limit_10", Strategy::Fv, "limit=10 lists at most 10 pets", &[("limit", "10")], 200, vec![r(PET_HANDLER, 72, 80), r(PET_HANDLER, 82, 86)]),
-        oracle(get_pets, "bi_limit_0", Strategy::Bi, "limit=0 is below the range", &[("limit", "0")], 400, vec![r(PET_HANDLER, 78, 80)]),
-        oracle(get_pets, "fi_limit_abc", Strategy::Fi, "limit=abc is not a number", &[("limit", "abc")], 400, vec![r(PET_HANDLER, 73, 77)]),
-        oracle(get_pets, "bv_limit_100", Strategy::Bv, "limit=100 is the upper bound", &[("limit", "100")], 200, vec![r(PET_HANDLER, 78, 80)]),
+        oracle(
+            get_pets,
+            "fv_limit_10",
+            Strategy::Fv,
+            "limit=10 lists at most 10 pets",
+            &[("limit", "10")],
+            200,
+            vec![r(PET_HANDLER, 72, 80), r(PET_HANDLER, 82, 86)],
+        ),
+        oracle(
+            get_pets,
+            "bi_limit_0",
+            Strategy::Bi,
+            "limit=0 is below the range",
+            &[("limit", "0")],
+            400,
+            vec![r(PET_HANDLER, 78, 80)],
+        ),
+        oracle(
+            get_pets,
+            "fi_limit_abc",
+            Strategy::Fi,
+            "limit=abc is not a number",
+            &[("limit", "abc")],
+            400,
+            vec![r(PET_HANDLER, 73, 77)],
+        ),
+        oracle(
+            get_pets,
+            "bv_limit_100",
+            Strategy::Bv,
+            "limit=100 is the upper bound",
+            &[("limit", "100")],
+            200,
+            vec![r(PET_HANDLER, 78, 80)],
+        ),
     ];
     suite.review = Some(ChallengerReview {
-        hints: vec![Hint { test_id: "bi_limit_0".into(), dimension: HintDimension::AssertionCorrectness, text: "also check limit=101 (upper bound + 1)".into() }],
+        hints: vec![Hint {
+            test_id: "bi_limit_0".into(),
+            dimension: HintDimension::AssertionCorrectness,
+            text: "also check limit=101 (upper bound + 1)".into(),
+        }],
     });
     suite.regenerated = vec!["bi_limit_0".into()];
     session.write_suite(&suite).unwrap();
     let mut post = SuiteRecord::new("POST /pets");
     post.oracles = vec![
-        oracle("POST /pets", "fv_create", Strategy::Fv, "a valid pet is created", &[], 201, vec![r(PET_HANDLER, 89, 94)]),
-        oracle("POST /pets", "fi_no_name", Strategy::Fi, "a pet without name is refused", &[], 400, vec![r(PET_REQUEST, 1, 20)]),
+        oracle(
+            "POST /pets",
+            "fv_create",
+            Strategy::Fv,
+            "a valid pet is created",
+            &[],
+            201,
+            vec![r(PET_HANDLER, 89, 94)],
+        ),
+        oracle(
+            "POST /pets",
+            "fi_no_name",
+            Strategy::Fi,
+            "a pet without name is refused",
+            &[],
+            400,
+            vec![r(PET_REQUEST, 1, 20)],
+        ),
     ];
     session.write_suite(&post).unwrap();
     let mut one = SuiteRecord::new("GET /pets/{id}");
-    one.oracles = vec![oracle("GET /pets/{id}", "fi_unknown_id", Strategy::Fi, "an unknown id is 404", &[], 404, vec![r(PET_HANDLER, 96, 99)])];
+    one.oracles = vec![oracle(
+        "GET /pets/{id}",
+        "fi_unknown_id",
+        Strategy::Fi,
+        "an unknown id is 404",
+        &[],
+        404,
+        vec![r(PET_HANDLER, 96, 99)],
+    )];
     session.write_suite(&one).unwrap();
 
     let mut group = GroupRecord::new("pet-lifecycle");
@@ -138,8 +259,31 @@ pub fn petstore_session(dir: &Path) -> Session {
         group_id: "pet-lifecycle".into(),
         description: "a created pet can be read back".into(),
         steps: vec![
-            Step { op_id: "POST /pets".into(), input: OracleInput { body: Some(json!({"name": "rex"})), ..OracleInput::default() }, captures: [("id".to_string(), "id".to_string())].into(), assertions: vec![Assertion::Status { expected: 201 }] },
-            Step { op_id: "GET /pets/{id}".into(), input: OracleInput { path: [("id".to_string(), json!("$captures.id"))].into(), ..OracleInput::default() }, captures: Default::default(), assertions: vec![Assertion::Status { expected: 200 }, Assertion::Field { field_path: "name".into(), op: FieldOp::Equals, expected: json!("rex") }] },
+            Step {
+                op_id: "POST /pets".into(),
+                input: OracleInput {
+                    body: Some(json!({"name": "rex"})),
+                    ..OracleInput::default()
+                },
+                captures: [("id".to_string(), "id".to_string())].into(),
+                assertions: vec![Assertion::Status { expected: 201 }],
+            },
+            Step {
+                op_id: "GET /pets/{id}".into(),
+                input: OracleInput {
+                    path: [("id".to_string(), json!("$captures.id"))].into(),
+                    ..OracleInput::default()
+                },
+                captures: Default::default(),
+                assertions: vec![
+                    Assertion::Status { expected: 200 },
+                    Assertion::Field {
+                        field_path: "name".into(),
+                        op: FieldOp::Equals,
+                        expected: json!("rex"),
+                    },
+                ],
+            },
         ],
         evidence: "createPet stores the pet; getPet reads it".into(),
         evidence_refs: vec![r(PET_HANDLER, 89, 99)],
@@ -154,19 +298,57 @@ pub fn petstore_session(dir: &Path) -> Session {
 
     for e in [
         ev(EventKind::AgentStarted, "source_extraction", get_pets, 0),
-        ev(EventKind::AgentFinished, "source_extraction", get_pets, 3).tokens(2000, 400).cost(0.001).wall_ms(3000),
+        ev(EventKind::AgentFinished, "source_extraction", get_pets, 3)
+            .tokens(2000, 400)
+            .cost(0.001)
+            .wall_ms(3000),
         ev(EventKind::AgentStarted, "oracle_generation", get_pets, 4),
-        ev(EventKind::AgentFinished, "oracle_generation", get_pets, 9).tokens(1800, 600).cost(0.0012).wall_ms(4200),
+        ev(EventKind::AgentFinished, "oracle_generation", get_pets, 9)
+            .tokens(1800, 600)
+            .cost(0.0012)
+            .wall_ms(4200),
         ev(EventKind::AgentStarted, "challenger", get_pets, 10),
         ev(EventKind::AgentRetry, "challenger", get_pets, 11).message("HTTP 429"),
-        ev(EventKind::AgentFinished, "challenger", get_pets, 12).tokens(900, 120).cost(0.0004).wall_ms(1500),
-        ev(EventKind::AgentStarted, "source_extraction", "POST /pets", 1),
-        ev(EventKind::AgentFinished, "source_extraction", "POST /pets", 2).tokens(1500, 300).cost(0.0008).wall_ms(1000),
-        ev(EventKind::AgentStarted, "oracle_generation", "POST /pets", 5),
+        ev(EventKind::AgentFinished, "challenger", get_pets, 12)
+            .tokens(900, 120)
+            .cost(0.0004)
+            .wall_ms(1500),
+        ev(
+            EventKind::AgentStarted,
+            "source_extraction",
+            "POST /pets",
+            1,
+        ),
+        ev(
+            EventKind::AgentFinished,
+            "source_extraction",
+            "POST /pets",
+            2,
+        )
+        .tokens(1500, 300)
+        .cost(0.0008)
+        .wall_ms(1000),
+        ev(
+            EventKind::AgentStarted,
+            "oracle_generation",
+            "POST /pets",
+            5,
+        ),
         ev(EventKind::AgentRetry, "oracle_generation", "POST /pets", 20).message("timeout"),
         ev(EventKind::AgentRetry, "oracle_generation", "POST /pets", 40).message("timeout"),
-        ev(EventKind::AgentFailed, "oracle_generation", "POST /pets", 60).message("timeout after 3 attempts"),
-        ev(EventKind::AgentStarted, "source_extraction", "GET /pets/{id}", 50),
+        ev(
+            EventKind::AgentFailed,
+            "oracle_generation",
+            "POST /pets",
+            60,
+        )
+        .message("timeout after 3 attempts"),
+        ev(
+            EventKind::AgentStarted,
+            "source_extraction",
+            "GET /pets/{id}",
+            50,
+        ),
     ] {
         session.append_event(&e).unwrap();
     }
@@ -176,7 +358,11 @@ pub fn petstore_session(dir: &Path) -> Session {
 /// A synthetic session of `n_ops` operations and `n_oracles` oracles in `dir`.
 pub fn synthetic_session(dir: &Path, n_ops: usize, n_oracles: usize) -> Session {
     let root = petstore_root();
-    let session = Session::create(dir, Manifest::new(root.display().to_string(), "openapi.json")).unwrap();
+    let session = Session::create(
+        dir,
+        Manifest::new(root.display().to_string(), "openapi.json"),
+    )
+    .unwrap();
     let methods = ["GET", "POST", "PUT", "DELETE"];
     let ops: Vec<_> = (0..n_ops)
         .map(|i| {
@@ -192,11 +378,30 @@ pub fn synthetic_session(dir: &Path, n_ops: usize, n_oracles: usize) -> Session 
         let mut s = SuiteRecord::new(&op_id);
         let n = per + usize::from(i < extra);
         s.oracles = (0..n)
-            .map(|k| oracle(&op_id, &format!("t{k}"), Strategy::Fv, "synthetic oracle with a description of usual length", &[("limit", "10")], 200, vec![r(PET_HANDLER, 72 + k % 10, 80)]))
+            .map(|k| {
+                oracle(
+                    &op_id,
+                    &format!("t{k}"),
+                    Strategy::Fv,
+                    "synthetic oracle with a description of usual length",
+                    &[("limit", "10")],
+                    200,
+                    vec![r(PET_HANDLER, 72 + k % 10, 80)],
+                )
+            })
             .collect();
         session.write_suite(&s).unwrap();
-        session.append_event(&ev(EventKind::AgentStarted, "oracle_generation", &op_id, 0)).unwrap();
-        session.append_event(&ev(EventKind::AgentFinished, "oracle_generation", &op_id, 2).tokens(1000, 300).cost(0.001).wall_ms(2000)).unwrap();
+        session
+            .append_event(&ev(EventKind::AgentStarted, "oracle_generation", &op_id, 0))
+            .unwrap();
+        session
+            .append_event(
+                &ev(EventKind::AgentFinished, "oracle_generation", &op_id, 2)
+                    .tokens(1000, 300)
+                    .cost(0.001)
+                    .wall_ms(2000),
+            )
+            .unwrap();
     }
     session
 }

@@ -59,7 +59,11 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
     };
     for (screen, action, title) in screens {
         let key = app.keymap.hint(&["global"], action).unwrap_or_default();
-        let style = if screen == current { t.selected } else { t.muted };
+        let style = if screen == current {
+            t.selected
+        } else {
+            t.muted
+        };
         spans.push(Span::styled(format!(" {key} {title} "), style));
         spans.push(Span::raw(" "));
     }

@@ -143,7 +143,10 @@ fn pending_lines<'a>(app: &App, title: &str, claims: &[PendingClaim], out: &mut 
             Span::styled(format!("  {what}: "), t.accent),
             Span::raw(c.oas_claim.to_string()),
         ]));
-        out.push(Line::from(Span::styled(format!("      why pending: {}", c.reason), t.warning)));
+        out.push(Line::from(Span::styled(
+            format!("      why pending: {}", c.reason),
+            t.warning,
+        )));
     }
     out.push(Line::raw(""));
 }
@@ -151,8 +154,18 @@ fn pending_lines<'a>(app: &App, title: &str, claims: &[PendingClaim], out: &mut 
 fn draw_pending(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
     let mut lines = Vec::new();
     if let Some(ctx) = &op.context {
-        pending_lines(app, "Request parameters the code does not show", &ctx.request_params_pending, &mut lines);
-        pending_lines(app, "Response claims the code does not show", &ctx.response_schema_pending, &mut lines);
+        pending_lines(
+            app,
+            "Request parameters the code does not show",
+            &ctx.request_params_pending,
+            &mut lines,
+        );
+        pending_lines(
+            app,
+            "Response claims the code does not show",
+            &ctx.response_schema_pending,
+            &mut lines,
+        );
     }
     scrolled(lines, app.scroll)
         .wrap(Wrap { trim: false })
@@ -178,13 +191,20 @@ fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
                 Span::styled("  flagged oracle: ", t.muted),
                 Span::raw(o.description.clone()),
                 Span::styled(
-                    if regenerated { "  (regenerated: shown after)" } else { "" },
+                    if regenerated {
+                        "  (regenerated: shown after)"
+                    } else {
+                        ""
+                    },
                     t.edited,
                 ),
             ]));
             if regenerated {
                 for a in &o.assertions {
-                    lines.push(Line::raw(format!("    after: {}", super::oracles::assertion_text(a))));
+                    lines.push(Line::raw(format!(
+                        "    after: {}",
+                        super::oracles::assertion_text(a)
+                    )));
                 }
             }
         }
@@ -203,7 +223,11 @@ fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
             Span::raw(n.summary()),
         ]));
         for d in &n.dropped {
-            let id = if d.test_id.is_empty() { "(no id)" } else { &d.test_id };
+            let id = if d.test_id.is_empty() {
+                "(no id)"
+            } else {
+                &d.test_id
+            };
             lines.push(Line::from(Span::styled(
                 format!("  dropped {id} [{}]: {}", d.rule, d.reason),
                 t.warning,
@@ -253,15 +277,19 @@ fn draw_bundle(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
     } else {
         format!("Bundle /{}", app.bundle_search)
     };
-    Paragraph::new(lines).block(block(app, title, true)).render(list, buf);
+    Paragraph::new(lines)
+        .block(block(app, title, true))
+        .render(list, buf);
     super::oracles::draw_source(app, source, buf);
 }
 
 fn draw_calls(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
-    let [list, detail] =
-        Layout::vertical([Constraint::Length(7.min(area.height / 3).max(3)), Constraint::Min(0)])
-            .areas(area);
+    let [list, detail] = Layout::vertical([
+        Constraint::Length(7.min(area.height / 3).max(3)),
+        Constraint::Min(0),
+    ])
+    .areas(area);
     let h = list.height.saturating_sub(2) as usize;
     let start = window_start(app.calls_cursor, h);
     let rows: Vec<Line> = op
@@ -282,7 +310,13 @@ fn draw_calls(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
                 c.attempts,
                 fmt_cost(c.cost_usd),
             );
-            let style = if i == app.calls_cursor { t.selected } else if c.parse_error.is_some() { t.error } else { t.text };
+            let style = if i == app.calls_cursor {
+                t.selected
+            } else if c.parse_error.is_some() {
+                t.error
+            } else {
+                t.text
+            };
             Some(Line::from(Span::styled(text, style)))
         })
         .collect();
@@ -290,20 +324,36 @@ fn draw_calls(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
         .block(block(app, format!("LLM calls ({})", op.calls.len()), true))
         .render(list, buf);
     let mut lines = Vec::new();
-    if let Some(c) = op.calls.get(app.calls_cursor).and_then(|&i| app.view.calls.get(i)) {
-        lines.push(Line::from(Span::styled(format!("call {} · phase {}", c.id, c.phase), t.muted)));
+    if let Some(c) = op
+        .calls
+        .get(app.calls_cursor)
+        .and_then(|&i| app.view.calls.get(i))
+    {
+        lines.push(Line::from(Span::styled(
+            format!("call {} · phase {}", c.id, c.phase),
+            t.muted,
+        )));
         if let Some(e) = &c.parse_error {
-            lines.push(Line::from(Span::styled(format!("parse error: {e}"), t.error)));
+            lines.push(Line::from(Span::styled(
+                format!("parse error: {e}"),
+                t.error,
+            )));
         }
         for (id, why) in &c.drops {
-            lines.push(Line::from(Span::styled(format!("dropped {id}: {why}"), t.warning)));
+            lines.push(Line::from(Span::styled(
+                format!("dropped {id}: {why}"),
+                t.warning,
+            )));
         }
         lines.push(Line::from(Span::styled("Prompt", t.title)));
         lines.extend(c.prompt.lines().map(|l| Line::raw(l.to_string())));
         lines.push(Line::from(Span::styled("Raw answer", t.title)));
         lines.extend(c.answer.lines().map(|l| Line::raw(l.to_string())));
     } else {
-        lines.push(Line::from(Span::styled("no LLM calls recorded for this operation", t.muted)));
+        lines.push(Line::from(Span::styled(
+            "no LLM calls recorded for this operation",
+            t.muted,
+        )));
     }
     scrolled(lines, app.scroll)
         .wrap(Wrap { trim: false })

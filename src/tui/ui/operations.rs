@@ -4,9 +4,9 @@ use super::{
     agent_glyph, agent_line, block, fmt_cost, fmt_ms, fmt_tokens, state_label, state_style,
     window_start,
 };
-use crate::model::{Outcome, ReviewState};
+use crate::model::ReviewState;
 use crate::tui::state::App;
-use crate::tui::view::{AgentState, OpView, Usage};
+use crate::tui::view::{AgentState, Usage};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -19,44 +19,13 @@ const STATES: [ReviewState; 4] = [
     ReviewState::Rejected,
 ];
 
-fn state_counts(app: &App, op: &OpView) -> [usize; 4] {
-    let mut c = [0; 4];
-    for o in &op.oracles {
-        let s = app.view.review_state(&o.o_id());
-        if let Some(i) = STATES.iter().position(|x| *x == s) {
-            c[i] += 1;
-        }
-    }
-    c
-}
-
-fn verdict_counts(app: &App, op: &OpView) -> (usize, usize, usize) {
-    let mut v = (0, 0, 0);
-    for o in &op.oracles {
-        match app.view.verdicts.get(&o.o_id()) {
-            Some(Outcome::Pass) => v.0 += 1,
-            Some(Outcome::Fail) => v.1 += 1,
-            Some(Outcome::Error) => v.2 += 1,
-            _ => {}
-        }
-    }
-    v
-}
-
 fn summary_line<'a>(app: &App) -> Line<'a> {
     let t = &app.theme;
-    let mut totals = [0usize; 4];
-    let (mut pass, mut fail, mut err) = (0, 0, 0);
+    let c = app.total_counts;
+    let totals = c.states;
+    let (pass, fail, err) = (c.pass, c.fail, c.error);
     let (mut running, mut failed) = (0, 0);
     for op in &app.view.ops {
-        let c = state_counts(app, op);
-        for i in 0..4 {
-            totals[i] += c[i];
-        }
-        let v = verdict_counts(app, op);
-        pass += v.0;
-        fail += v.1;
-        err += v.2;
         for a in op.agents.values() {
             match a.state {
                 AgentState::Running { .. } => running += 1,
@@ -67,7 +36,11 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
     }
     let u = app.view.totals();
     let mut spans = vec![Span::styled(
-        format!(" {} ops · {} oracles: ", app.view.ops.len(), totals.iter().sum::<usize>()),
+        format!(
+            " {} ops · {} oracles: ",
+            app.view.ops.len(),
+            totals.iter().sum::<usize>()
+        ),
         t.text,
     )];
     for (i, s) in STATES.iter().enumerate() {
@@ -117,7 +90,11 @@ fn filter_line<'a>(app: &App) -> Line<'a> {
     }
     Line::from(vec![
         Span::styled(
-            format!(" {} of {} shown · ", app.visible_ops.len(), app.view.ops.len()),
+            format!(
+                " {} of {} shown · ",
+                app.visible_ops.len(),
+                app.view.ops.len()
+            ),
             t.muted,
         ),
         Span::styled(parts.join(" · "), t.accent),
@@ -150,7 +127,8 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
         .take(inner_h)
         .map(|(row_i, &i)| {
             let op = &app.view.ops[i];
-            let c = state_counts(app, op);
+            let oc = app.counts.get(i).copied().unwrap_or_default();
+            let c = oc.states;
             let mut glyphs: Vec<Span> = agents
                 .iter()
                 .map(|a| agent_glyph(app, op.agents.get(a)))
@@ -159,7 +137,7 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
             if retries > 0 {
                 glyphs.push(Span::styled(format!("↻{retries}"), t.warning));
             }
-            let (p, f, e) = verdict_counts(app, op);
+            let (p, f, e) = (oc.pass, oc.fail, oc.error);
             let verdict = if p + f + e == 0 {
                 Line::from(Span::styled("-", t.muted))
             } else {
@@ -307,7 +285,11 @@ pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
     ];
     Table::new(rows, widths)
         .header(Row::new(["Group", "Oracles", "Prop Acc Edt Rej", "Operations"]).style(t.title))
-        .block(block(app, format!("Groups ({})", app.view.groups.len()), true))
+        .block(block(
+            app,
+            format!("Groups ({})", app.view.groups.len()),
+            true,
+        ))
         .render(area, buf);
 }
 

@@ -23,7 +23,11 @@ pub(crate) fn assertion_text(a: &Assertion) -> String {
             op,
             expected,
         } => {
-            let path = if field_path.is_empty() { "<body>" } else { field_path };
+            let path = if field_path.is_empty() {
+                "<body>"
+            } else {
+                field_path
+            };
             let op_s = serde_json::to_value(op)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
@@ -48,7 +52,11 @@ fn strategy(s: Option<Strategy>) -> &'static str {
 
 fn input_lines<'a>(app: &App, input: &OracleInput, indent: &str, out: &mut Vec<Line<'a>>) {
     let t = &app.theme;
-    let maps = [("path", &input.path), ("query", &input.query), ("headers", &input.headers)];
+    let maps = [
+        ("path", &input.path),
+        ("query", &input.query),
+        ("headers", &input.headers),
+    ];
     for (name, m) in maps {
         if !m.is_empty() {
             let parts: Vec<String> = m.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -111,7 +119,12 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
             (o.description, o.evidence, o.evidence_refs)
         }
         ItemRef::Multi { group, oracle } => {
-            let Some(o) = app.view.groups.get(group).and_then(|g| g.oracles.get(oracle)) else {
+            let Some(o) = app
+                .view
+                .groups
+                .get(group)
+                .and_then(|g| g.oracles.get(oracle))
+            else {
                 return lines;
             };
             let o = app.view.effective_multi(o);
@@ -122,12 +135,20 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
                     Span::styled(s.op_id.clone(), t.accent),
                 ]));
                 input_lines(app, &s.input, "  ", &mut lines);
-                let binds = crate::tui::view::find_binds(&serde_json::to_value(&s.input).unwrap_or_default());
+                let binds = crate::tui::view::find_binds(
+                    &serde_json::to_value(&s.input).unwrap_or_default(),
+                );
                 if !binds.is_empty() {
-                    lines.push(Line::from(Span::styled(format!("  binds: {}", binds.join(", ")), t.edited)));
+                    lines.push(Line::from(Span::styled(
+                        format!("  binds: {}", binds.join(", ")),
+                        t.edited,
+                    )));
                 }
                 for (name, path) in &s.captures {
-                    lines.push(Line::from(Span::styled(format!("  capture {name} ← {path}"), t.edited)));
+                    lines.push(Line::from(Span::styled(
+                        format!("  capture {name} ← {path}"),
+                        t.edited,
+                    )));
                 }
                 for a in &s.assertions {
                     lines.push(Line::raw(format!("  • {}", assertion_text(a))));
@@ -142,8 +163,17 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
     for (i, r) in refs.iter().enumerate() {
         let mark = if i == app.ref_idx { "▶ " } else { "  " };
         lines.push(Line::from(Span::styled(
-            format!("{mark}{}:{}-{}", basename(&r.file), r.start_line, r.end_line),
-            if i == app.ref_idx { t.evidence_marker } else { t.muted },
+            format!(
+                "{mark}{}:{}-{}",
+                basename(&r.file),
+                r.start_line,
+                r.end_line
+            ),
+            if i == app.ref_idx {
+                t.evidence_marker
+            } else {
+                t.muted
+            },
         )));
     }
     lines
@@ -196,23 +226,29 @@ fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
             Some(Line::from(spans))
         })
         .collect();
-    Paragraph::new(lines).block(block(app, title, true)).render(area, buf);
+    Paragraph::new(lines)
+        .block(block(app, title, true))
+        .render(area, buf);
 }
 
 fn review_panes(app: &App, area: Rect, buf: &mut Buffer, title: String) {
     let wide = area.width >= 110;
     let (list, detail, source) = if wide {
         let [left, right] =
-            Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area);
+            Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
+                .areas(area);
         let [list, detail] =
             Layout::vertical([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(left);
         (list, detail, right)
     } else {
-        let [list, bottom] =
-            Layout::vertical([Constraint::Length((area.height / 3).max(4)), Constraint::Min(0)])
-                .areas(area);
+        let [list, bottom] = Layout::vertical([
+            Constraint::Length((area.height / 3).max(4)),
+            Constraint::Min(0),
+        ])
+        .areas(area);
         let [detail, source] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(bottom);
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(bottom);
         (list, detail, source)
     };
     draw_item_list(app, list, buf, title);
@@ -257,9 +293,12 @@ pub(crate) fn draw_source(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     };
     let Some(src) = app.view.sources.get(&target.file) else {
-        Paragraph::new(Span::styled(format!("{} is not in the project", target.file), t.warning))
-            .block(block(app, "Source", false))
-            .render(area, buf);
+        Paragraph::new(Span::styled(
+            format!("{} is not in the project", target.file),
+            t.warning,
+        ))
+        .block(block(app, "Source", false))
+        .render(area, buf);
         return;
     };
     let n = src.lines.len();
@@ -298,7 +337,11 @@ pub(crate) fn draw_source(app: &App, area: Rect, buf: &mut Buffer) {
             if is_ev { line.style(t.evidence) } else { line }
         })
         .collect();
-    let mode = if app.whole_file { "whole file" } else { "excerpt" };
+    let mode = if app.whole_file {
+        "whole file"
+    } else {
+        "excerpt"
+    };
     let title = format!(
         "{}:{}-{} ({mode})",
         basename(&target.file),

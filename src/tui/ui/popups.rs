@@ -28,7 +28,10 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                 Clear.render(r, buf);
                 let verb = if *accept { "Accept" } else { "Reject" };
                 let lines = vec![
-                    Line::raw(format!("{verb} {} oracles of the filtered list?", o_ids.len())),
+                    Line::raw(format!(
+                        "{verb} {} oracles of the filtered list?",
+                        o_ids.len()
+                    )),
                     Line::raw(""),
                     Line::from(vec![
                         Span::styled("y", app.theme.key),
@@ -75,7 +78,11 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                 error,
                 ..
             } => {
-                let r = centered(area, area.width.saturating_sub(4).max(40), area.height.saturating_sub(2));
+                let r = centered(
+                    area,
+                    area.width.saturating_sub(4).max(40),
+                    area.height.saturating_sub(2),
+                );
                 Clear.render(r, buf);
                 let title = format!("Edit {o_id} · ctrl-s: validate and keep · esc: cancel");
                 let b = block(app, title, true).style(app.theme.popup);
@@ -123,10 +130,9 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                         "enter: export · esc: cancel",
                         app.theme.muted,
                     ))),
-                    Some(Ok(msg)) => lines.push(Line::from(Span::styled(
-                        format!("✓ {msg}"),
-                        app.theme.done,
-                    ))),
+                    Some(Ok(msg)) => {
+                        lines.push(Line::from(Span::styled(format!("✓ {msg}"), app.theme.done)))
+                    }
                     Some(Err(msg)) => lines.push(Line::from(Span::styled(
                         format!("✗ {msg}"),
                         app.theme.error,
@@ -150,7 +156,10 @@ fn help(app: &App, area: Rect, buf: &mut Buffer) {
     let mut last = "";
     for (section, keys, desc) in rows {
         if section != last {
-            lines.push(Line::from(Span::styled(format!("[{section}]"), app.theme.title)));
+            lines.push(Line::from(Span::styled(
+                format!("[{section}]"),
+                app.theme.title,
+            )));
             last = section;
         }
         lines.push(Line::from(vec![
@@ -168,8 +177,8 @@ fn help(app: &App, area: Rect, buf: &mut Buffer) {
     let inner = b.inner(r);
     b.render(r, buf);
     if lines.len() > inner_h {
-        let [a, c] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner);
+        let [a, c] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(inner);
         let right = lines.split_off(lines.len().div_ceil(2));
         Paragraph::new(lines).render(a, buf);
         Paragraph::new(right).render(c, buf);
