@@ -18,6 +18,7 @@ pub mod export;
 pub mod highlight;
 pub mod keymap;
 pub mod loader;
+pub mod review;
 pub mod state;
 pub mod theme;
 pub mod ui;

@@ -107,6 +107,15 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
             Action::Help,
             Action::Quit,
         ],
+        Screen::Operation if app.tab != super::state::Tab::Oracles => &[
+            Action::Down,
+            Action::Up,
+            Action::ScrollDown,
+            Action::Filter,
+            Action::NextTab,
+            Action::Back,
+            Action::Help,
+        ],
         Screen::Operation | Screen::Group => &[
             Action::Accept,
             Action::Reject,

@@ -64,6 +64,13 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
 }
 
+fn dimension(d: crate::model::HintDimension) -> String {
+    serde_json::to_value(d)
+        .ok()
+        .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
+        .unwrap_or_default()
+}
+
 fn draw_context(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let mut lines = Vec::new();
@@ -181,7 +188,7 @@ fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
     }
     for h in &op.hints {
         lines.push(Line::from(vec![
-            Span::styled(format!("{:?}", h.dimension), t.accent),
+            Span::styled(dimension(h.dimension), t.accent),
             Span::styled(format!("  on {}", h.test_id), t.muted),
         ]));
         lines.push(Line::raw(format!("  {}", h.text)));

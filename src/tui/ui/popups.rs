@@ -163,7 +163,7 @@ fn help(app: &App, area: Rect, buf: &mut Buffer) {
             last = section;
         }
         lines.push(Line::from(vec![
-            Span::styled(format!("  {keys:<18}"), app.theme.key),
+            Span::styled(format!("  {keys:<11}"), app.theme.key),
             Span::raw(desc),
         ]));
     }
