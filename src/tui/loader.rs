@@ -337,3 +337,65 @@ fn load_sources(view: &mut SessionView) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Manifest;
+    use serde_json::json;
+
+    #[test]
+    fn project_dir_resolves_to_its_session() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(resolve_session_dir(dir.path()), dir.path().join(".mastor"));
+        Session::create(dir.path(), Manifest::new(".", "openapi.json")).unwrap();
+        assert_eq!(resolve_session_dir(dir.path()), dir.path());
+    }
+
+    #[test]
+    fn broken_suite_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Session::create(dir.path(), Manifest::new(".", "openapi.json")).unwrap();
+        std::fs::create_dir_all(dir.path().join("suites")).unwrap();
+        std::fs::write(dir.path().join("suites/x.json"), "{\"op_id\": 3}").unwrap();
+        let err = load(&s).unwrap_err().to_string();
+        assert!(err.contains("suites/x.json"), "{err}");
+    }
+
+    #[test]
+    fn missing_source_file_is_a_warning_not_a_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Session::create(dir.path(), Manifest::new(".", "openapi.json")).unwrap();
+        s.write_operations(&json!([{"op_id": "GET /a", "bundle": {"files": ["Nope.java"]}}]))
+            .unwrap();
+        let view = load(&s).unwrap();
+        assert_eq!(view.ops.len(), 1);
+        assert_eq!(view.ops[0].method, "GET");
+        assert!(
+            view.warnings.iter().any(|w| w.contains("Nope.java")),
+            "{:?}",
+            view.warnings
+        );
+    }
+
+    #[test]
+    fn operations_and_calls_are_read_leniently() {
+        let op = op_from_value(
+            &json!({"spec": {"method": "get", "path": "/x"}, "bundle": [{"path": "A.java"}]}),
+        )
+        .unwrap();
+        assert_eq!(op.op_id, "GET /x");
+        assert_eq!(op.bundle, ["A.java"]);
+        assert!(op_from_value(&json!({"summary": "no id"})).is_none());
+        let c = call_from_value(
+            &json!({"agent": "gen", "usage": {"prompt_tokens": 7, "completion_tokens": 3}, "attempts": [{}, {}],
+                    "messages": [{"role": "user", "content": "hi"}], "raw_answer": "{}"}),
+            "c1.json",
+        );
+        assert_eq!(
+            (c.id.as_str(), c.tokens_in, c.tokens_out, c.attempts),
+            ("c1", 7, 3, 2)
+        );
+        assert!(c.prompt.contains("user") && c.prompt.contains("hi"));
+    }
+}
