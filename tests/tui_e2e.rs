@@ -159,3 +159,16 @@ fn review_in_tmux_survives_relaunch() {
     assert!(s.contains("rejected"), "{s}");
     t.keys(&["q"]);
 }
+
+/// Writes the petstore review session to `$MASTOR_DEMO_DIR` for `scripts/screenshots.sh`
+/// (ignored in normal runs) and checks it opens.
+#[test]
+#[ignore = "used by scripts/screenshots.sh"]
+fn write_demo_session() {
+    let dir =
+        std::path::PathBuf::from(std::env::var_os("MASTOR_DEMO_DIR").expect("set MASTOR_DEMO_DIR"));
+    tui_common::petstore_session(&dir);
+    let session = mastor::store::Session::open(dir.join(".mastor")).unwrap();
+    let view = mastor::tui::loader::load(&session).unwrap();
+    assert_eq!(view.ops.len(), 4);
+}

@@ -100,7 +100,11 @@ fn snap(b: &mut Bench, name: &str) {
 fn snapshots_of_every_screen_and_tab() {
     let mut b = open();
     snap(&mut b, "operations");
-    press(&mut b, "<enter>");
+    press(&mut b, "j");
+    snap(&mut b, "operations_failed_agent");
+    press(&mut b, "j");
+    snap(&mut b, "operations_running_agent");
+    press(&mut b, "g<enter>");
     assert_eq!(b.app.screen, Screen::Operation);
     for tab in Tab::ALL {
         b.app.tab = tab;

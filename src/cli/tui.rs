@@ -31,8 +31,9 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
         keymap: args.keymap,
         mouse: args.mouse,
     };
-    let (session, mut app) = driver::open_session(&args.dir, &opts)?;
+    // Before opening, so warnings while loading (a torn journal line) reach the log.
     driver::init_logging();
+    let (session, mut app) = driver::open_session(&args.dir, &opts)?;
     driver::run(&session, &mut app, None)?;
     Ok(super::EXIT_OK)
 }

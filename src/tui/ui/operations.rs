@@ -188,7 +188,23 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
         Constraint::Length(16),
         Constraint::Length(8),
     ];
-    let mut header = vec!["Method", "Path", "Agents", "Prop Acc Edt Rej", "Verdict"];
+    // Agent column header: one initial per agent, in glyph order (names in "Selected").
+    let initials: String = agents
+        .iter()
+        .map(|a| a.chars().next().unwrap_or('?').to_ascii_uppercase())
+        .collect();
+    let agents_head = if initials.is_empty() {
+        "Agents".to_string()
+    } else {
+        initials
+    };
+    let mut header = vec![
+        "Method",
+        "Path",
+        &agents_head,
+        "Prop Acc Edt Rej",
+        "Verdict",
+    ];
     if wide {
         widths.push(Constraint::Length(13));
         widths.push(Constraint::Length(8));
