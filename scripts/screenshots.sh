@@ -30,7 +30,7 @@ shot() {
     | sed 's|<pre>|<pre style="font-family: DejaVu Sans Mono, monospace; font-size: 14px; line-height: 1.15; margin: 8px">|' \
     > "$work/$name.html"
   "$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-    --window-size=1040,760 --screenshot="$PWD/$out/$name.png" "file://$work/$name.html" >/dev/null 2>&1
+    --window-size=1040,672 --screenshot="$PWD/$out/$name.png" "file://$work/$name.html" >/dev/null 2>&1
   echo "$out/$name.png"
 }
 
