@@ -34,6 +34,14 @@ fn main() {
         mouse: false,
     };
     let t = Instant::now();
+    let s = mastor::store::Session::open(&sdir).expect("session");
+    let view = mastor::tui::loader::load(&s).expect("load");
+    println!(
+        "  of which loading the view: {:>8.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    drop(view);
+    let t = Instant::now();
     let (_session, mut app) = open_session(&sdir, &opts).expect("open");
     let open_ms = t.elapsed().as_secs_f64() * 1e3;
     let n: usize = app.view.ops.iter().map(|o| o.oracles.len()).sum();
