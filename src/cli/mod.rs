@@ -3,6 +3,8 @@
 //! Each subcommand lives in its own file and returns the process exit code:
 //! 0 ok, 1 oracle failures, 2 usage or input error (bad spec, missing project, ...).
 
+mod config;
+
 use clap::{Parser, Subcommand};
 
 /// Exit code for success.
@@ -28,9 +30,14 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Create or show the configuration (models, keys, limits)
+    Config(config::ConfigArgs),
+}
 
 /// Runs the parsed command and returns the exit code.
 pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
-    match cli.command {}
+    match cli.command {
+        Command::Config(args) => config::run(args),
+    }
 }
