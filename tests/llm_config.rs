@@ -49,24 +49,27 @@ fn req(text: &str) -> CallRequest {
 async fn provider_presets_shape_the_request_body() {
     let s = echo_server().await;
     let dir = tempfile::tempdir().unwrap();
-    for provider in ["deepseek", "llamacpp", "qwen"] {
+    for provider in ["deepseek", "llamacpp", "qwen", "vllm"] {
         let mut cfg = LlmConfig::resolve(None, &env_for(&s.base_url(), provider, dir.path()), &LlmArgs::default()).unwrap();
         cfg.cache = CacheMode::Off;
         let client = LlmClient::new(cfg).unwrap();
         client.call_json::<Answer>(req(&format!("question for {provider}"))).await.unwrap();
     }
     let reqs = s.requests();
-    assert_eq!(reqs.len(), 3);
+    assert_eq!(reqs.len(), 4);
     let deepseek = &reqs[0].body;
     assert_eq!(deepseek["thinking"], json!({"type": "disabled"}));
     assert_eq!(deepseek["response_format"], json!({"type": "json_object"}));
     assert!(deepseek["messages"].to_string().contains("JSON"));
     let llamacpp = &reqs[1].body;
-    assert_eq!(llamacpp["response_format"]["type"], "json_schema");
-    assert_eq!(llamacpp["response_format"]["json_schema"]["schema"], schema());
-    assert_eq!(llamacpp["response_format"]["json_schema"]["strict"], true);
+    // llama.cpp's server and llama-cpp-python's both read the schema from json_object.
+    assert_eq!(llamacpp["response_format"], json!({"type": "json_object", "schema": schema()}));
     assert_eq!(llamacpp["temperature"], 0.0);
     assert!(llamacpp.get("seed").is_some());
+    let vllm = &reqs[3].body;
+    assert_eq!(vllm["response_format"]["type"], "json_schema");
+    assert_eq!(vllm["response_format"]["json_schema"]["schema"], schema());
+    assert_eq!(vllm["response_format"]["json_schema"]["strict"], true);
     let qwen = &reqs[2].body;
     assert_eq!(qwen["enable_thinking"], false);
     assert_eq!(qwen["response_format"], json!({"type": "json_object"}));

@@ -59,7 +59,10 @@ pub(crate) fn build_body(
                 "type": "json_schema",
                 "json_schema": {"name": "answer", "schema": s, "strict": true},
             })),
-            (JsonMode::Schema, None) | (JsonMode::Object, _) => Some(json!({"type": "json_object"})),
+            (JsonMode::ObjectSchema, Some(s)) => Some(json!({"type": "json_object", "schema": s})),
+            (JsonMode::Schema | JsonMode::ObjectSchema, None) | (JsonMode::Object, _) => {
+                Some(json!({"type": "json_object"}))
+            }
             (JsonMode::None, _) => None,
         };
         if let Some(f) = format {
@@ -115,8 +118,16 @@ mod tests {
     }
 
     #[test]
-    fn llamacpp_gets_schema_and_seed() {
+    fn llamacpp_gets_schema_in_json_object() {
         let r = rc(Provider::Llamacpp);
+        let b = build_body(&r, &[Message::user("x")], true, Some(&json!({"type": "object"})), None);
+        assert_eq!(b["response_format"], json!({"type": "json_object", "schema": {"type": "object"}}));
+        assert!(b.get("stream").is_none(), "llama-cpp-python streams no usage");
+    }
+
+    #[test]
+    fn vllm_gets_json_schema_and_seed() {
+        let r = rc(Provider::Vllm);
         let b = build_body(&r, &[Message::user("x")], true, Some(&json!({"type": "object"})), Some(64));
         assert_eq!(b["response_format"]["type"], "json_schema");
         assert_eq!(b["response_format"]["json_schema"]["schema"], json!({"type": "object"}));

@@ -163,7 +163,7 @@ api_key_env = "DEEPSEEK_API_KEY"
 # api_key_file = "~/.config/mastor/deepseek.key"
 # thinking = false          # reasoning mode; off for generation
 # stream = true             # stream answers for live token counts
-# json_mode = "object"      # schema | object | none (default from the provider)
+# json_mode = "object"      # schema | object_schema | object | none (default: provider's)
 # seed = 42
 # temperature = 0.0
 

@@ -23,8 +23,11 @@ pub enum Provider {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JsonMode {
-    /// `{"type":"json_schema","json_schema":{...}}` (OpenAI, vLLM, llama.cpp, Ollama).
+    /// `{"type":"json_schema","json_schema":{...}}` (OpenAI, vLLM, Ollama).
     Schema,
+    /// `{"type":"json_object","schema":{...}}`: the form both llama.cpp's own server and
+    /// llama-cpp-python's accept (the latter rejects `json_schema`).
+    ObjectSchema,
     /// `{"type":"json_object"}` (DeepSeek, DashScope).
     Object,
     /// No `response_format`; the answer is extracted from plain text.
@@ -133,6 +136,7 @@ impl Provider {
             Provider::Openai | Provider::Ollama | Provider::Vllm => base,
             // llama-cpp-python's server sends no usage chunk when streaming.
             Provider::Llamacpp => Quirks {
+                json_mode: JsonMode::ObjectSchema,
                 stream_usage: false,
                 ..base
             },
@@ -198,7 +202,8 @@ mod tests {
         assert_eq!(Provider::Deepseek.quirks().json_mode, JsonMode::Object);
         assert!(Provider::Deepseek.quirks().thinking_object);
         assert!(Provider::Qwen.quirks().enable_thinking_flag);
-        assert_eq!(Provider::Llamacpp.quirks().json_mode, JsonMode::Schema);
+        assert_eq!(Provider::Llamacpp.quirks().json_mode, JsonMode::ObjectSchema);
+        assert_eq!(Provider::Vllm.quirks().json_mode, JsonMode::Schema);
         assert!(!Provider::Openai.quirks().thinking_object);
     }
 }
