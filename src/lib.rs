@@ -7,6 +7,7 @@
 pub mod agents;
 pub mod cli;
 pub mod model;
+pub mod llm;
 pub mod pipeline;
 pub mod prompts;
 pub mod spec;

@@ -3,6 +3,8 @@
 //! Each subcommand lives in its own file and returns the process exit code:
 //! 0 ok, 1 oracle failures, 2 usage or input error (bad spec, missing project, ...).
 
+mod config;
+
 use clap::{Parser, Subcommand};
 
 mod prompts_cmd;
@@ -33,11 +35,14 @@ pub struct Cli {
 pub enum Command {
     /// List, show or export the agent prompts (to tune them with --prompts DIR).
     Prompts(prompts_cmd::PromptsArgs),
+    /// Create or show the configuration (models, keys, limits)
+    Config(config::ConfigArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
 pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
         Command::Prompts(args) => prompts_cmd::run(args),
+        Command::Config(args) => config::run(args),
     }
 }
