@@ -193,3 +193,61 @@ pub fn detect(
     v.sort_by(|a, b| (&a.file, a.framework).cmp(&(&b.file, b.framework)));
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::testutil::{op, parsed};
+
+    #[test]
+    fn detects_each_framework_once_per_tag() {
+        let files = parsed(&[
+            ("a/Rest.java", "@RestController class Rest {}"),
+            ("a/Page.java", "@Controller class Page { String p() { return null; } }"),
+            ("a/Body.java", "@Controller class Body { @ResponseBody String p() { return null; } }"),
+            ("b/Res.java", "@Path(\"/x\") class Res {}"),
+            ("b/Sub.java", "class Sub { @GET String g() { return null; } }"),
+            ("b/App.java", "@ApplicationPath(\"rest\") class App extends Application {}"),
+            ("c/H.java", "class H implements com.sun.net.httpserver.HttpHandler {}"),
+            ("c/Main.java", "class Main { void m() { s.createContext(\"/x\", e -> {}); } }"),
+            ("d/PetController.java", "class PetController { void addPet() {} }"),
+            ("d/StoreApi.java", "class StoreApi { void order() {} }"),
+            ("d/Routed.java", "class Routed { void any() {} }"),
+        ]);
+        let index = TypeIndex::new(&files);
+        let mut tagged = op("POST", "/pet");
+        tagged.tags = vec!["pet".into()];
+        tagged.operation_id = Some("addPet".into());
+        let mut wrong_method = op("GET", "/store");
+        wrong_method.tags = vec!["store".into()];
+        wrong_method.operation_id = Some("missing".into());
+        let mut routed = op("GET", "/r");
+        routed
+            .extensions
+            .insert("x-swagger-router-controller".into(), "x.y.Routed".into());
+        let got: Vec<(String, &str)> = detect(&index, &EntryPatterns::default(), &[tagged, wrong_method, routed])
+            .into_iter()
+            .map(|e| (e.file, e.framework.tag()))
+            .collect();
+        let expected: Vec<(String, &str)> = [
+            ("a/Body.java", "spring"),
+            ("a/Rest.java", "spring"),
+            ("b/App.java", "jaxrs"),
+            ("b/Res.java", "jaxrs"),
+            ("c/H.java", "jdk"),
+            ("c/Main.java", "jdk"),
+            ("d/PetController.java", "spec-first"),
+            ("d/Routed.java", "spec-first"),
+        ]
+        .iter()
+        .map(|(f, t)| (f.to_string(), *t))
+        .collect();
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn tag_stems() {
+        assert_eq!(tag_stem("pet"), "Pet");
+        assert_eq!(tag_stem("pet store"), "PetStore");
+    }
+}

@@ -301,3 +301,36 @@ impl<'a> TypeIndex<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::testutil::parsed;
+
+    #[test]
+    fn resolves_constants_across_classes_and_static_imports() {
+        let files = parsed(&[
+            (
+                "a/Paths.java",
+                "package a; public class Paths { public static final String ROOT = \"/api\", V1 = ROOT + \"/v1\"; }",
+            ),
+            ("b/More.java", "package b; public interface More { String ALL = \"/all\"; }"),
+            (
+                "c/User.java",
+                "package c;\nimport a.Paths;\nimport static b.More.*;\nclass User { static final String MINE = Paths.V1 + ALL + \"/\" + 2; static final String LOOP = LOOP2; static final String LOOP2 = LOOP; }",
+            ),
+        ]);
+        let index = TypeIndex::new(&files);
+        let user = index.by_fqn("c.User").unwrap();
+        assert_eq!(
+            index.resolve_string(user, &Expr::Name("MINE".into())).as_deref(),
+            Some("/api/v1/all/2")
+        );
+        assert_eq!(
+            index.resolve_string(user, &Expr::Name("a.Paths.ROOT".into())).as_deref(),
+            Some("/api")
+        );
+        assert_eq!(index.resolve_string(user, &Expr::Name("LOOP".into())), None);
+        assert_eq!(index.resolve_string(user, &Expr::Name("NOPE".into())), None);
+    }
+}

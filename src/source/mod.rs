@@ -18,6 +18,8 @@ pub mod routes;
 pub mod scan;
 
 mod analyse;
+#[cfg(test)]
+mod testutil;
 
 pub use analyse::{AnalyseOptions, Analysis, SpecInfo, analyse_operations};
 

@@ -114,7 +114,7 @@ fn match_path(routes: &[Route], method: &str, spec_path: &str) -> Outcome {
         let exact = match r.method.as_deref() {
             Some(m) if m == method => true,
             Some(_) => {
-                path_only.push(i);
+                path_only.push((fit, i));
                 continue;
             }
             None => false,
@@ -162,10 +162,16 @@ fn match_path(routes: &[Route], method: &str, spec_path: &str) -> Outcome {
             return Outcome::NoBranch(i);
         }
     }
-    if path_only.is_empty() {
-        Outcome::None
-    } else {
-        Outcome::MethodDiffers(path_only)
+    // Report only the most specific path matches (`/x` before `/{id}`).
+    match path_only.iter().map(|(f, _)| f).max().cloned() {
+        None => Outcome::None,
+        Some(top) => Outcome::MethodDiffers(
+            path_only
+                .into_iter()
+                .filter(|(f, _)| *f == top)
+                .map(|(_, i)| i)
+                .collect(),
+        ),
     }
 }
 
