@@ -4,6 +4,9 @@
 //! `source` (scan, entries, closure, bundle) and `spec` (load) → `llm` → `agents` →
 //! `store` → `review` → `runner` → `export`. Domain modules never import the TUI.
 
+pub mod agents;
 pub mod cli;
 pub mod model;
+pub mod pipeline;
+pub mod prompts;
 pub mod source;

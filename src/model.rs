@@ -275,6 +275,26 @@ impl Oracle {
     }
 }
 
+impl MultiOpOracle {
+    /// Stable review id of the whole sequence: `group_id` + `test_id`; a step adds `#<n>`.
+    pub fn o_id(&self) -> String {
+        format!("{}#{}", self.group_id, self.test_id)
+    }
+}
+
+/// A suite file: what `mastor export --format json` writes and `mastor check` reads.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SuiteFile {
+    pub schema_version: u32,
+    #[serde(default)]
+    pub oracles: Vec<Oracle>,
+    #[serde(default)]
+    pub multi_op: Vec<MultiOpOracle>,
+    /// o_id → review state (absent: proposed).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub review: BTreeMap<String, ReviewState>,
+}
+
 /// One step of a multi-operation oracle.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
@@ -348,6 +368,95 @@ pub struct ReviewDecision {
     pub note: Option<String>,
     /// RFC 3339 timestamp.
     pub at: String,
+}
+
+/// Where an oracle stands in review: no decision yet is `Proposed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewState {
+    #[default]
+    Proposed,
+    Accepted,
+    Edited,
+    Rejected,
+}
+
+/// Outcome of one assertion or one whole oracle against a live API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Pass,
+    /// The API answered but an expectation did not hold.
+    Fail,
+    /// No usable answer: connection refused, timeout, budget exhausted.
+    Error,
+    /// Not run, e.g. a step whose capture is missing.
+    Skipped,
+}
+
+/// One assertion's verdict, with what was expected and what came back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AssertionVerdict {
+    /// Index of the assertion in its oracle (or step).
+    pub index: usize,
+    pub outcome: Outcome,
+    #[serde(default)]
+    pub expected: Value,
+    #[serde(default)]
+    pub actual: Value,
+    /// Why it failed, errored or was skipped, in words.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// Set by repeated runs when the outcome changed between runs (timestamps, ids).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unstable: bool,
+}
+
+/// The request as sent and the response as received, kept for display.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Exchange {
+    pub method: String,
+    pub url: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub request_headers: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub response_headers: BTreeMap<String, String>,
+    /// The body as text (parsed JSON is derived from it when needed).
+    #[serde(default)]
+    pub response_body: String,
+    #[serde(default)]
+    pub elapsed_ms: u64,
+    /// The same request as a `curl` command line, to reproduce a failure by hand.
+    #[serde(default)]
+    pub curl: String,
+}
+
+/// Verdict of one step (single-op oracles have exactly one step).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepVerdict {
+    pub op_id: String,
+    pub outcome: Outcome,
+    #[serde(default)]
+    pub assertions: Vec<AssertionVerdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<Exchange>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// Verdict of one oracle (single-op, multi-op or metamorphic) against a live API.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub o_id: String,
+    pub outcome: Outcome,
+    pub steps: Vec<StepVerdict>,
+    /// RFC 3339 time of the run.
+    pub at: String,
+    pub base_url: String,
 }
 
 #[cfg(test)]

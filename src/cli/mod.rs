@@ -5,6 +5,8 @@
 
 use clap::{Parser, Subcommand};
 
+mod prompts_cmd;
+
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
 /// Exit code when oracles ran and some failed.
@@ -28,9 +30,14 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// List, show or export the agent prompts (to tune them with --prompts DIR).
+    Prompts(prompts_cmd::PromptsArgs),
+}
 
 /// Runs the parsed command and returns the exit code.
 pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
-    match cli.command {}
+    match cli.command {
+        Command::Prompts(args) => prompts_cmd::run(args),
+    }
 }

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds, starts and stops the petstore-jdk fixture API (tests/fixtures/petstore-jdk), a
+# JDK-only HTTP server used by the end-to-end tests as a live API to run oracles against.
+#
+#   scripts/fixture-api.sh build          compile into $FIXTURE_API_CLASSES
+#   scripts/fixture-api.sh start [PORT]   build, start on 127.0.0.1 (PORT 0 or none: a free
+#                                         port), wait until it answers, print the base URL last
+#   scripts/fixture-api.sh stop           stop the server started by `start`
+#
+# Environment: FIXTURE_API_CLASSES (default target/fixture-classes), FIXTURE_API_STATE
+# (pid and log directory, default target/fixture-api; use one per concurrent server),
+# PETSTORE_BUG_STALE_STATUS=1 (passed through: enables the fixture's stale-status bug).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+SRC="$ROOT/tests/fixtures/petstore-jdk/src/main/java"
+CLASSES="${FIXTURE_API_CLASSES:-$ROOT/target/fixture-classes}"
+STATE="${FIXTURE_API_STATE:-$ROOT/target/fixture-api}"
+PID_FILE="$STATE/server.pid"
+LOG_FILE="$STATE/server.log"
+
+die() {
+    echo "fixture-api: $*" >&2
+    exit 1
+}
+
+build() {
+    command -v javac >/dev/null || die "javac not found (install a JDK 17+)"
+    mkdir -p "$CLASSES"
+    find "$SRC" -name '*.java' -print0 | xargs -0 javac -encoding UTF-8 -d "$CLASSES"
+}
+
+running_pid() {
+    [[ -f "$PID_FILE" ]] || return 1
+    local pid
+    pid="$(cat "$PID_FILE")"
+    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+}
+
+answers() {
+    # Any HTTP answer counts (the API itself replies 404 to "/").
+    if command -v curl >/dev/null; then
+        curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/stats"
+    else
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+    fi
+}
+
+start() {
+    local port="${1:-0}"
+    [[ "$port" =~ ^[0-9]+$ ]] || die "port must be a number, got '$port'"
+    if pid="$(running_pid)"; then
+        die "already running (pid $pid); run '$0 stop' first"
+    fi
+    build
+    mkdir -p "$STATE"
+    : >"$LOG_FILE"
+    nohup java -cp "$CLASSES" petstore.Main "$port" </dev/null >"$LOG_FILE" 2>&1 &
+    echo $! >"$PID_FILE"
+    local pid actual=""
+    pid="$(cat "$PID_FILE")"
+    for _ in $(seq 1 150); do
+        kill -0 "$pid" 2>/dev/null || { cat "$LOG_FILE" >&2; rm -f "$PID_FILE"; die "server exited during start"; }
+        if [[ -z "$actual" ]]; then
+            actual="$(sed -n 's/^listening on \([0-9][0-9]*\)$/\1/p' "$LOG_FILE" | head -n1)"
+        fi
+        if [[ -n "$actual" ]] && answers "$actual"; then
+            echo "fixture-api: pid $pid, log $LOG_FILE" >&2
+            echo "http://127.0.0.1:$actual"
+            return 0
+        fi
+        sleep 0.2
+    done
+    kill "$pid" 2>/dev/null || true
+    rm -f "$PID_FILE"
+    die "server did not answer within 30 s (log: $LOG_FILE)"
+}
+
+stop() {
+    local pid
+    if ! pid="$(running_pid)"; then
+        rm -f "$PID_FILE"
+        echo "fixture-api: not running"
+        return 0
+    fi
+    kill "$pid"
+    for _ in $(seq 1 50); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+    rm -f "$PID_FILE"
+    echo "fixture-api: stopped pid $pid"
+}
+
+case "${1:-}" in
+    build) build ;;
+    start) start "${2:-}" ;;
+    stop) stop ;;
+    *) die "usage: $0 build|start [PORT]|stop" ;;
+esac

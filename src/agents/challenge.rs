@@ -1,0 +1,206 @@
+//! Challenger hints and the one targeted regeneration they drive (paper 4.4.1).
+//!
+//! The challenger only points; it never writes oracles. The regeneration may revise only
+//! the flagged oracles: this module enforces that mechanically, so an unflagged oracle is
+//! kept byte-for-byte whatever the model sends back, and every replacement is recorded as
+//! a before/after pair for the reviewer.
+
+use crate::model::{Hint, HintDimension, MultiOpOracle, Oracle};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// The id hints use for the suite as a whole.
+pub const SUITE: &str = "suite";
+
+/// Anything with a test id: single-op and multi-op oracles.
+pub trait TestId {
+    fn test_id(&self) -> &str;
+}
+
+impl TestId for Oracle {
+    fn test_id(&self) -> &str {
+        &self.test_id
+    }
+}
+
+impl TestId for MultiOpOracle {
+    fn test_id(&self) -> &str {
+        &self.test_id
+    }
+}
+
+/// Hints kept and refused after checking them against the suite.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HintCheck {
+    pub hints: Vec<Hint>,
+    pub refused: Vec<(serde_json::Value, String)>,
+}
+
+/// Parses raw challenger output; a hint must name an oracle of the suite or `suite`, and a
+/// multi-op-only dimension is refused on single-op suites.
+pub fn check_hints(raw: &serde_json::Value, test_ids: &BTreeSet<&str>, multi: bool) -> HintCheck {
+    let list = raw
+        .get("hints")
+        .unwrap_or(raw)
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut out = HintCheck::default();
+    for item in list {
+        let hint: Hint = match serde_json::from_value(item.clone()) {
+            Ok(h) => h,
+            Err(e) => {
+                out.refused.push((item, format!("malformed hint: {e}")));
+                continue;
+            }
+        };
+        if hint.test_id != SUITE && !test_ids.contains(hint.test_id.as_str()) {
+            let reason = format!("names {}, which is not in the suite", hint.test_id);
+            out.refused.push((item, reason));
+        } else if !multi && hint.dimension == HintDimension::SequenceLogic {
+            let reason = "sequence_logic applies to multi-op suites only".to_string();
+            out.refused.push((item, reason));
+        } else if hint.text.trim().is_empty() {
+            out.refused.push((item, "empty hint".into()));
+        } else {
+            out.hints.push(hint);
+        }
+    }
+    out
+}
+
+/// The test ids the hints flag (without `suite`).
+pub fn flagged(hints: &[Hint]) -> BTreeSet<String> {
+    hints
+        .iter()
+        .filter(|h| h.test_id != SUITE)
+        .map(|h| h.test_id.clone())
+        .collect()
+}
+
+/// What the regeneration changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Regeneration<T> {
+    /// The suite after regeneration.
+    pub suite: Vec<T>,
+    /// (before, after) for each revised oracle.
+    pub replaced: Vec<(T, T)>,
+    /// New oracles accepted because a `suite` hint asked for more.
+    pub added: Vec<T>,
+    /// Regenerated oracles not taken, with the reason.
+    pub ignored: Vec<(String, String)>,
+}
+
+/// Merges regenerated oracles into the suite: only flagged oracles are replaced; new ones
+/// are added only when a hint addressed the suite; everything else stays as it was.
+pub fn merge<T: TestId + Clone + PartialEq>(
+    original: &[T],
+    hints: &[Hint],
+    regenerated: Vec<T>,
+) -> Regeneration<T> {
+    let flagged = flagged(hints);
+    let suite_hint = hints.iter().any(|h| h.test_id == SUITE);
+    let existing: BTreeSet<&str> = original.iter().map(TestId::test_id).collect();
+    let mut suite = original.to_vec();
+    let mut replaced = Vec::new();
+    let mut added = Vec::new();
+    let mut ignored = Vec::new();
+    let mut taken = BTreeSet::new();
+    for new in regenerated {
+        let id = new.test_id().to_string();
+        if !taken.insert(id.clone()) {
+            ignored.push((id, "returned twice; the first was kept".into()));
+        } else if flagged.contains(&id) {
+            if let Some(slot) = suite.iter_mut().find(|o| o.test_id() == id)
+                && *slot != new
+            {
+                replaced.push((slot.clone(), new.clone()));
+                *slot = new;
+            }
+        } else if existing.contains(id.as_str()) {
+            ignored.push((id, "not flagged by the challenger; kept unchanged".into()));
+        } else if suite_hint {
+            added.push(new.clone());
+            suite.push(new);
+        } else {
+            ignored.push((id, "new oracle without a suite-level hint".into()));
+        }
+    }
+    Regeneration {
+        suite,
+        replaced,
+        added,
+        ignored,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Assertion;
+    use serde_json::json;
+
+    fn oracle(id: &str, status: u16) -> Oracle {
+        Oracle {
+            test_id: id.into(),
+            op_id: "GET /a".into(),
+            description: String::new(),
+            oracle_strategy: None,
+            input: Default::default(),
+            assertions: vec![Assertion::Status { expected: status }],
+            evidence: String::new(),
+            evidence_refs: vec![],
+        }
+    }
+
+    fn hint(id: &str) -> Hint {
+        Hint {
+            test_id: id.into(),
+            dimension: HintDimension::AssertionCorrectness,
+            text: "wrong status".into(),
+        }
+    }
+
+    #[test]
+    fn only_flagged_oracles_change() {
+        let original = vec![oracle("a", 200), oracle("b", 400), oracle("c", 404)];
+        let regen = vec![oracle("a", 201), oracle("b", 500), oracle("new", 200)];
+        let r = merge(&original, &[hint("a")], regen);
+        assert_eq!(
+            r.suite,
+            vec![oracle("a", 201), oracle("b", 400), oracle("c", 404)]
+        );
+        assert_eq!(r.replaced, vec![(oracle("a", 200), oracle("a", 201))]);
+        assert_eq!(r.ignored.len(), 2);
+        assert!(r.added.is_empty());
+    }
+
+    #[test]
+    fn suite_hint_allows_additions() {
+        let r = merge(
+            &[oracle("a", 200)],
+            &[hint(SUITE)],
+            vec![oracle("b", 400), oracle("b", 401)],
+        );
+        assert_eq!(r.added, vec![oracle("b", 400)]);
+        assert_eq!(r.suite.len(), 2);
+        assert_eq!(r.ignored[0].0, "b");
+    }
+
+    #[test]
+    fn hints_naming_unknown_oracles_are_refused() {
+        let ids: BTreeSet<&str> = ["a"].into();
+        let raw = json!({"hints": [
+            {"test_id": "a", "dimension": "coverage_gaps", "text": "add c+1"},
+            {"test_id": "zzz", "dimension": "coverage_gaps", "text": "x"},
+            {"test_id": "a", "dimension": "sequence_logic", "text": "x"},
+            {"test_id": "a", "dimension": "taste", "text": "x"},
+            {"test_id": "suite", "dimension": "structural_completeness", "text": "not_null missing"}
+        ]});
+        let c = check_hints(&raw, &ids, false);
+        assert_eq!(c.hints.len(), 2);
+        assert_eq!(c.refused.len(), 3);
+        assert!(c.refused[0].1.contains("zzz"));
+        assert_eq!(flagged(&c.hints), ["a".to_string()].into());
+    }
+}

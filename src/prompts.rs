@@ -1,0 +1,205 @@
+//! Agent prompts: embedded in the binary, overridable from a directory, rendered strictly.
+//!
+//! A tester tunes a prompt by copying it into a directory and passing `--prompts DIR`; any
+//! prompt missing there falls back to the embedded one. Rendering fails on an unknown or
+//! unfilled `{{placeholder}}`, so a typo in a tuned prompt is reported instead of sent.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Line that separates the system message from the user message in a prompt file.
+pub const USER_MARKER: &str = "=== USER ===";
+
+/// The embedded prompts, by agent name.
+pub const EMBEDDED: &[(&str, &str)] = &[
+    ("discovery", include_str!("../prompts/discovery.md")),
+    ("extraction", include_str!("../prompts/extraction.md")),
+    ("semantic", include_str!("../prompts/semantic.md")),
+    ("single_op", include_str!("../prompts/single_op.md")),
+    (
+        "single_op_challenger",
+        include_str!("../prompts/single_op_challenger.md"),
+    ),
+    (
+        "single_op_regenerate",
+        include_str!("../prompts/single_op_regenerate.md"),
+    ),
+    ("multi_op", include_str!("../prompts/multi_op.md")),
+    (
+        "multi_op_challenger",
+        include_str!("../prompts/multi_op_challenger.md"),
+    ),
+    (
+        "multi_op_regenerate",
+        include_str!("../prompts/multi_op_regenerate.md"),
+    ),
+    ("baseline_dp", include_str!("../prompts/baseline_dp.md")),
+];
+
+/// Why a prompt could not be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum PromptError {
+    #[error("no prompt named '{0}'")]
+    Unknown(String),
+    #[error("cannot read prompt override {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("prompt '{name}' ({origin}) has no '{USER_MARKER}' line")]
+    NoUserMarker { name: String, origin: String },
+    #[error("prompt '{name}' ({origin}) uses {{{{{placeholder}}}}}, which the agent does not fill")]
+    UnknownPlaceholder {
+        name: String,
+        origin: String,
+        placeholder: String,
+    },
+}
+
+/// A prompt rendered into its two messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub system: String,
+    pub user: String,
+}
+
+/// The prompt set in force: embedded, with optional overrides from a directory.
+#[derive(Debug, Clone, Default)]
+pub struct Prompts {
+    overrides: BTreeMap<String, (PathBuf, String)>,
+}
+
+impl Prompts {
+    /// Embedded prompts only.
+    pub fn embedded() -> Self {
+        Self::default()
+    }
+
+    /// Embedded prompts, with `<dir>/<name>.md` taking precedence where present.
+    pub fn with_overrides(dir: &Path) -> Result<Self, PromptError> {
+        let mut overrides = BTreeMap::new();
+        for (name, _) in EMBEDDED {
+            let path = dir.join(format!("{name}.md"));
+            if path.is_file() {
+                let text = std::fs::read_to_string(&path).map_err(|source| PromptError::Read {
+                    path: path.clone(),
+                    source,
+                })?;
+                overrides.insert((*name).to_string(), (path, text));
+            }
+        }
+        Ok(Self { overrides })
+    }
+
+    /// Names of prompts loaded from the override directory (shown to the user).
+    pub fn overridden(&self) -> Vec<&str> {
+        self.overrides.keys().map(String::as_str).collect()
+    }
+
+    /// Renders prompt `name` with `vars`; every placeholder must be filled.
+    pub fn render(&self, name: &str, vars: &[(&str, &str)]) -> Result<Rendered, PromptError> {
+        let (origin, text) = match self.overrides.get(name) {
+            Some((path, text)) => (path.display().to_string(), text.as_str()),
+            None => {
+                let text = EMBEDDED
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, t)| *t)
+                    .ok_or_else(|| PromptError::Unknown(name.to_string()))?;
+                ("embedded".to_string(), text)
+            }
+        };
+        let (system, user) =
+            text.split_once(USER_MARKER)
+                .ok_or_else(|| PromptError::NoUserMarker {
+                    name: name.to_string(),
+                    origin: origin.clone(),
+                })?;
+        let fill = |part: &str| {
+            fill(part, vars).map_err(|placeholder| PromptError::UnknownPlaceholder {
+                name: name.to_string(),
+                origin: origin.clone(),
+                placeholder,
+            })
+        };
+        Ok(Rendered {
+            system: fill(system.trim())?,
+            user: fill(user.trim())?,
+        })
+    }
+}
+
+/// Replaces `{{key}}` in one pass (values are never re-scanned, so a bundle containing
+/// `{{` is safe); returns the first placeholder with no value.
+fn fill(text: &str, vars: &[(&str, &str)]) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let key = after[..end].trim();
+        match vars.iter().find(|(k, _)| *k == key) {
+            Some((_, value)) => out.push_str(value),
+            None => return Err(key.to_string()),
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_prompt_has_both_parts() {
+        for (name, text) in EMBEDDED {
+            let (system, user) = text.split_once(USER_MARKER).expect(name);
+            assert!(system.contains("JSON"), "{name}: system must ask for JSON");
+            assert!(!user.trim().is_empty(), "{name}: empty user part");
+        }
+    }
+
+    #[test]
+    fn values_are_not_rescanned() {
+        let out = fill("A {{x}} B", &[("x", "{{y}}")]).unwrap();
+        assert_eq!(out, "A {{y}} B");
+    }
+
+    #[test]
+    fn unknown_placeholder_is_named() {
+        let err = fill("A {{ nope }}", &[]).unwrap_err();
+        assert_eq!(err, "nope");
+    }
+
+    #[test]
+    fn override_wins_and_typo_fails_loudly() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("semantic.md"),
+            "sys JSON\n=== USER ===\nctx: {{contexs}}",
+        )
+        .unwrap();
+        let p = Prompts::with_overrides(dir.path()).unwrap();
+        assert_eq!(p.overridden(), vec!["semantic"]);
+        let err = p.render("semantic", &[("contexts", "x")]).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("contexs") && msg.contains("semantic.md"),
+            "{msg}"
+        );
+        // other prompts still come from the binary
+        let r = p
+            .render(
+                "baseline_dp",
+                &[("operations", "GET /a"), ("source", "class A {}")],
+            )
+            .unwrap();
+        assert!(r.user.contains("GET /a") && r.user.contains("class A {}"));
+    }
+}
