@@ -142,7 +142,7 @@ fn cond_of(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
             let op = node.child_by_field_name("operator").map(|o| text(o, src));
             if op == Some("!") {
                 let inner = cond_of(node.child_by_field_name("operand")?, src, roles)?;
-                Some(Cond::Not(Box::new(inner)))
+                Some(negate(inner))
             } else {
                 None
             }
@@ -254,7 +254,7 @@ fn walk(
             };
             for (branch, c) in [
                 (cons, cond.clone()),
-                (alt, Cond::Not(Box::new(cond.clone()))),
+                (alt, negate(cond.clone())),
             ] {
                 let Some(branch) = branch else { continue };
                 let mut inner = conds.to_vec();
@@ -326,11 +326,54 @@ fn walk(
             true
         }
         "lambda_expression" | "class_body" => false,
+        "block" | "constructor_body" => {
+            // Guard clauses: `if (!GET) { throw ...; }` constrains the statements after it.
+            let mut acc = conds.to_vec();
+            let mut found = false;
+            let mut c = node.walk();
+            let kids: Vec<Node> = node.named_children(&mut c).collect();
+            for k in kids {
+                found |= walk(k, src, roles, &acc, leaves);
+                if let Some(guard) = guard_cond(k, src, roles) {
+                    acc.push(negate(guard));
+                }
+            }
+            found
+        }
         _ => {
             let mut c = node.walk();
             let kids: Vec<Node> = node.named_children(&mut c).collect();
             kids.into_iter()
                 .fold(false, |acc, k| walk(k, src, roles, conds, leaves) || acc)
         }
+    }
+}
+
+/// The condition of `if (c) { ...; return|throw; }` without `else`, if `c` is a dispatch
+/// condition: the statements after it only run when `c` is false.
+fn guard_cond(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
+    if node.kind() != "if_statement" || node.child_by_field_name("alternative").is_some() {
+        return None;
+    }
+    let cons = node.child_by_field_name("consequence")?;
+    let last = if cons.kind() == "block" {
+        let mut c = cons.walk();
+        cons.named_children(&mut c)
+            .filter(|n| n.kind() != "line_comment" && n.kind() != "block_comment")
+            .last()?
+    } else {
+        cons
+    };
+    if !matches!(last.kind(), "return_statement" | "throw_statement") {
+        return None;
+    }
+    cond_of(node.child_by_field_name("condition")?, src, roles)
+}
+
+/// `!c`, without double negation.
+fn negate(c: Cond) -> Cond {
+    match c {
+        Cond::Not(inner) => *inner,
+        other => Cond::Not(Box::new(other)),
     }
 }

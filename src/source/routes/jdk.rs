@@ -8,10 +8,26 @@ use crate::source::entries::Framework;
 use crate::source::index::{TypeId, TypeIndex};
 use crate::source::java::{Cond, DispatchLeaf, HandlerExpr, Method};
 
-/// Whether `cond` constrains positively (a branch guarded only by negations is a
-/// fallback such as a 405 answer, not a route).
+/// Whether `cond` constrains positively rather than by negation.
 fn is_positive(cond: &Cond) -> bool {
     !matches!(cond, Cond::Not(_))
+}
+
+/// Whether `cond` mentions the request method.
+fn has_method(cond: &Cond) -> bool {
+    match cond {
+        Cond::Method(_) => true,
+        Cond::Not(c) => has_method(c),
+        Cond::Or(cs) | Cond::And(cs) => cs.iter().any(has_method),
+        _ => false,
+    }
+}
+
+/// A branch that only runs when the method is none of the handled ones (a 405 answer).
+fn is_method_fallback(conds: &[Cond]) -> bool {
+    let positive_method = conds.iter().any(|c| is_positive(c) && has_method(c));
+    let negated_method = conds.iter().any(|c| !is_positive(c) && has_method(c));
+    negated_method && !positive_method
 }
 
 /// The type of the registering code at `line` of file `fi` (innermost declaration).
@@ -168,7 +184,9 @@ pub(super) fn routes(index: &TypeIndex, warnings: &mut Vec<String>) -> Vec<Route
                 continue;
             }
             for leaf in leaves {
-                if !leaf.conds.iter().any(is_positive) {
+                // Final `else` branches (own condition negated) answer 404/405: not routes.
+                let own_negated = leaf.conds.last().is_some_and(|c| !is_positive(c));
+                if own_negated || is_method_fallback(&leaf.conds) {
                     continue;
                 }
                 out.push(Route {

@@ -157,7 +157,22 @@ pub(super) fn routes(
                     .map(|a| annotation_paths(index, t, a, &["value", "path"], warnings))
             })
             .unwrap_or_else(|| vec![String::new()]);
+        // A plain @Controller serves REST only from methods marked @ResponseBody.
+        let body_everywhere = patterns
+            .spring_rest_controller
+            .iter()
+            .chain(&patterns.spring_response_body)
+            .any(|n| decl.annotation(n).is_some());
         for served in served_methods(index, id, is_mapping) {
+            let has_body = |m: &Method| {
+                patterns
+                    .spring_response_body
+                    .iter()
+                    .any(|n| m.annotation(n).is_some())
+            };
+            if !body_everywhere && !has_body(served.mapping) && !has_body(served.implementation) {
+                continue;
+            }
             for ann in &served.mapping.annotations {
                 let Some(methods) = verbs(ann) else { continue };
                 let method_paths =

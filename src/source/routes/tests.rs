@@ -156,11 +156,13 @@ fn controller_without_response_body_serves_nothing() {
 @Controller class Page { @GetMapping("/page") public String page() { return "x"; } }
 "#;
     let body = r#"package app;
-@Controller class Json { @ResponseBody @GetMapping("/json") public String json() { return "x"; } }
+@Controller class Json { @ResponseBody @GetMapping("/json") public String json() { return "x"; }
+  @GetMapping("/view") public String view() { return "x"; } }
 "#;
-    let got = resolve(&[("Page.java", src), ("Json.java", body)], &[("GET", "/page"), ("GET", "/json")], None);
+    let got = resolve(&[("Page.java", src), ("Json.java", body)], &[("GET", "/page"), ("GET", "/json"), ("GET", "/view")], None);
     assert!(got[0].starts_with("unmatched"), "{}", got[0]);
     assert_eq!(got[1], "Json.json@Json.java");
+    assert!(got[2].starts_with("unmatched"), "a view method is not REST: {}", got[2]);
 }
 
 #[test]
@@ -268,4 +270,35 @@ public class PetHandler implements HttpHandler {
     assert_eq!(got[2], "Main.stats@p/Main.java");
     assert!(got[3].starts_with("unmatched: POST /pets/{id} reaches handler PetHandler"), "{}", got[3]);
     assert_eq!(got[4], "PetHandler.send@p/PetHandler.java");
+}
+
+#[test]
+fn jdk_guard_clauses_and_segment_counts() {
+    let main = r#"package p;
+class Main { void m(HttpServer s) { s.createContext("/owners", new OwnerHandler()); } }
+"#;
+    let handler = r#"package p;
+class OwnerHandler implements HttpHandler {
+    public void handle(HttpExchange ex) {
+        String method = ex.getRequestMethod();
+        String[] segs = ex.getRequestURI().getPath().split("/");
+        if (!method.equals("GET")) { throw new IllegalStateException(); }
+        if (segs.length == 2) { list(ex); }
+        else if (segs.length == 3) { one(ex); }
+        else { missing(ex); }
+    }
+    void list(HttpExchange ex) {}
+    void one(HttpExchange ex) {}
+    void missing(HttpExchange ex) {}
+}
+"#;
+    let got = resolve(
+        &[("p/Main.java", main), ("p/OwnerHandler.java", handler)],
+        &[("GET", "/owners"), ("GET", "/owners/{id}"), ("POST", "/owners"), ("GET", "/owners/{id}/x/y")],
+        None,
+    );
+    assert_eq!(got[0], "OwnerHandler.list@p/OwnerHandler.java");
+    assert_eq!(got[1], "OwnerHandler.one@p/OwnerHandler.java");
+    assert!(got[2].starts_with("unmatched"), "{}", got[2]);
+    assert!(got[3].starts_with("unmatched"), "the final else is a 404, not a route: {}", got[3]);
 }
