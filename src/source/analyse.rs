@@ -50,8 +50,11 @@ pub fn analyse_operations(
     ops: &[SpecOperation],
     options: &AnalyseOptions,
 ) -> Result<Analysis, SourceError> {
+    let t0 = std::time::Instant::now();
     let inventory = scan(root)?;
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: scan done");
     let files = parse_all(&inventory.java);
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: parse done");
     let mut warnings = inventory.warnings.clone();
     let syntax_errors: Vec<SyntaxProblem> = files
         .iter()
@@ -71,12 +74,15 @@ pub fn analyse_operations(
     let index = TypeIndex::new(&files);
     let patterns = &options.patterns;
     let entry_files = detect(&index, patterns, ops);
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: entries done");
     let closures = Closures::new(&index);
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: deps done");
     let (routes, route_warnings) = compose_routes(&index, patterns);
     warnings.extend(route_warnings);
 
     let live: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].excluded.is_none()).collect();
     let live_ops: Vec<SpecOperation> = live.iter().map(|&i| ops[i].clone()).collect();
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: routes done");
     let matched = match_operations(&live_ops, &routes, spec.base_path.as_deref());
     let mut outcome: Vec<Option<(EntryRef, String)>> = vec![None; ops.len()];
     let mut reasons: Vec<Option<String>> = vec![None; ops.len()];
@@ -126,7 +132,9 @@ pub fn analyse_operations(
         }
     }
     let closure_lists: Vec<Vec<usize>> = entry_order.iter().map(|&fi| closures.closure(fi)).collect();
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: matched+closures done");
     let built = build_all(&paths, &texts, &closure_lists);
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: bundles done");
     let mut frequency: BTreeMap<&str, usize> = BTreeMap::new();
     for b in &built {
         for f in &b.files {

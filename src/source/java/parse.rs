@@ -43,6 +43,11 @@ pub(super) fn summarise(parser: &mut Parser, path: &str, text: &str) -> JavaFile
     if root.has_error() {
         file.syntax_error_line = Some(first_error_line(root));
     }
+    // Dispatch chains and call lists only matter for JDK handlers: skip the extra walks
+    // elsewhere.
+    let jdk = ["HttpExchange", "createContext", "httpserver"]
+        .iter()
+        .any(|k| text.contains(k));
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
         match child.kind() {
@@ -74,7 +79,7 @@ pub(super) fn summarise(parser: &mut Parser, path: &str, text: &str) -> JavaFile
                     file.imports.push(import);
                 }
             }
-            k if is_type_decl(k) => type_decl(child, src, None, "", &mut file.types),
+            k if is_type_decl(k) => type_decl(child, src, jdk, None, "", &mut file.types),
             _ => {}
         }
     }
@@ -236,7 +241,14 @@ fn type_list(node: Node, src: &[u8]) -> Vec<TypeRef> {
     out
 }
 
-fn type_decl(node: Node, src: &[u8], outer: Option<usize>, prefix: &str, out: &mut Vec<TypeDecl>) {
+fn type_decl(
+    node: Node,
+    src: &[u8],
+    jdk: bool,
+    outer: Option<usize>,
+    prefix: &str,
+    out: &mut Vec<TypeDecl>,
+) {
     let kind = match node.kind() {
         "interface_declaration" => TypeKind::Interface,
         "enum_declaration" => TypeKind::Enum,
@@ -325,10 +337,10 @@ fn type_decl(node: Node, src: &[u8], outer: Option<usize>, prefix: &str, out: &m
             | "constructor_declaration"
             | "compact_constructor_declaration"
             | "annotation_type_element_declaration" => {
-                let m = method_of(member, src, in_interface);
+                let m = method_of(member, src, in_interface, jdk);
                 out[index].methods.push(m);
             }
-            k if is_type_decl(k) => type_decl(member, src, Some(index), &nested_name, out),
+            k if is_type_decl(k) => type_decl(member, src, jdk, Some(index), &nested_name, out),
             _ => {}
         }
     }
@@ -359,7 +371,7 @@ fn fields_of(node: Node, src: &[u8], in_interface: bool) -> Vec<Field> {
         .collect()
 }
 
-fn method_of(node: Node, src: &[u8], in_interface: bool) -> Method {
+fn method_of(node: Node, src: &[u8], in_interface: bool, jdk: bool) -> Method {
     let mods = modifiers_of(node, src);
     let is_constructor = node.kind().contains("constructor");
     let name = node
@@ -416,8 +428,8 @@ fn method_of(node: Node, src: &[u8], in_interface: bool) -> Method {
     }
     let body = node.child_by_field_name("body");
     let (dispatch, calls) = match body {
-        Some(b) => (dispatch_of(b, src), unqualified_calls(b, src)),
-        None => (Vec::new(), Vec::new()),
+        Some(b) if jdk => (dispatch_of(b, src), unqualified_calls(b, src)),
+        _ => (Vec::new(), Vec::new()),
     };
     Method {
         name,
@@ -452,61 +464,82 @@ fn is_dotted(text: &str) -> bool {
 fn collect_refs(root: Node, src: &[u8], file: &mut JavaFile) {
     let mut simple = BTreeSet::new();
     let mut qualified = BTreeSet::new();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
+    let mut cursor = root.walk();
+    'walk: loop {
+        let node = cursor.node();
         let kind = node.kind();
-        if matches!(kind, "package_declaration" | "import_declaration") {
+        let skip = matches!(kind, "package_declaration" | "import_declaration");
+        if !skip {
+            visit_ref(node, kind, src, &mut simple, &mut qualified, file);
+        }
+        if !skip && cursor.goto_first_child() {
             continue;
         }
-        match kind {
-            "type_identifier" => {
-                simple.insert(node_text(node, src).to_string());
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
             }
-            "scoped_type_identifier" | "scoped_identifier" => {
-                let t = node_text(node, src);
-                if is_dotted(t) {
-                    qualified.insert(t.to_string());
-                }
-                if let Some(first) = t.split('.').next() {
-                    simple.insert(first.trim().to_string());
-                }
+            if !cursor.goto_parent() {
+                break 'walk;
             }
-            "marker_annotation" | "annotation" => {
-                if let Some(n) = node.child_by_field_name("name")
-                    && n.kind() == "identifier"
-                {
-                    simple.insert(node_text(n, src).to_string());
-                }
-            }
-            "method_invocation" | "field_access" => {
-                if let Some(obj) = node.child_by_field_name("object")
-                    && obj.kind() == "identifier"
-                {
-                    simple.insert(node_text(obj, src).to_string());
-                }
-                let t = node_text(node, src);
-                if kind == "field_access" && is_dotted(t) {
-                    qualified.insert(t.to_string());
-                }
-                if kind == "method_invocation" {
-                    registration(node, src, file);
-                }
-            }
-            "method_reference" => {
-                if let Some(first) = node.named_child(0)
-                    && first.kind() == "identifier"
-                {
-                    simple.insert(node_text(first, src).to_string());
-                }
-            }
-            _ => {}
         }
-        let mut c = node.walk();
-        let children: Vec<Node> = node.named_children(&mut c).collect();
-        stack.extend(children.into_iter().rev());
     }
-    file.simple_refs = simple.into_iter().collect();
-    file.qualified_refs = qualified.into_iter().collect();
+    file.simple_refs = simple.into_iter().map(str::to_string).collect();
+    file.qualified_refs = qualified.into_iter().map(str::to_string).collect();
+}
+
+/// Records what one node contributes to the reference sets.
+fn visit_ref<'a>(
+    node: Node,
+    kind: &str,
+    src: &'a [u8],
+    simple: &mut BTreeSet<&'a str>,
+    qualified: &mut BTreeSet<&'a str>,
+    file: &mut JavaFile,
+) {
+    match kind {
+        "type_identifier" => {
+            simple.insert(node_text(node, src));
+        }
+        "scoped_type_identifier" | "scoped_identifier" => {
+            let t = node_text(node, src);
+            if is_dotted(t) {
+                qualified.insert(t);
+            }
+            if let Some(first) = t.split('.').next() {
+                simple.insert(first.trim());
+            }
+        }
+        "marker_annotation" | "annotation" => {
+            if let Some(n) = node.child_by_field_name("name")
+                && n.kind() == "identifier"
+            {
+                simple.insert(node_text(n, src));
+            }
+        }
+        "method_invocation" | "field_access" => {
+            if let Some(obj) = node.child_by_field_name("object")
+                && obj.kind() == "identifier"
+            {
+                simple.insert(node_text(obj, src));
+            }
+            let t = node_text(node, src);
+            if kind == "field_access" && is_dotted(t) {
+                qualified.insert(t);
+            }
+            if kind == "method_invocation" {
+                registration(node, src, file);
+            }
+        }
+        "method_reference" => {
+            if let Some(first) = node.named_child(0)
+                && first.kind() == "identifier"
+            {
+                simple.insert(node_text(first, src));
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Records `HttpServer.create(..)` and `createContext(path, handler)` calls.
