@@ -15,7 +15,10 @@ const CONTROLLERS: usize = 250;
 
 fn padding(out: &mut String, n: usize) {
     for i in 0..n {
-        let _ = writeln!(out, "    int helper{i}(int a) {{ int b = a * {i}; return b + 1; }}");
+        let _ = writeln!(
+            out,
+            "    int helper{i}(int a) {{ int b = a * {i}; return b + 1; }}"
+        );
     }
 }
 
@@ -38,7 +41,12 @@ fn synth(root: &Path) -> Vec<SpecOperation> {
         let mut c = format!(
             "package com.acme.web;\nimport com.acme.service.Service{i};\nimport com.acme.dto.*;\nimport com.acme.common.Paths;\n\n@RestController\n@RequestMapping(Paths.ROOT + \"/res{i}\")\npublic class Controller{i} {{\n    private final Service{i} service;\n"
         );
-        for (verb, path) in [("Get", ""), ("Get", "/{id}"), ("Post", ""), ("Delete", "/{id}")] {
+        for (verb, path) in [
+            ("Get", ""),
+            ("Get", "/{id}"),
+            ("Post", ""),
+            ("Delete", "/{id}"),
+        ] {
             let _ = writeln!(
                 c,
                 "    @{verb}Mapping(\"{path}\")\n    public Dto{i} m{verb}{}(@PathVariable long id) {{ return service.find(id); }}",
@@ -117,16 +125,23 @@ fn synthetic_spring_project_scales() {
     assert!(parsed.iter().all(|f| f.syntax_error_line.is_none()));
 
     let t = Instant::now();
-    let analysis =
-        analyse_operations(dir.path(), &SpecInfo::default(), &ops, &AnalyseOptions::default())
-            .unwrap();
+    let analysis = analyse_operations(
+        dir.path(),
+        &SpecInfo::default(),
+        &ops,
+        &AnalyseOptions::default(),
+    )
+    .unwrap();
     let whole = t.elapsed();
     eprintln!("parse-only {parse_only:?}, whole analysis {whole:?}, {lines} lines");
 
     let report = &analysis.report;
     assert_eq!(report.operations.len(), 4 * CONTROLLERS);
     for op in &report.operations {
-        let entry = op.entry.as_ref().unwrap_or_else(|| panic!("{}: {:?}", op.op_id, op.unmatched_reason));
+        let entry = op
+            .entry
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: {:?}", op.op_id, op.unmatched_reason));
         assert!(entry.file.contains("/web/Controller"), "{}", entry.file);
     }
     // Controller0 → Service0 → Repo0 → Model2 → Model3 → Model0 → Model1 (a cycle of four).
@@ -134,7 +149,12 @@ fn synthetic_spring_project_scales() {
     assert!(b.files.iter().any(|f| f.ends_with("repo/Repo0.java")));
     assert!(b.files.iter().any(|f| f.ends_with("model/Model1.java")));
     assert!(!b.files.iter().any(|f| f.ends_with("model/Model4.java")));
-    assert!(report.shared_files.iter().any(|s| s.file.ends_with("common/Paths.java")));
+    assert!(
+        report
+            .shared_files
+            .iter()
+            .any(|s| s.file.ends_with("common/Paths.java"))
+    );
     // Whole analysis (walk + read + parse + closures + bundles) within a small factor of
     // parse-only; generous in debug builds.
     let factor = if cfg!(debug_assertions) { 6 } else { 2 };

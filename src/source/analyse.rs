@@ -7,8 +7,7 @@ use super::entries::{EntryPatterns, detect, spec_first_controller};
 use super::index::TypeIndex;
 use super::java::{JavaFile, parse_all};
 use super::report::{
-    BundleSummary, OperationReport, RouteReport, ScanReport, SharedFile, SpecSummary,
-    SyntaxProblem,
+    BundleSummary, OperationReport, RouteReport, ScanReport, SharedFile, SpecSummary, SyntaxProblem,
 };
 use super::routes::{OpMatch, Route, compose_routes, match_operations};
 use super::scan::scan;
@@ -80,7 +79,9 @@ pub fn analyse_operations(
     let (routes, route_warnings) = compose_routes(&index, patterns);
     warnings.extend(route_warnings);
 
-    let live: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].excluded.is_none()).collect();
+    let live: Vec<usize> = (0..ops.len())
+        .filter(|&i| ops[i].excluded.is_none())
+        .collect();
     let live_ops: Vec<SpecOperation> = live.iter().map(|&i| ops[i].clone()).collect();
     tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: routes done");
     let matched = match_operations(&live_ops, &routes, spec.base_path.as_deref());
@@ -131,7 +132,8 @@ pub fn analyse_operations(
             });
         }
     }
-    let closure_lists: Vec<Vec<usize>> = entry_order.iter().map(|&fi| closures.closure(fi)).collect();
+    let closure_lists: Vec<Vec<usize>> =
+        entry_order.iter().map(|&fi| closures.closure(fi)).collect();
     tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: matched+closures done");
     let built = build_all(&paths, &texts, &closure_lists);
     tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: bundles done");

@@ -30,7 +30,10 @@ pub fn render_file(path: &str, text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let width = lines.len().to_string().len().max(4);
     let mut out = String::with_capacity(text.len() + lines.len() * (width + 4) + 64);
-    out.push_str(&format!("// ===== FILE: {path} ({} lines) =====\n", lines.len()));
+    out.push_str(&format!(
+        "// ===== FILE: {path} ({} lines) =====\n",
+        lines.len()
+    ));
     for (i, line) in lines.iter().enumerate() {
         out.push_str(&format!("{:>width$} | {line}\n", i + 1));
     }
@@ -38,7 +41,12 @@ pub fn render_file(path: &str, text: &str) -> String {
 }
 
 /// Builds one bundle from rendered files, in the given order.
-fn assemble(order: &[usize], paths: &[String], rendered: &[String], line_counts: &[usize]) -> Bundle {
+fn assemble(
+    order: &[usize],
+    paths: &[String],
+    rendered: &[String],
+    line_counts: &[usize],
+) -> Bundle {
     let size: usize = order.iter().map(|&i| rendered[i].len()).sum();
     let mut text = String::with_capacity(size);
     for &i in order {
@@ -83,7 +91,13 @@ pub fn build_all(paths: &[String], texts: &[&str], closures: &[Vec<usize>]) -> V
     let mut line_counts = vec![0; paths.len()];
     let done: Vec<(usize, String, usize)> = needed
         .par_iter()
-        .map(|&i| (i, render_file(&paths[i], texts[i]), texts[i].lines().count()))
+        .map(|&i| {
+            (
+                i,
+                render_file(&paths[i], texts[i]),
+                texts[i].lines().count(),
+            )
+        })
         .collect();
     for (i, r, n) in done {
         rendered[i] = r;
@@ -111,7 +125,10 @@ mod tests {
     #[test]
     fn renders_header_and_numbers() {
         let r = render_file("a/B.java", "class B {\n}\n");
-        assert_eq!(r, "// ===== FILE: a/B.java (2 lines) =====\n   1 | class B {\n   2 | }\n");
+        assert_eq!(
+            r,
+            "// ===== FILE: a/B.java (2 lines) =====\n   1 | class B {\n   2 | }\n"
+        );
     }
 
     #[test]

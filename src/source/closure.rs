@@ -129,7 +129,10 @@ mod tests {
         let index = TypeIndex::new(&parsed);
         let c = Closures::new(&index);
         let fi = index.file_index(start).unwrap();
-        c.closure(fi).into_iter().map(|i| parsed[i].path.clone()).collect()
+        c.closure(fi)
+            .into_iter()
+            .map(|i| parsed[i].path.clone())
+            .collect()
     }
 
     #[test]
@@ -141,15 +144,33 @@ mod tests {
                 "package web;\nimport dto.Unused;\nimport dto.Holder.Inner;\nimport static consts.Paths.X;\nimport static consts.All.*;\nimport model.*;\nclass Entry { Used u; Helper h; void f() { util.Fqn.call(); Object o = new java.util.ArrayList(); } }\n",
             ),
             ("dto/Unused.java", "package dto; public class Unused {}"),
-            ("dto/Holder.java", "package dto; public class Holder { public static class Inner {} }"),
-            ("consts/Paths.java", "package consts; public class Paths { public static final String X = \"/x\"; }"),
+            (
+                "dto/Holder.java",
+                "package dto; public class Holder { public static class Inner {} }",
+            ),
+            (
+                "consts/Paths.java",
+                "package consts; public class Paths { public static final String X = \"/x\"; }",
+            ),
             ("consts/All.java", "package consts; public class All {}"),
-            ("model/Used.java", "package model; public class Used { Chain c; }"),
-            ("model/Chain.java", "package model; public class Chain { web.Entry back; }"),
-            ("model/NotUsed.java", "package model; public class NotUsed {}"),
+            (
+                "model/Used.java",
+                "package model; public class Used { Chain c; }",
+            ),
+            (
+                "model/Chain.java",
+                "package model; public class Chain { web.Entry back; }",
+            ),
+            (
+                "model/NotUsed.java",
+                "package model; public class NotUsed {}",
+            ),
             ("web/Helper.java", "package web; class Helper {}"),
             ("web/Stranger.java", "package web; class Stranger {}"),
-            ("util/Fqn.java", "package util; public class Fqn { public static void call() {} }"),
+            (
+                "util/Fqn.java",
+                "package util; public class Fqn { public static void call() {} }",
+            ),
         ];
         let got = closure_of(&files, "web/Entry.java");
         let mut expected = vec![
@@ -173,10 +194,15 @@ mod tests {
     fn references_of_every_kind_count_for_same_package() {
         let entry = "package p;\nclass E extends A implements B {\n @C void m() throws D {\n  Object o = (F) null; boolean b = o instanceof G; Class<?> k = H.class;\n  I.run(); int v = J.CONST; K<L> list = null; new M(); Runnable r = N::go;\n  try {} catch (O e) {}\n }\n}\n";
         let mut files = vec![("p/E.java".to_string(), entry.to_string())];
-        for n in ["A", "B", "C", "D", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", "Z"] {
+        for n in [
+            "A", "B", "C", "D", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", "Z",
+        ] {
             files.push((format!("p/{n}.java"), format!("package p; class {n} {{}}")));
         }
-        let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
         let got = closure_of(&refs, "p/E.java");
         assert_eq!(got.len(), 15, "{got:?}");
         assert!(!got.contains(&"p/Z.java".to_string()));

@@ -76,7 +76,8 @@ pub struct EntryFile {
 }
 
 fn has_any(names: &[String], ann: &[super::java::Annotation]) -> bool {
-    ann.iter().any(|a| names.iter().any(|n| n == a.simple_name()))
+    ann.iter()
+        .any(|a| names.iter().any(|n| n == a.simple_name()))
 }
 
 impl EntryPatterns {
@@ -203,14 +204,35 @@ mod tests {
     fn detects_each_framework_once_per_tag() {
         let files = parsed(&[
             ("a/Rest.java", "@RestController class Rest {}"),
-            ("a/Page.java", "@Controller class Page { String p() { return null; } }"),
-            ("a/Body.java", "@Controller class Body { @ResponseBody String p() { return null; } }"),
+            (
+                "a/Page.java",
+                "@Controller class Page { String p() { return null; } }",
+            ),
+            (
+                "a/Body.java",
+                "@Controller class Body { @ResponseBody String p() { return null; } }",
+            ),
             ("b/Res.java", "@Path(\"/x\") class Res {}"),
-            ("b/Sub.java", "class Sub { @GET String g() { return null; } }"),
-            ("b/App.java", "@ApplicationPath(\"rest\") class App extends Application {}"),
-            ("c/H.java", "class H implements com.sun.net.httpserver.HttpHandler {}"),
-            ("c/Main.java", "class Main { void m() { s.createContext(\"/x\", e -> {}); } }"),
-            ("d/PetController.java", "class PetController { void addPet() {} }"),
+            (
+                "b/Sub.java",
+                "class Sub { @GET String g() { return null; } }",
+            ),
+            (
+                "b/App.java",
+                "@ApplicationPath(\"rest\") class App extends Application {}",
+            ),
+            (
+                "c/H.java",
+                "class H implements com.sun.net.httpserver.HttpHandler {}",
+            ),
+            (
+                "c/Main.java",
+                "class Main { void m() { s.createContext(\"/x\", e -> {}); } }",
+            ),
+            (
+                "d/PetController.java",
+                "class PetController { void addPet() {} }",
+            ),
             ("d/StoreApi.java", "class StoreApi { void order() {} }"),
             ("d/Routed.java", "class Routed { void any() {} }"),
         ]);
@@ -225,10 +247,14 @@ mod tests {
         routed
             .extensions
             .insert("x-swagger-router-controller".into(), "x.y.Routed".into());
-        let got: Vec<(String, &str)> = detect(&index, &EntryPatterns::default(), &[tagged, wrong_method, routed])
-            .into_iter()
-            .map(|e| (e.file, e.framework.tag()))
-            .collect();
+        let got: Vec<(String, &str)> = detect(
+            &index,
+            &EntryPatterns::default(),
+            &[tagged, wrong_method, routed],
+        )
+        .into_iter()
+        .map(|e| (e.file, e.framework.tag()))
+        .collect();
         let expected: Vec<(String, &str)> = [
             ("a/Body.java", "spring"),
             ("a/Rest.java", "spring"),

@@ -75,9 +75,10 @@ impl<'a> TypeIndex<'a> {
 
     /// All types of the project, in file order.
     pub fn all_types(&self) -> impl Iterator<Item = TypeId> + '_ {
-        self.files.iter().enumerate().flat_map(|(file, f)| {
-            (0..f.types.len()).map(move |ty| TypeId { file, ty })
-        })
+        self.files
+            .iter()
+            .enumerate()
+            .flat_map(|(file, f)| (0..f.types.len()).map(move |ty| TypeId { file, ty }))
     }
 
     /// The declaration behind `id`.
@@ -135,10 +136,12 @@ impl<'a> TypeIndex<'a> {
             return Some(TypeId { file, ty });
         }
         for imp in &f.imports {
-            if !imp.wildcard && !imp.is_static && imp.path.rsplit('.').next() == Some(name) {
-                if let Some(id) = self.by_fqn(&imp.path) {
-                    return Some(id);
-                }
+            if !imp.wildcard
+                && !imp.is_static
+                && imp.path.rsplit('.').next() == Some(name)
+                && let Some(id) = self.by_fqn(&imp.path)
+            {
+                return Some(id);
             }
         }
         let pkg = f.package.as_deref().unwrap_or("");
@@ -314,7 +317,10 @@ mod tests {
                 "a/Paths.java",
                 "package a; public class Paths { public static final String ROOT = \"/api\", V1 = ROOT + \"/v1\"; }",
             ),
-            ("b/More.java", "package b; public interface More { String ALL = \"/all\"; }"),
+            (
+                "b/More.java",
+                "package b; public interface More { String ALL = \"/all\"; }",
+            ),
             (
                 "c/User.java",
                 "package c;\nimport a.Paths;\nimport static b.More.*;\nclass User { static final String MINE = Paths.V1 + ALL + \"/\" + 2; static final String LOOP = LOOP2; static final String LOOP2 = LOOP; }",
@@ -323,11 +329,15 @@ mod tests {
         let index = TypeIndex::new(&files);
         let user = index.by_fqn("c.User").unwrap();
         assert_eq!(
-            index.resolve_string(user, &Expr::Name("MINE".into())).as_deref(),
+            index
+                .resolve_string(user, &Expr::Name("MINE".into()))
+                .as_deref(),
             Some("/api/v1/all/2")
         );
         assert_eq!(
-            index.resolve_string(user, &Expr::Name("a.Paths.ROOT".into())).as_deref(),
+            index
+                .resolve_string(user, &Expr::Name("a.Paths.ROOT".into()))
+                .as_deref(),
             Some("/api")
         );
         assert_eq!(index.resolve_string(user, &Expr::Name("LOOP".into())), None);

@@ -131,7 +131,9 @@ fn read_source(rel: &str, path: &Path) -> (SourceText, Vec<String>) {
     let mut bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(err) => {
-            warnings.push(format!("{rel}: could not be read ({err}); treated as empty"));
+            warnings.push(format!(
+                "{rel}: could not be read ({err}); treated as empty"
+            ));
             Vec::new()
         }
     };
@@ -187,11 +189,18 @@ mod tests {
         write(r, "generated/G.java", b"class G {}");
         write(r, ".gitignore", b"generated/\n");
         write(r, "a/src/main/resources/data.sql", b"insert");
-        write(r, "a/src/main/resources/db/migration/V1__init.sql", b"create");
+        write(
+            r,
+            "a/src/main/resources/db/migration/V1__init.sql",
+            b"create",
+        );
         write(r, "a/src/main/resources/seed.json", b"{}");
         let inv = scan(r).unwrap();
         let paths: Vec<&str> = inv.java.iter().map(|f| f.path.as_str()).collect();
-        assert_eq!(paths, ["a/src/main/java/p/A.java", "b/src/main/java/p/B.java"]);
+        assert_eq!(
+            paths,
+            ["a/src/main/java/p/A.java", "b/src/main/java/p/B.java"]
+        );
         assert_eq!(inv.source_roots, ["a/src/main/java", "b/src/main/java"]);
         assert_eq!(
             inv.seed_files,
@@ -214,8 +223,16 @@ mod tests {
         }
         write(r, "Big.java", &big);
         let inv = scan(r).unwrap();
-        assert!(inv.warnings.iter().any(|w| w.starts_with("Bad.java: not valid UTF-8")));
-        assert!(inv.warnings.iter().any(|w| w.starts_with("Big.java:") && w.contains("truncated")));
+        assert!(
+            inv.warnings
+                .iter()
+                .any(|w| w.starts_with("Bad.java: not valid UTF-8"))
+        );
+        assert!(
+            inv.warnings
+                .iter()
+                .any(|w| w.starts_with("Big.java:") && w.contains("truncated"))
+        );
         let bigf = inv.java.iter().find(|f| f.path == "Big.java").unwrap();
         assert!(bigf.text.len() <= MAX_FILE_BYTES);
     }

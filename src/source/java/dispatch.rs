@@ -60,8 +60,10 @@ fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
     let mut decls = Vec::new();
     while let Some(n) = stack.pop() {
         if n.kind() == "variable_declarator"
-            && let (Some(name), Some(value)) =
-                (n.child_by_field_name("name"), n.child_by_field_name("value"))
+            && let (Some(name), Some(value)) = (
+                n.child_by_field_name("name"),
+                n.child_by_field_name("value"),
+            )
         {
             decls.push((text(name, src).to_string(), value));
         }
@@ -252,10 +254,7 @@ fn walk(
                 let b = alt.is_some_and(|c| walk(c, src, roles, conds, leaves));
                 return a || b;
             };
-            for (branch, c) in [
-                (cons, cond.clone()),
-                (alt, negate(cond.clone())),
-            ] {
+            for (branch, c) in [(cons, cond.clone()), (alt, negate(cond.clone()))] {
                 let Some(branch) = branch else { continue };
                 let mut inner = conds.to_vec();
                 inner.push(c);
@@ -277,9 +276,7 @@ fn walk(
             if !on_method && !on_path {
                 let mut c = node.walk();
                 let kids: Vec<Node> = node.named_children(&mut c).collect();
-                return kids
-                    .into_iter()
-                    .fold(false, |acc, k| walk(k, src, roles, conds, leaves) || acc);
+                return walk_all(&kids, src, roles, conds, leaves);
             }
             let Some(block) = node.child_by_field_name("body") else {
                 return false;
@@ -343,8 +340,7 @@ fn walk(
         _ => {
             let mut c = node.walk();
             let kids: Vec<Node> = node.named_children(&mut c).collect();
-            kids.into_iter()
-                .fold(false, |acc, k| walk(k, src, roles, conds, leaves) || acc)
+            walk_all(&kids, src, roles, conds, leaves)
         }
     }
 }
@@ -376,4 +372,19 @@ fn negate(c: Cond) -> Cond {
         Cond::Not(inner) => *inner,
         other => Cond::Not(Box::new(other)),
     }
+}
+
+/// Walks every node (no short-circuit: each may add leaves).
+fn walk_all(
+    nodes: &[Node],
+    src: &[u8],
+    roles: &Roles,
+    conds: &[Cond],
+    leaves: &mut Vec<DispatchLeaf>,
+) -> bool {
+    let mut found = false;
+    for n in nodes {
+        found |= walk(*n, src, roles, conds, leaves);
+    }
+    found
 }

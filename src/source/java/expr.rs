@@ -77,7 +77,9 @@ pub(super) fn expr_of(node: Node, src: &[u8]) -> Expr {
         "identifier" | "scoped_identifier" => Expr::Name(text()),
         "field_access" => {
             let t = text();
-            if t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$') {
+            if t.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$')
+            {
                 Expr::Name(t)
             } else {
                 Expr::Other(t)

@@ -98,7 +98,10 @@ pub enum Cond {
     PathStartsWith(String),
     PathEndsWith(String),
     /// `parts.length OP n` where `parts = path.split("/")`.
-    SegCount { op: String, n: i64 },
+    SegCount {
+        op: String,
+        n: i64,
+    },
     Not(Box<Cond>),
     Or(Vec<Cond>),
     And(Vec<Cond>),

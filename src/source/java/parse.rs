@@ -3,8 +3,8 @@
 use super::dispatch::{dispatch_of, unqualified_calls};
 use super::expr::expr_of;
 use super::{
-    Annotation, ContextRegistration, Field, HandlerExpr, Import, JavaFile, Method, Param,
-    TypeDecl, TypeKind, TypeRef,
+    Annotation, ContextRegistration, Field, HandlerExpr, Import, JavaFile, Method, Param, TypeDecl,
+    TypeKind, TypeRef,
 };
 use std::collections::BTreeSet;
 use tree_sitter::{Node, Parser};
@@ -438,7 +438,8 @@ fn method_of(node: Node, src: &[u8], in_interface: bool, jdk: bool) -> Method {
         return_type: if is_constructor {
             None
         } else {
-            node.child_by_field_name("type").map(|t| type_ref(t, src).name)
+            node.child_by_field_name("type")
+                .map(|t| type_ref(t, src).name)
         },
         is_constructor,
         is_abstract: body.is_none()
@@ -613,8 +614,7 @@ fn handler_expr(node: Node, src: &[u8]) -> HandlerExpr {
                 calls: Vec::new(),
             },
         },
-        "parenthesized_expression" | "cast_expression" => match node.child_by_field_name("value")
-        {
+        "parenthesized_expression" | "cast_expression" => match node.child_by_field_name("value") {
             Some(v) => handler_expr(v, src),
             None => match node.named_child(0) {
                 Some(v) => handler_expr(v, src),
@@ -632,7 +632,10 @@ fn variable_type(at: Node, name: &str, src: &[u8]) -> Option<String> {
     while let Some(s) = scope {
         let mut c = s.walk();
         for child in s.named_children(&mut c) {
-            if !matches!(child.kind(), "local_variable_declaration" | "field_declaration") {
+            if !matches!(
+                child.kind(),
+                "local_variable_declaration" | "field_declaration"
+            ) {
                 continue;
             }
             let mut c2 = child.walk();

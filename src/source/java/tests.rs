@@ -33,10 +33,26 @@ fn summary_of_a_controller() {
     assert_eq!(
         f.imports,
         vec![
-            Import { path: "com.shop.dto.ProductDto".into(), is_static: false, wildcard: false },
-            Import { path: "com.shop.dto".into(), is_static: false, wildcard: true },
-            Import { path: "com.shop.web.ApiPaths.PRODUCTS".into(), is_static: true, wildcard: false },
-            Import { path: "java.util.List".into(), is_static: false, wildcard: false },
+            Import {
+                path: "com.shop.dto.ProductDto".into(),
+                is_static: false,
+                wildcard: false
+            },
+            Import {
+                path: "com.shop.dto".into(),
+                is_static: false,
+                wildcard: true
+            },
+            Import {
+                path: "com.shop.web.ApiPaths.PRODUCTS".into(),
+                is_static: true,
+                wildcard: false
+            },
+            Import {
+                path: "java.util.List".into(),
+                is_static: false,
+                wildcard: false
+            },
         ]
     );
     let names: Vec<(&str, TypeKind, Option<usize>)> = f
@@ -60,18 +76,31 @@ fn summary_of_a_controller() {
     let rm = c.annotation("RequestMapping").unwrap();
     assert_eq!(
         rm.arg("value"),
-        Some(&Expr::Array(vec![Expr::Str("".into()), Expr::Str("/save".into())]))
+        Some(&Expr::Array(vec![
+            Expr::Str("".into()),
+            Expr::Str("/save".into())
+        ]))
     );
     // Several declarators in one declaration, with a concatenation.
     let consts: Vec<(&str, bool, bool, Option<&Expr>)> = c
         .fields
         .iter()
-        .map(|fl| (fl.name.as_str(), fl.is_static, fl.is_final, fl.value.as_ref()))
+        .map(|fl| {
+            (
+                fl.name.as_str(),
+                fl.is_static,
+                fl.is_final,
+                fl.value.as_ref(),
+            )
+        })
         .collect();
     assert_eq!(consts[0], ("A", true, true, Some(&Expr::Str("/a".into()))));
     assert_eq!(
         consts[1].3,
-        Some(&Expr::Concat(vec![Expr::Name("A".into()), Expr::Str("/b".into())]))
+        Some(&Expr::Concat(vec![
+            Expr::Name("A".into()),
+            Expr::Str("/b".into())
+        ]))
     );
     assert_eq!(consts[2].0, "service");
     let m = &c.methods[0];
@@ -81,29 +110,58 @@ fn summary_of_a_controller() {
     assert_eq!(m.return_type.as_deref(), Some("ResponseEntity"));
     assert_eq!(
         m.annotation("GetMapping").unwrap().arg("value"),
-        Some(&Expr::Concat(vec![Expr::Name("PRODUCTS".into()), Expr::Str("/{id}".into())]))
+        Some(&Expr::Concat(vec![
+            Expr::Name("PRODUCTS".into()),
+            Expr::Str("/{id}".into())
+        ]))
     );
     assert_eq!(m.params.len(), 2);
-    assert_eq!((m.params[0].name.as_str(), m.params[0].ty.as_str()), ("id", "long"));
+    assert_eq!(
+        (m.params[0].name.as_str(), m.params[0].ty.as_str()),
+        ("id", "long")
+    );
     assert_eq!(m.params[0].annotations[0].simple_name(), "PathVariable");
     // References: types, X.call(), X.CONST, X.class, instanceof, casts, annotations.
-    for name in ["Helper", "Mapper", "Audit", "Price", "Cast", "ProductService", "RestController", "PathVariable", "ResponseEntity"] {
-        assert!(f.refers_to(name), "missing reference {name}: {:?}", f.simple_refs);
+    for name in [
+        "Helper",
+        "Mapper",
+        "Audit",
+        "Price",
+        "Cast",
+        "ProductService",
+        "RestController",
+        "PathVariable",
+        "ResponseEntity",
+    ] {
+        assert!(
+            f.refers_to(name),
+            "missing reference {name}: {:?}",
+            f.simple_refs
+        );
     }
     assert!(!f.refers_to("List"), "imports are not references");
-    assert!(f.qualified_refs.contains(&"com.shop.util.Money".to_string()));
+    assert!(
+        f.qualified_refs
+            .contains(&"com.shop.util.Money".to_string())
+    );
 }
 
 #[test]
 fn syntax_error_keeps_file_and_line() {
-    let f = parse_file("Broken.java", "package p;\n\npublic class Broken {\n  void x( {\n}\n");
+    let f = parse_file(
+        "Broken.java",
+        "package p;\n\npublic class Broken {\n  void x( {\n}\n",
+    );
     assert_eq!(f.syntax_error_line, Some(4));
     assert_eq!(f.types.len(), 1);
 }
 
 #[test]
 fn interface_constants_are_static_final() {
-    let f = parse_file("S.java", "interface S { String BASE = \"/v1\"; String X = BASE + \"/x\"; }");
+    let f = parse_file(
+        "S.java",
+        "interface S { String BASE = \"/v1\"; String X = BASE + \"/x\"; }",
+    );
     let fields = &f.types[0].fields;
     assert!(fields.iter().all(|fl| fl.is_static && fl.is_final));
     assert_eq!(fields.len(), 2);
@@ -138,7 +196,12 @@ fn jdk_dispatch_leaves() {
     let leaves: Vec<(&[Cond], &str)> = handle
         .dispatch
         .iter()
-        .map(|l| (l.conds.as_slice(), l.calls.first().map_or("", String::as_str)))
+        .map(|l| {
+            (
+                l.conds.as_slice(),
+                l.calls.first().map_or("", String::as_str),
+            )
+        })
         .collect();
     assert_eq!(leaves.len(), 5, "{leaves:#?}");
     assert_eq!(
@@ -150,20 +213,23 @@ fn jdk_dispatch_leaves() {
     );
     assert_eq!(leaves[1].1, "createPet");
     assert!(matches!(leaves[2].0.last(), Some(Cond::Not(_))));
-    assert_eq!(
-        leaves[3].0.last(),
-        Some(&Cond::Method("GET".into()))
-    );
+    assert_eq!(leaves[3].0.last(), Some(&Cond::Method("GET".into())));
     assert_eq!(
         leaves[3].0[1],
         Cond::And(vec![
             Cond::PathMatches(r"/pets/\d+".into()),
-            Cond::SegCount { op: "==".into(), n: 3 }
+            Cond::SegCount {
+                op: "==".into(),
+                n: 3
+            }
         ])
     );
     assert_eq!(
         leaves[4].0.last(),
-        Some(&Cond::Or(vec![Cond::Method("PUT".into()), Cond::Method("PATCH".into())]))
+        Some(&Cond::Or(vec![
+            Cond::Method("PUT".into()),
+            Cond::Method("PATCH".into())
+        ]))
     );
 }
 
@@ -189,7 +255,10 @@ public class Main {
     assert_eq!(handlers[1], &HandlerExpr::Type("OwnerHandler".into()));
     assert_eq!(
         handlers[2],
-        &HandlerExpr::MethodRef { target: "Main".into(), method: "stats".into() }
+        &HandlerExpr::MethodRef {
+            target: "Main".into(),
+            method: "stats".into()
+        }
     );
     match handlers[3] {
         HandlerExpr::Lambda { leaves, .. } => {
@@ -203,7 +272,10 @@ public class Main {
 #[test]
 fn parse_all_keeps_order() {
     let files: Vec<SourceText> = (0..20)
-        .map(|i| SourceText { path: format!("F{i}.java"), text: format!("class F{i} {{}}") })
+        .map(|i| SourceText {
+            path: format!("F{i}.java"),
+            text: format!("class F{i} {{}}"),
+        })
         .collect();
     let parsed = parse_all(&files);
     let names: Vec<String> = parsed.iter().map(|f| f.types[0].name.clone()).collect();

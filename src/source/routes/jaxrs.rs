@@ -60,7 +60,15 @@ pub(super) fn routes(
         for class_path in annotation_paths(index, id, ann, &["value"], warnings) {
             let prefix = join(&[&app_path, &class_path]);
             let mut chain = vec![id];
-            resource(index, id, &prefix, &entry_file, &mut chain, &mut out, warnings);
+            resource(
+                index,
+                id,
+                &prefix,
+                &entry_file,
+                &mut chain,
+                &mut out,
+                warnings,
+            );
         }
     }
     out

@@ -108,46 +108,49 @@ pub(super) fn routes(index: &TypeIndex, warnings: &mut Vec<String>) -> Vec<Route
                 continue;
             };
             // (class serving, default method, leaves, entry file)
-            let (class_id, default, leaves, lambda_calls): (TypeId, Option<&Method>, &[DispatchLeaf], &[String]) =
-                match &reg.handler {
-                    HandlerExpr::Type(name) => {
-                        let Some(h) = index.resolve_type(fi, name) else {
-                            warnings.push(format!(
+            let (class_id, default, leaves, lambda_calls): (
+                TypeId,
+                Option<&Method>,
+                &[DispatchLeaf],
+                &[String],
+            ) = match &reg.handler {
+                HandlerExpr::Type(name) => {
+                    let Some(h) = index.resolve_type(fi, name) else {
+                        warnings.push(format!(
                                 "{}:{}: handler type {name} for context {context} is not a project class",
                                 file.path, reg.line
                             ));
-                            continue;
-                        };
-                        match find_method(index, h, "handle") {
-                            Some((_, m)) => (h, Some(m), leaves_of(index, h, m), &[]),
-                            None => (h, None, &[], &[]),
-                        }
+                        continue;
+                    };
+                    match find_method(index, h, "handle") {
+                        Some((_, m)) => (h, Some(m), leaves_of(index, h, m), &[]),
+                        None => (h, None, &[], &[]),
                     }
-                    HandlerExpr::MethodRef { target, method } => {
-                        let owner = if target == "this" {
-                            Some(ctx_type)
-                        } else {
-                            index.resolve_type(fi, target)
-                        };
-                        let Some((owner, m)) = owner.and_then(|o| find_method(index, o, method))
-                        else {
-                            warnings.push(format!(
-                                "{}:{}: handler {target}::{method} for context {context} not found",
-                                file.path, reg.line
-                            ));
-                            continue;
-                        };
-                        (owner, Some(m), leaves_of(index, owner, m), &[])
-                    }
-                    HandlerExpr::Lambda { leaves, calls } => (ctx_type, None, leaves, calls),
-                    HandlerExpr::Other(text) => {
+                }
+                HandlerExpr::MethodRef { target, method } => {
+                    let owner = if target == "this" {
+                        Some(ctx_type)
+                    } else {
+                        index.resolve_type(fi, target)
+                    };
+                    let Some((owner, m)) = owner.and_then(|o| find_method(index, o, method)) else {
                         warnings.push(format!(
-                            "{}:{}: handler `{text}` for context {context} is not understood",
+                            "{}:{}: handler {target}::{method} for context {context} not found",
                             file.path, reg.line
                         ));
                         continue;
-                    }
-                };
+                    };
+                    (owner, Some(m), leaves_of(index, owner, m), &[])
+                }
+                HandlerExpr::Lambda { leaves, calls } => (ctx_type, None, leaves, calls),
+                HandlerExpr::Other(text) => {
+                    warnings.push(format!(
+                        "{}:{}: handler `{text}` for context {context} is not understood",
+                        file.path, reg.line
+                    ));
+                    continue;
+                }
+            };
             let entry_file = match &reg.handler {
                 HandlerExpr::Type(_) => index.files[class_id.file].path.clone(),
                 _ => file.path.clone(),
@@ -155,7 +158,8 @@ pub(super) fn routes(index: &TypeIndex, warnings: &mut Vec<String>) -> Vec<Route
             let class = index.decl(class_id).nested_name.clone();
             let handler_for = |calls: &[String]| -> EntryRef {
                 let called = calls.iter().find_map(|c| {
-                    find_method(index, class_id, c).filter(|(_, m)| Some(m.name.as_str()) != default.map(|d| d.name.as_str()))
+                    find_method(index, class_id, c)
+                        .filter(|(_, m)| Some(m.name.as_str()) != default.map(|d| d.name.as_str()))
                 });
                 let (t, name, line) = match (called, default) {
                     (Some((t, m)), _) => (t, m.name.clone(), m.line),

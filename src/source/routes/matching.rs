@@ -41,7 +41,10 @@ fn template_fit(code: &[Seg], spec: &[Seg]) -> Option<Vec<bool>> {
 
 fn java_split_len(path: &str) -> i64 {
     let parts: Vec<&str> = path.split('/').collect();
-    let trimmed = parts.iter().rposition(|p| !p.is_empty()).map_or(0, |i| i + 1);
+    let trimmed = parts
+        .iter()
+        .rposition(|p| !p.is_empty())
+        .map_or(0, |i| i + 1);
     trimmed as i64
 }
 
@@ -229,7 +232,8 @@ pub fn match_operations(
                 match match_path(routes, &op.method, cand) {
                     Outcome::Found(i) => return OpMatch::Route(i),
                     Outcome::MethodDiffers(list) => {
-                        let methods: Vec<String> = list.iter().map(|&i| place(&routes[i])).collect();
+                        let methods: Vec<String> =
+                            list.iter().map(|&i| place(&routes[i])).collect();
                         first_problem.get_or_insert(format!(
                             "path matches {} but method differs",
                             methods.join(", ")
@@ -253,7 +257,10 @@ pub fn match_operations(
             OpMatch::Unmatched(match near {
                 Some(r) => format!("no route for {} {shown}; nearest: {}", op.method, place(r)),
                 None if routes.is_empty() => {
-                    format!("no route for {} {shown} (no routes found in the code)", op.method)
+                    format!(
+                        "no route for {} {shown} (no routes found in the code)",
+                        op.method
+                    )
                 }
                 None => format!("no route for {} {shown}", op.method),
             })

@@ -80,7 +80,10 @@ mod tests {
     fn normalises_slashes_and_regex_vars() {
         assert_eq!(normalize("products//{variant:.+}/"), "/products/{variant}");
         assert_eq!(normalize(""), "/");
-        assert_eq!(join(&["rest", "/v1/", "region/{region: [a-z]{2,}}"]), "/rest/v1/region/{region}");
+        assert_eq!(
+            join(&["rest", "/v1/", "region/{region: [a-z]{2,}}"]),
+            "/rest/v1/region/{region}"
+        );
     }
 
     #[test]

@@ -51,7 +51,9 @@ pub(super) fn served_methods<'a>(
                     .decl(c)
                     .methods
                     .iter()
-                    .find(|x| !x.is_abstract && x.name == m.name && x.params.len() == m.params.len())
+                    .find(|x| {
+                        !x.is_abstract && x.name == m.name && x.params.len() == m.params.len()
+                    })
                     .map(|x| (c, x))
             });
             let (implemented_in, implementation) = implementation.unwrap_or((t, m));

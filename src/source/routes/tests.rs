@@ -55,7 +55,10 @@ public class ProductController {
 
 #[test]
 fn spring_composition_cases() {
-    let files = [("app/ApiPaths.java", PATHS), ("app/ProductController.java", SPRING)];
+    let files = [
+        ("app/ApiPaths.java", PATHS),
+        ("app/ProductController.java", SPRING),
+    ];
     let got = resolve(
         &files,
         &[
@@ -97,7 +100,12 @@ class PersonController {
 "#;
     let got = resolve(
         &[("app/PersonController.java", src)],
-        &[("GET", "/persons/count"), ("GET", "/persons/1,2"), ("DELETE", "/persons/x"), ("GET", "/persons/a/b")],
+        &[
+            ("GET", "/persons/count"),
+            ("GET", "/persons/1,2"),
+            ("DELETE", "/persons/x"),
+            ("GET", "/persons/a/b"),
+        ],
         None,
     );
     assert_eq!(got[0], "PersonController.count@app/PersonController.java");
@@ -136,8 +144,17 @@ public interface DogApi { @GetMapping List<Dog> list(); }
 public class DogController implements DogApi { public List<Dog> list() { return null; } }
 "#;
     let got = resolve(
-        &[("app/BaseController.java", base), ("app/CatController.java", a), ("app/DogApi.java", api), ("app/DogController.java", b)],
-        &[("GET", "/cats/{catId}"), ("DELETE", "/cats/{id}"), ("GET", "/dogs")],
+        &[
+            ("app/BaseController.java", base),
+            ("app/CatController.java", a),
+            ("app/DogApi.java", api),
+            ("app/DogController.java", b),
+        ],
+        &[
+            ("GET", "/cats/{catId}"),
+            ("DELETE", "/cats/{id}"),
+            ("GET", "/dogs"),
+        ],
         None,
     );
     assert_eq!(
@@ -159,10 +176,18 @@ fn controller_without_response_body_serves_nothing() {
 @Controller class Json { @ResponseBody @GetMapping("/json") public String json() { return "x"; }
   @GetMapping("/view") public String view() { return "x"; } }
 "#;
-    let got = resolve(&[("Page.java", src), ("Json.java", body)], &[("GET", "/page"), ("GET", "/json"), ("GET", "/view")], None);
+    let got = resolve(
+        &[("Page.java", src), ("Json.java", body)],
+        &[("GET", "/page"), ("GET", "/json"), ("GET", "/view")],
+        None,
+    );
     assert!(got[0].starts_with("unmatched"), "{}", got[0]);
     assert_eq!(got[1], "Json.json@Json.java");
-    assert!(got[2].starts_with("unmatched"), "a view method is not REST: {}", got[2]);
+    assert!(
+        got[2].starts_with("unmatched"),
+        "a view method is not REST: {}",
+        got[2]
+    );
 }
 
 #[test]
@@ -227,7 +252,11 @@ import static c.Symbols.ALPHA;
     );
     // Without the base path the spec path is tried as written, which does not match.
     let plain = resolve(&files, &[("GET", "/v1/alpha/{a}")], None);
-    assert!(plain[0].starts_with("unmatched: no route for GET /v1/alpha/{a}"), "{}", plain[0]);
+    assert!(
+        plain[0].starts_with("unmatched: no route for GET /v1/alpha/{a}"),
+        "{}",
+        plain[0]
+    );
 }
 
 #[test]
@@ -262,13 +291,23 @@ public class PetHandler implements HttpHandler {
 "#;
     let got = resolve(
         &[("p/Main.java", main), ("p/PetHandler.java", handler)],
-        &[("GET", "/pets"), ("GET", "/pets/{id}"), ("GET", "/stats"), ("POST", "/pets/{id}"), ("DELETE", "/pets/{id}")],
+        &[
+            ("GET", "/pets"),
+            ("GET", "/pets/{id}"),
+            ("GET", "/stats"),
+            ("POST", "/pets/{id}"),
+            ("DELETE", "/pets/{id}"),
+        ],
         None,
     );
     assert_eq!(got[0], "PetHandler.listPets@p/PetHandler.java");
     assert_eq!(got[1], "PetHandler.getPet@p/PetHandler.java");
     assert_eq!(got[2], "Main.stats@p/Main.java");
-    assert!(got[3].starts_with("unmatched: POST /pets/{id} reaches handler PetHandler"), "{}", got[3]);
+    assert!(
+        got[3].starts_with("unmatched: POST /pets/{id} reaches handler PetHandler"),
+        "{}",
+        got[3]
+    );
     assert_eq!(got[4], "PetHandler.send@p/PetHandler.java");
 }
 
@@ -294,11 +333,20 @@ class OwnerHandler implements HttpHandler {
 "#;
     let got = resolve(
         &[("p/Main.java", main), ("p/OwnerHandler.java", handler)],
-        &[("GET", "/owners"), ("GET", "/owners/{id}"), ("POST", "/owners"), ("GET", "/owners/{id}/x/y")],
+        &[
+            ("GET", "/owners"),
+            ("GET", "/owners/{id}"),
+            ("POST", "/owners"),
+            ("GET", "/owners/{id}/x/y"),
+        ],
         None,
     );
     assert_eq!(got[0], "OwnerHandler.list@p/OwnerHandler.java");
     assert_eq!(got[1], "OwnerHandler.one@p/OwnerHandler.java");
     assert!(got[2].starts_with("unmatched"), "{}", got[2]);
-    assert!(got[3].starts_with("unmatched"), "the final else is a 404, not a route: {}", got[3]);
+    assert!(
+        got[3].starts_with("unmatched"),
+        "the final else is a 404, not a route: {}",
+        got[3]
+    );
 }
