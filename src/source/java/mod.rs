@@ -10,6 +10,7 @@
 mod dispatch;
 mod expr;
 mod parse;
+mod refs;
 
 use rayon::prelude::*;
 use serde::Serialize;
