@@ -10,3 +10,5 @@ pub mod model;
 pub mod pipeline;
 pub mod prompts;
 pub mod source;
+pub mod spec;
+pub mod store;
