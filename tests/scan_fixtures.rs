@@ -2,8 +2,8 @@
 //! op → handler matches, exclusions, parse warnings and spec discovery must equal each
 //! fixture's `expected.json` exactly.
 
-use mastor::model::{SpecOperation, op_id};
-use mastor::source::{AnalyseOptions, SpecInfo, analyse_operations};
+use mastor::source::{AnalyseOptions, analyse};
+use mastor::spec;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -20,65 +20,6 @@ fn fixtures() -> Vec<PathBuf> {
     dirs
 }
 
-/// Operations read straight from the fixture's spec (interim, until `spec::load` lands).
-fn ops_from_spec(dir: &Path, expected: &Value) -> (Vec<SpecOperation>, Option<String>) {
-    let rel = expected["spec_found"].as_str().unwrap();
-    let text = std::fs::read_to_string(dir.join(rel)).unwrap();
-    let doc: Value = serde_yaml_ng::from_str(&text).unwrap();
-    let excluded: Vec<&str> = expected["excluded"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    let base = doc["basePath"].as_str().map(str::to_string).or_else(|| {
-        doc["servers"][0]["url"].as_str().map(|u| {
-            let no_scheme = u.split_once("://").map_or(u, |(_, r)| r);
-            match no_scheme.find('/') {
-                Some(i) if u.contains("://") => no_scheme[i..].to_string(),
-                _ if u.starts_with('/') => u.to_string(),
-                _ => String::new(),
-            }
-        })
-    });
-    let mut ops = Vec::new();
-    for (path, item) in doc["paths"].as_object().unwrap() {
-        for (m, o) in item.as_object().unwrap() {
-            if !mastor::model::HTTP_METHODS.contains(&m.as_str()) {
-                continue;
-            }
-            let id = op_id(m, path);
-            let mut extensions = BTreeMap::new();
-            if let Some(x) = o.get("x-swagger-router-controller") {
-                extensions.insert("x-swagger-router-controller".to_string(), x.clone());
-            }
-            ops.push(SpecOperation {
-                excluded: excluded
-                    .contains(&id.as_str())
-                    .then(|| "framework endpoint".to_string()),
-                op_id: id,
-                method: m.to_uppercase(),
-                path: path.clone(),
-                operation_id: o["operationId"].as_str().map(str::to_string),
-                tags: o["tags"]
-                    .as_array()
-                    .map(|t| {
-                        t.iter()
-                            .filter_map(|v| v.as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                summary: None,
-                parameters: vec![],
-                request_body: None,
-                responses: Default::default(),
-                extensions,
-            });
-        }
-    }
-    (ops, base)
-}
-
 #[test]
 fn fixtures_match_expected_json() {
     let dirs = fixtures();
@@ -88,13 +29,25 @@ fn fixtures_match_expected_json() {
         let expected: Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
                 .unwrap();
-        let (ops, base) = ops_from_spec(&dir, &expected);
-        let info = SpecInfo {
-            file: String::new(),
-            version: String::new(),
-            base_path: base,
+        // Spec discovery: what find_spec picks, and the explicit file when one is named.
+        let found = spec::find_spec(&dir).unwrap();
+        let found_rel = found
+            .path
+            .strip_prefix(&dir)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        assert_eq!(
+            found_rel,
+            expected["spec_found"].as_str().unwrap(),
+            "{name}: spec_found"
+        );
+        let spec_path = match expected["spec"].as_str() {
+            Some(rel) => dir.join(rel),
+            None => found.path.clone(),
         };
-        let analysis = analyse_operations(&dir, &info, &ops, &AnalyseOptions::default()).unwrap();
+        let loaded = spec::load(&spec_path).unwrap();
+        let analysis = analyse(&dir, &loaded, &AnalyseOptions::default()).unwrap();
         let report = &analysis.report;
 
         let entries = serde_json::to_value(&report.entry_files).unwrap();

@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand};
 
 mod prompts_cmd;
+mod scan;
 
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
@@ -33,11 +34,15 @@ pub struct Cli {
 pub enum Command {
     /// List, show or export the agent prompts (to tune them with --prompts DIR).
     Prompts(prompts_cmd::PromptsArgs),
+    /// Analyse a project's Java source against its spec: entry files, handlers per
+    /// operation, bundles (no LLM).
+    Scan(scan::ScanArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
 pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
         Command::Prompts(args) => prompts_cmd::run(args),
+        Command::Scan(args) => scan::run(args),
     }
 }

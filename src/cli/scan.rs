@@ -15,7 +15,9 @@ use std::path::PathBuf;
 
 /// Arguments of `mastor scan`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  mastor scan ./countries\n  mastor scan ./shop --spec api/openapi.yaml --json\n  mastor scan ./shop --exclude '/internal/**'")]
+#[command(
+    after_help = "Examples:\n  mastor scan ./countries\n  mastor scan ./shop --spec api/openapi.yaml --json\n  mastor scan ./shop --exclude '/internal/**'"
+)]
 pub struct ScanArgs {
     /// The Java project directory.
     pub project: PathBuf,
@@ -128,7 +130,11 @@ fn human(report: &ScanReport, notes: &[String]) -> String {
     for n in notes {
         let _ = writeln!(out, "{n}");
     }
-    let matched = report.operations.iter().filter(|o| o.entry.is_some()).count();
+    let matched = report
+        .operations
+        .iter()
+        .filter(|o| o.entry.is_some())
+        .count();
     let excluded = report
         .operations
         .iter()

@@ -10,8 +10,9 @@ use super::report::{
     BundleSummary, OperationReport, RouteReport, ScanReport, SharedFile, SpecSummary, SyntaxProblem,
 };
 use super::routes::{OpMatch, Route, compose_routes, match_operations};
-use super::scan::scan;
+use super::scan::{self, scan};
 use crate::model::{EntryRef, SpecOperation};
+use crate::spec::{Exclusions, LoadedSpec};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
@@ -19,7 +20,10 @@ use std::sync::Arc;
 /// Knobs of the analysis.
 #[derive(Debug, Clone, Default)]
 pub struct AnalyseOptions {
+    /// Entry annotations and interfaces (Spring, JAX-RS, JDK defaults).
     pub patterns: EntryPatterns,
+    /// Extra exclusion globs on top of the built-in framework endpoints.
+    pub exclude: Vec<String>,
 }
 
 /// The report plus what later stages need that does not belong in JSON.
@@ -40,6 +44,34 @@ pub struct SpecInfo {
     pub version: String,
     /// Swagger `basePath` or the OpenAPI server URL's path.
     pub base_path: Option<String>,
+}
+
+/// Analyses the project at `root` against a loaded spec: applies the default framework
+/// exclusions plus `options.exclude`, then runs [`analyse_operations`]. The spec file is
+/// reported relative to `root` when it lies inside it.
+pub fn analyse(
+    root: &Path,
+    spec: &LoadedSpec,
+    options: &AnalyseOptions,
+) -> Result<Analysis, SourceError> {
+    let mut ops = spec.operations.clone();
+    let base = spec.base_path.as_deref();
+    Exclusions::default().with_base_path(base).apply(&mut ops);
+    if !options.exclude.is_empty() {
+        Exclusions::from_patterns(options.exclude.clone())
+            .with_base_path(base)
+            .apply(&mut ops);
+    }
+    let file = match spec.file.strip_prefix(root) {
+        Ok(rel) => scan::relative(Path::new(""), rel),
+        Err(_) => spec.file.display().to_string(),
+    };
+    let info = SpecInfo {
+        file,
+        version: spec.version.clone(),
+        base_path: spec.base_path.clone(),
+    };
+    analyse_operations(root, &info, &ops, options)
 }
 
 /// Analyses the project at `root` against `ops` (exclusions already applied).

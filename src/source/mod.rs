@@ -21,7 +21,7 @@ mod analyse;
 #[cfg(test)]
 mod testutil;
 
-pub use analyse::{AnalyseOptions, Analysis, SpecInfo, analyse_operations};
+pub use analyse::{AnalyseOptions, Analysis, SpecInfo, analyse, analyse_operations};
 
 use std::path::PathBuf;
 

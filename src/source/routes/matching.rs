@@ -252,10 +252,14 @@ pub fn match_operations(
             if let Some(p) = first_problem {
                 return OpMatch::Unmatched(p);
             }
-            let shown = candidates.first().cloned().unwrap_or_default();
-            let near = candidates.iter().find_map(|c| nearest(routes, c));
+            let near = candidates
+                .iter()
+                .find_map(|c| nearest(routes, c).map(|r| (c.clone(), r)));
+            let shown = &op.path;
             OpMatch::Unmatched(match near {
-                Some(r) => format!("no route for {} {shown}; nearest: {}", op.method, place(r)),
+                Some((cand, r)) => {
+                    format!("no route for {} {cand}; nearest: {}", op.method, place(r))
+                }
                 None if routes.is_empty() => {
                     format!(
                         "no route for {} {shown} (no routes found in the code)",
