@@ -60,7 +60,13 @@ fn scan(args: &ScanArgs) -> Result<String, String> {
     let spec_path = match &args.spec {
         Some(p) => p.clone(),
         None => {
-            let found = spec::find_spec(root).map_err(|e| e.to_string())?;
+            let found = spec::find_spec(root).map_err(|e| {
+                // A project without Java sources is the more basic problem: say that.
+                match crate::source::scan::scan(root) {
+                    Err(source_err) => source_err.to_string(),
+                    Ok(_) => e.to_string(),
+                }
+            })?;
             let mut note = format!("using spec {}", found.path.display());
             let others: Vec<String> = found
                 .candidates
