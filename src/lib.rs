@@ -10,5 +10,6 @@ pub mod model;
 pub mod llm;
 pub mod pipeline;
 pub mod prompts;
+pub mod source;
 pub mod spec;
 pub mod store;

@@ -8,6 +8,7 @@ mod config;
 use clap::{Parser, Subcommand};
 
 mod prompts_cmd;
+mod scan;
 
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
@@ -37,6 +38,9 @@ pub enum Command {
     Prompts(prompts_cmd::PromptsArgs),
     /// Create or show the configuration (models, keys, limits)
     Config(config::ConfigArgs),
+    /// Analyse a project's Java source against its spec: entry files, handlers per
+    /// operation, bundles (no LLM).
+    Scan(scan::ScanArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -44,5 +48,6 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
         Command::Prompts(args) => prompts_cmd::run(args),
         Command::Config(args) => config::run(args),
+        Command::Scan(args) => scan::run(args),
     }
 }
