@@ -8,6 +8,7 @@ mod config;
 use clap::{Parser, Subcommand};
 
 mod prompts_cmd;
+mod run;
 mod scan;
 
 /// Exit code for success.
@@ -41,6 +42,8 @@ pub enum Command {
     /// Analyse a project's Java source against its spec: entry files, handlers per
     /// operation, bundles (no LLM).
     Scan(scan::ScanArgs),
+    /// Run the whole oracle pipeline on a project into a session directory.
+    Run(Box<run::RunArgs>),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -49,5 +52,6 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Prompts(args) => prompts_cmd::run(args),
         Command::Config(args) => config::run(args),
         Command::Scan(args) => scan::run(args),
+        Command::Run(args) => run::run(*args),
     }
 }
