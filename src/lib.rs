@@ -6,9 +6,11 @@
 
 pub mod agents;
 pub mod cli;
+pub mod llm;
 pub mod model;
 pub mod pipeline;
 pub mod prompts;
+pub mod source;
 pub mod spec;
 pub mod store;
 pub mod tui;
