@@ -104,6 +104,8 @@ fn snapshots_of_every_screen_and_tab() {
     snap(&mut b, "operations_failed_agent");
     press(&mut b, "j");
     snap(&mut b, "operations_running_agent");
+    press(&mut b, "G");
+    snap(&mut b, "operations_unmatched_op");
     press(&mut b, "g<enter>");
     assert_eq!(b.app.screen, Screen::Operation);
     for tab in Tab::ALL {
@@ -111,6 +113,9 @@ fn snapshots_of_every_screen_and_tab() {
         b.app.refresh_items();
         snap(&mut b, &format!("operation_{}", tab.title().to_lowercase()));
     }
+    b.app.tab = Tab::Calls;
+    press(&mut b, "j");
+    snap(&mut b, "operation_calls_retried");
     b.app.tab = Tab::Oracles;
     press(&mut b, "no");
     snap(&mut b, "oracle_second_ref_whole_file");

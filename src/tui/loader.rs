@@ -52,7 +52,18 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
         ..SessionView::default()
     };
 
-    let ops: Vec<Value> = session.read_operations()?.unwrap_or_default();
+    // The pipeline writes the scan report (`{"operations": [...], ...}`); a bare list
+    // of operations is accepted too.
+    let ops_raw: Value = session.read_operations()?.unwrap_or(Value::Null);
+    let ops: &[Value] = match &ops_raw {
+        Value::Array(a) => a,
+        Value::Object(m) => m
+            .get("operations")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]),
+        _ => &[],
+    };
     for (i, raw) in ops.iter().enumerate() {
         let op = op_from_value(raw).ok_or_else(|| LoadError::Shape {
             file: "operations.json".into(),
@@ -206,7 +217,11 @@ pub(crate) fn op_from_value(v: &Value) -> Option<OpView> {
                 .collect()
         })
         .unwrap_or_default();
+    let note = str_at(v, &["/excluded"])
+        .map(|r| format!("excluded: {r}"))
+        .or_else(|| str_at(v, &["/unmatched_reason"]).map(|r| format!("no handler found: {r}")));
     Some(OpView {
+        note,
         method: if method.is_empty() { m2 } else { method }.to_ascii_uppercase(),
         path: if path.is_empty() { p2 } else { path }.to_string(),
         summary: str_at(v, &["/summary", "/spec/summary"]).map(str::to_string),
@@ -263,7 +278,7 @@ pub(crate) fn call_from_value(v: &Value, file_name: &str) -> CallView {
         phase: str_at(v, &["/phase"]).unwrap_or("-").to_string(),
         op_id: str_at(v, &["/op_id"]).map(str::to_string),
         model: str_at(v, &["/model"]).unwrap_or("?").to_string(),
-        tokens_in: u64_at(v, &["/prompt_tokens", "/tokens_in", "/usage/prompt_tokens"]),
+        tokens_in: u64_at(v, &["/usage/prompt_tokens", "/prompt_tokens", "/tokens_in"]),
         tokens_out: u64_at(
             v,
             &[
@@ -282,9 +297,50 @@ pub(crate) fn call_from_value(v: &Value, file_name: &str) -> CallView {
         answer: str_at(v, &["/raw_answer", "/answer", "/raw"])
             .unwrap_or("")
             .to_string(),
-        parse_error: str_at(v, &["/parse_error", "/error"]).map(str::to_string),
+        parse_error: str_at(v, &["/parse_error"]).map(str::to_string),
+        error: str_at(v, &["/error"]).map(str::to_string),
+        cache_hit: v.get("cache_hit").and_then(Value::as_bool).unwrap_or(false),
+        notes: call_notes(v),
         drops,
     }
+}
+
+/// Retries, repairs and rejected answers of a call record, one line each.
+fn call_notes(v: &Value) -> Vec<String> {
+    let mut notes = Vec::new();
+    for r in v
+        .get("retries")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        notes.push(format!(
+            "retry after attempt {}: {} (waited {} ms)",
+            r.get("attempt").and_then(Value::as_u64).unwrap_or(0),
+            str_at(r, &["/reason"]).unwrap_or("?"),
+            r.get("wait_ms").and_then(Value::as_u64).unwrap_or(0)
+        ));
+    }
+    for r in v
+        .get("repairs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        notes.push(format!("JSON repaired: {}", r.as_str().unwrap_or("?")));
+    }
+    if v.get("reasked").and_then(Value::as_bool) == Some(true) {
+        notes.push("corrective re-ask sent".to_string());
+    }
+    for a in v
+        .get("rejected_answers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        notes.push(format!("rejected answer: {}", a.as_str().unwrap_or("?")));
+    }
+    notes
 }
 
 fn verdicts_from_value(v: Value) -> Vec<Verdict> {

@@ -63,6 +63,8 @@ pub struct OpView {
     pub method: String,
     pub path: String,
     pub summary: Option<String>,
+    /// Why the operation has no oracles to expect (excluded, no handler found).
+    pub note: Option<String>,
     /// Handler location, when the source phase found it.
     pub entry: Option<EvidenceRef>,
     /// Files of the operation's source bundle, relative to the project root.
@@ -110,6 +112,11 @@ pub struct CallView {
     pub prompt: String,
     pub answer: String,
     pub parse_error: Option<String>,
+    /// Final error when the call failed.
+    pub error: Option<String>,
+    pub cache_hit: bool,
+    /// Retries, JSON repairs, re-asks and rejected answers, one line each.
+    pub notes: Vec<String>,
     /// Normalization drops recorded with the call: (test_id, reason).
     pub drops: Vec<(String, String)>,
 }
@@ -155,7 +162,9 @@ impl SessionView {
         if !e.agent.is_empty() && !self.agents.iter().any(|a| a == &e.agent) {
             self.agents.push(e.agent.clone());
         }
-        let counts = matches!(e.kind, EventKind::AgentFinished | EventKind::AgentFailed);
+        // Usage comes from events that carry tokens: the pipeline notes one per LLM
+        // call (agent finish/fail events carry only the agent's wall time).
+        let counts = e.tokens_in.is_some() || e.tokens_out.is_some() || e.cost_usd.is_some();
         if counts {
             let phase = e.phase.clone().unwrap_or_else(|| "-".to_string());
             let pu = self.phase_usage.entry(phase).or_default();
@@ -172,6 +181,9 @@ impl SessionView {
         if counts {
             op.usage.add_event(e);
             op.usage.calls += 1;
+        }
+        if e.kind == EventKind::Note {
+            return;
         }
         let status = op.agents.entry(e.agent.clone()).or_insert(AgentStatus {
             state: AgentState::Queued,

@@ -36,6 +36,25 @@ fn ev(kind: EventKind, agent: &str, op: &str, secs: i64) -> Event {
     e
 }
 
+/// Appends `e` the way the pipeline does: an agent's tokens and cost arrive on a
+/// per-call `note` event, and the finish event carries only the agent's wall time.
+fn emit(session: &Session, e: Event) {
+    if e.kind == EventKind::AgentFinished && e.tokens_in.is_some() {
+        let mut call = e.clone();
+        call.kind = EventKind::Note;
+        call.message = Some("call".into());
+        session.append_event(&call).unwrap();
+        let mut fin = e;
+        fin.tokens_in = None;
+        fin.tokens_out = None;
+        fin.cost_usd = None;
+        fin.wall_ms = fin.wall_ms.map(|w| w + 100);
+        session.append_event(&fin).unwrap();
+    } else {
+        session.append_event(&e).unwrap();
+    }
+}
+
 fn r(file: &str, a: usize, b: usize) -> EvidenceRef {
     EvidenceRef {
         file: file.into(),
@@ -85,10 +104,11 @@ pub fn petstore_session(dir: &Path) -> Session {
         Manifest::new(root.display().to_string(), "openapi.json"),
     )
     .unwrap();
-    let ops = json!([
+    // Shaped like the scan report the pipeline writes (`operations` plus other keys).
+    let ops = json!({"spec": {"file": "openapi.json"}, "operations": [
         {"op_id": "GET /pets", "method": "GET", "path": "/pets", "summary": "List pets",
          "entry": {"file": PET_HANDLER, "class": "PetHandler", "method": "listPets", "line": 65},
-         "bundle": {"files": [PET_HANDLER, PET_REQUEST, "src/main/java/petstore/http/Http.java"]}},
+         "bundle": {"files": [PET_HANDLER, PET_REQUEST, "src/main/java/petstore/http/Http.java"], "lines": 300, "bytes": 9000, "tokens_est": 2500, "hash": "ab12"}},
         {"op_id": "POST /pets", "method": "POST", "path": "/pets", "summary": "Create a pet",
          "entry": {"file": PET_HANDLER, "class": "PetHandler", "method": "createPet", "line": 89},
          "bundle": {"files": [PET_HANDLER, PET_REQUEST]}},
@@ -96,8 +116,8 @@ pub fn petstore_session(dir: &Path) -> Session {
          "entry": {"file": PET_HANDLER, "class": "PetHandler", "method": "getPet", "line": 96},
          "bundle": {"files": [PET_HANDLER]}},
         {"op_id": "DELETE /pets/{id}", "method": "DELETE", "path": "/pets/{id}", "summary": "Delete a pet",
-         "bundle": {"files": [PET_HANDLER]}}
-    ]);
+         "entry": null, "unmatched_reason": "no route matches DELETE in PetHandler", "bundle": null}
+    ]});
     session.write_operations(&ops).unwrap();
     session
         .write_context(&SourceContext {
@@ -290,10 +310,15 @@ pub fn petstore_session(dir: &Path) -> Session {
     }];
     session.write_group(&group).unwrap();
 
-    session.write_call("call-1", &json!({"id": "call-1", "agent": "oracle_generation", "phase": "oracle_generation", "op_id": get_pets, "model": "deepseek-chat", "prompt_tokens": 1800, "completion_tokens": 600, "wall_ms": 4200, "attempts": 1, "cost_usd": 0.0012,
+    session.write_call("call-1", &json!({"id": "call-1", "agent": "oracle_generation", "phase": "oracle_generation", "op_id": get_pets, "role": "primary", "provider": "deepseek", "model": "deepseek-chat", "base_url": "http://127.0.0.1:1/v1",
+        "usage": {"prompt_tokens": 1800, "completion_tokens": 600, "cached_tokens": 0}, "wall_ms": 4200, "attempts": 1, "retries": [], "cost_usd": 0.0012,
+        "cache_hit": false, "reasked": false, "finish_reason": "stop", "parse_error": null, "error": null, "started_at": "2026-12-02T12:00:04Z",
         "messages": [{"role": "system", "content": "You write test oracles."}, {"role": "user", "content": "Operation GET /pets ..."}],
         "raw_answer": "{\"oracles\": [ ... ]}"})).unwrap();
-    session.write_call("call-2", &json!({"id": "call-2", "agent": "challenger", "phase": "challenge", "op_id": get_pets, "model": "qwen-plus", "prompt_tokens": 900, "completion_tokens": 120, "wall_ms": 1500, "attempts": 2, "cost_usd": 0.0004,
+    session.write_call("call-2", &json!({"id": "call-2", "agent": "challenger", "phase": "challenge", "op_id": get_pets, "role": "challenger", "provider": "qwen", "model": "qwen-plus", "base_url": "http://127.0.0.1:1/v1",
+        "usage": {"prompt_tokens": 900, "completion_tokens": 120, "cached_tokens": 0}, "wall_ms": 1500, "attempts": 2, "cost_usd": 0.0004,
+        "retries": [{"attempt": 1, "reason": "HTTP 429", "wait_ms": 1000, "from_retry_after": true}], "repairs": ["code fence"], "reasked": true,
+        "cache_hit": false, "finish_reason": "stop", "error": null, "started_at": "2026-12-02T12:00:10Z",
         "messages": [{"role": "user", "content": "Review this suite"}], "raw_answer": "not json", "parse_error": "expected value at line 1 column 1"})).unwrap();
 
     for e in [
@@ -350,7 +375,7 @@ pub fn petstore_session(dir: &Path) -> Session {
             50,
         ),
     ] {
-        session.append_event(&e).unwrap();
+        emit(&session, e);
     }
     session
 }
@@ -394,14 +419,13 @@ pub fn synthetic_session(dir: &Path, n_ops: usize, n_oracles: usize) -> Session 
         session
             .append_event(&ev(EventKind::AgentStarted, "oracle_generation", &op_id, 0))
             .unwrap();
-        session
-            .append_event(
-                &ev(EventKind::AgentFinished, "oracle_generation", &op_id, 2)
-                    .tokens(1000, 300)
-                    .cost(0.001)
-                    .wall_ms(2000),
-            )
-            .unwrap();
+        emit(
+            &session,
+            ev(EventKind::AgentFinished, "oracle_generation", &op_id, 2)
+                .tokens(1000, 300)
+                .cost(0.001)
+                .wall_ms(2000),
+        );
     }
     session
 }

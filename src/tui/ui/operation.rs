@@ -319,7 +319,7 @@ fn draw_calls(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
             );
             let style = if i == app.calls_cursor {
                 t.selected
-            } else if c.parse_error.is_some() {
+            } else if c.parse_error.is_some() || c.error.is_some() {
                 t.error
             } else {
                 t.text
@@ -340,11 +340,23 @@ fn draw_calls(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
             format!("call {} · phase {}", c.id, c.phase),
             t.muted,
         )));
+        if c.cache_hit {
+            lines.push(Line::from(Span::styled(
+                "answered from the response cache",
+                t.muted,
+            )));
+        }
+        if let Some(e) = &c.error {
+            lines.push(Line::from(Span::styled(format!("failed: {e}"), t.error)));
+        }
         if let Some(e) = &c.parse_error {
             lines.push(Line::from(Span::styled(
                 format!("parse error: {e}"),
                 t.error,
             )));
+        }
+        for n in &c.notes {
+            lines.push(Line::from(Span::styled(n.clone(), t.warning)));
         }
         for (id, why) in &c.drops {
             lines.push(Line::from(Span::styled(

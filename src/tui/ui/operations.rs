@@ -224,6 +224,9 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
             head.push(Span::styled(format!("  {s}"), t.muted));
         }
         lines.push(Line::from(head));
+        if let Some(n) = &op.note {
+            lines.push(Line::from(Span::styled(n.clone(), t.warning)));
+        }
         for a in agents {
             if let Some(s) = op.agents.get(a) {
                 lines.push(agent_line(app, a, s));
