@@ -40,15 +40,8 @@ pub fn resolve_session_dir(arg: &Path) -> PathBuf {
 pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     let manifest = session.manifest();
     let dir = session.dir().to_path_buf();
-    let root = PathBuf::from(&manifest.project_root);
-    let project_root = if root.is_absolute() {
-        root
-    } else {
-        dir.join(root)
-    };
     let mut view = SessionView {
         dir,
-        project_root,
         ..SessionView::default()
     };
 
@@ -73,6 +66,8 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
         view.ops.push(op);
     }
 
+    let probe = view.ops.iter().find_map(|o| o.bundle.first().cloned());
+    view.project_root = resolve_project_root(&view.dir, &manifest.project_root, probe.as_deref());
     for name in json_files(session, "contexts")? {
         let rel = format!("contexts/{name}");
         if let Some(ctx) = session.read_json::<SourceContext>(&rel)? {
@@ -144,6 +139,29 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     }
     load_sources(&mut view);
     Ok(view)
+}
+
+/// Where the project's sources are. The manifest may hold the path as it was typed
+/// (relative to wherever `mastor run` ran), so a relative root is tried against the
+/// current directory, then the session's parent (the default `<project>/.mastor`
+/// layout), then the session directory itself; the first holding `probe` (a bundle
+/// file) wins, else the first that exists.
+pub fn resolve_project_root(session_dir: &Path, recorded: &str, probe: Option<&str>) -> PathBuf {
+    let root = PathBuf::from(recorded);
+    if root.is_absolute() {
+        return root;
+    }
+    let candidates = [
+        std::env::current_dir().ok().map(|d| d.join(&root)),
+        session_dir.parent().map(Path::to_path_buf),
+        Some(session_dir.join(&root)),
+    ];
+    let candidates: Vec<PathBuf> = candidates.into_iter().flatten().collect();
+    probe
+        .and_then(|p| candidates.iter().find(|c| c.join(p).is_file()))
+        .or_else(|| candidates.iter().find(|c| c.is_dir()))
+        .cloned()
+        .unwrap_or_else(|| session_dir.join(root))
 }
 
 fn json_files(session: &Session, dir: &str) -> Result<Vec<String>, StoreError> {
@@ -406,6 +424,19 @@ mod tests {
         assert_eq!(resolve_session_dir(dir.path()), dir.path().join(".mastor"));
         Session::create(dir.path(), Manifest::new(".", "openapi.json")).unwrap();
         assert_eq!(resolve_session_dir(dir.path()), dir.path());
+    }
+
+    #[test]
+    fn relative_project_root_is_found_beside_the_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("proj");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(project.join("src/A.java"), "class A {}").unwrap();
+        let session_dir = project.join(".mastor");
+        let root = resolve_project_root(&session_dir, "some/where/proj", Some("src/A.java"));
+        assert_eq!(root, project);
+        let abs = resolve_project_root(&session_dir, "/abs/p", Some("src/A.java"));
+        assert_eq!(abs, PathBuf::from("/abs/p"));
     }
 
     #[test]
