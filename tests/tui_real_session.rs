@@ -36,6 +36,14 @@ async fn a_pipeline_session_opens_with_oracles_calls_and_costs() {
         String::from_utf8_lossy(&output.stderr)
     );
 
+    // For looking at a real session by hand: MASTOR_KEEP_SESSION=/some/dir.
+    if let Some(keep) = std::env::var_os("MASTOR_KEEP_SESSION") {
+        let _ = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(&out)
+            .arg(keep)
+            .status();
+    }
     let opts = Options {
         theme: Some("light".into()),
         keymap: Some(dir.path().join("none.toml")),
@@ -62,6 +70,8 @@ async fn a_pipeline_session_opens_with_oracles_calls_and_costs() {
         view.sources.contains_key(PET_HANDLER),
         "handler source loaded"
     );
+    assert!(!get.replaced.is_empty(), "regeneration before/after loaded");
+    assert!(!get.hints.is_empty(), "challenger hints loaded");
     assert!(!view.groups.is_empty(), "groups loaded");
     let totals = view.totals();
     assert!(totals.tokens_in > 0 && totals.calls > 0, "{totals:?}");

@@ -91,6 +91,9 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
             op.normalization = suite.normalization;
         }
     }
+    for op in &mut view.ops {
+        load_regeneration(session, op, &mut view.warnings);
+    }
     for name in json_files(session, "groups")? {
         let rel = format!("groups/{name}");
         if let Some(g) = session.read_json::<GroupRecord>(&rel)? {
@@ -321,6 +324,45 @@ pub(crate) fn call_from_value(v: &Value, file_name: &str) -> CallView {
         notes: call_notes(v),
         drops,
     }
+}
+
+/// Reads `regen/<op-slug>.json` (the targeted regeneration's merge) for the before and
+/// after of each replaced oracle. Missing is normal; unreadable is a warning.
+fn load_regeneration(session: &Session, op: &mut OpView, warnings: &mut Vec<String>) {
+    let rel = format!("regen/{}.json", crate::store::op_slug(&op.op_id));
+    let merge = match session.read_json::<Value>(&rel) {
+        Ok(Some(v)) => v.get("merge").cloned().unwrap_or(Value::Null),
+        Ok(None) => return,
+        Err(e) => {
+            warnings.push(e.to_string());
+            return;
+        }
+    };
+    for pair in merge
+        .get("replaced")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let parsed = pair.as_array().filter(|p| p.len() == 2).and_then(|p| {
+            let before = serde_json::from_value(p[0].clone()).ok()?;
+            let after = serde_json::from_value(p[1].clone()).ok()?;
+            Some((before, after))
+        });
+        match parsed {
+            Some(p) => op.replaced.push(p),
+            None => warnings.push(format!(
+                "{rel}: a replaced entry is not a (before, after) pair"
+            )),
+        }
+    }
+    op.added = merge
+        .get("added")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|o| str_at(o, &["/test_id"]).map(str::to_string))
+        .collect();
 }
 
 /// Retries, repairs and rejected answers of a call record, one line each.

@@ -74,6 +74,10 @@ pub struct OpView {
     pub hints: Vec<Hint>,
     /// test_ids the targeted regeneration revised.
     pub regenerated: Vec<String>,
+    /// (before, after) of each oracle the targeted regeneration replaced.
+    pub replaced: Vec<(Oracle, Oracle)>,
+    /// Oracles the regeneration added.
+    pub added: Vec<String>,
     /// Normalization reports, one per pass (drops and flags with reasons).
     pub normalization: Vec<crate::agents::normalize::NormalizeReport>,
     /// Agent name → status, in first-seen order of agent names (see `SessionView::agents`).
@@ -135,7 +139,7 @@ pub struct SessionView {
     pub ops: Vec<OpView>,
     pub groups: Vec<GroupView>,
     pub calls: Vec<CallView>,
-    /// Agent names in the order they first appeared in events.
+    /// Names of agents that work per operation, in the order they first appeared.
     pub agents: Vec<String>,
     /// Per phase totals from events.
     pub phase_usage: BTreeMap<String, Usage>,
@@ -159,9 +163,6 @@ impl SessionView {
     /// Applies one pipeline event: the same path for `events.jsonl` on open and for a
     /// live run, so both show the same thing.
     pub fn apply_event(&mut self, e: &Event) {
-        if !e.agent.is_empty() && !self.agents.iter().any(|a| a == &e.agent) {
-            self.agents.push(e.agent.clone());
-        }
         // Usage comes from events that carry tokens: the pipeline notes one per LLM
         // call (agent finish/fail events carry only the agent's wall time).
         let counts = e.tokens_in.is_some() || e.tokens_out.is_some() || e.cost_usd.is_some();
@@ -177,6 +178,9 @@ impl SessionView {
         let Some(idx) = e.op_id.as_ref().and_then(|o| self.op_index.get(o)).copied() else {
             return;
         };
+        if !e.agent.is_empty() && !self.agents.iter().any(|a| a == &e.agent) {
+            self.agents.push(e.agent.clone());
+        }
         let op = &mut self.ops[idx];
         if counts {
             op.usage.add_event(e);

@@ -237,6 +237,16 @@ pub fn petstore_session(dir: &Path) -> Session {
         }],
     });
     suite.regenerated = vec!["bi_limit_0".into()];
+    // The targeted regeneration's merge, as the pipeline keeps it: (before, after) pairs.
+    let mut before = suite.oracles[1].clone();
+    before.assertions = vec![Assertion::Status { expected: 200 }];
+    before.description = "limit=0 lists nothing".into();
+    session
+        .write_json(
+            &format!("regen/{}.json", mastor::store::op_slug(get_pets)),
+            &json!({"merge": {"replaced": [[before, suite.oracles[1].clone()]], "added": [], "ignored": []}}),
+        )
+        .unwrap();
     session.write_suite(&suite).unwrap();
     let mut post = SuiteRecord::new("POST /pets");
     post.oracles = vec![

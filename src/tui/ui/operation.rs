@@ -193,29 +193,64 @@ fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
         ]));
         lines.push(Line::raw(format!("  {}", h.text)));
         if let Some(o) = op.oracles.iter().find(|o| o.test_id == h.test_id) {
-            let regenerated = op.regenerated.contains(&o.test_id);
             lines.push(Line::from(vec![
                 Span::styled("  flagged oracle: ", t.muted),
                 Span::raw(o.description.clone()),
-                Span::styled(
-                    if regenerated {
-                        "  (regenerated: shown after)"
-                    } else {
-                        ""
-                    },
-                    t.edited,
-                ),
             ]));
-            if regenerated {
-                for a in &o.assertions {
-                    lines.push(Line::raw(format!(
-                        "    after: {}",
-                        super::oracles::assertion_text(a)
+        }
+        if let Some((before, after)) = op.replaced.iter().find(|(b, _)| b.test_id == h.test_id) {
+            lines.push(Line::from(Span::styled("  regenerated:", t.edited)));
+            if before.description != after.description {
+                lines.push(Line::from(Span::styled(
+                    format!("   - {}", before.description),
+                    t.rejected,
+                )));
+                lines.push(Line::from(Span::styled(
+                    format!("   + {}", after.description),
+                    t.accepted,
+                )));
+            }
+            let show = |a: &crate::model::Assertion| super::oracles::assertion_text(a);
+            for a in &before.assertions {
+                if !after.assertions.contains(a) {
+                    lines.push(Line::from(Span::styled(
+                        format!("   - {}", show(a)),
+                        t.rejected,
                     )));
                 }
             }
+            for a in &after.assertions {
+                let style = if before.assertions.contains(a) {
+                    t.muted
+                } else {
+                    t.accepted
+                };
+                let mark = if before.assertions.contains(a) {
+                    ' '
+                } else {
+                    '+'
+                };
+                lines.push(Line::from(Span::styled(
+                    format!("   {mark} {}", show(a)),
+                    style,
+                )));
+            }
+            if before.input != after.input {
+                lines.push(Line::from(Span::styled("   input changed", t.warning)));
+            }
+        } else if op.regenerated.contains(&h.test_id) {
+            lines.push(Line::from(Span::styled(
+                "  regenerated (no before version kept)",
+                t.edited,
+            )));
         }
         lines.push(Line::raw(""));
+    }
+    if !op.added.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!("added by regeneration: {}", op.added.join(", ")),
+            t.edited,
+        )));
     }
     if !op.regenerated.is_empty() {
         lines.push(Line::from(Span::styled(
