@@ -73,6 +73,10 @@ async fn a_pipeline_session_opens_with_oracles_calls_and_costs() {
     assert!(!get.replaced.is_empty(), "regeneration before/after loaded");
     assert!(!get.hints.is_empty(), "challenger hints loaded");
     assert!(!view.groups.is_empty(), "groups loaded");
+    assert!(
+        view.groups.iter().any(|g| !g.agents.is_empty()),
+        "group agent events applied"
+    );
     let totals = view.totals();
     assert!(totals.tokens_in > 0 && totals.calls > 0, "{totals:?}");
     assert!(view.warnings.is_empty(), "{:?}", view.warnings);

@@ -293,6 +293,12 @@ fn events_drive_agent_status() {
         one.agents["source_extraction"].state,
         AgentState::Running { .. }
     ));
+    // Group tasks report as `group:<id>` and land on the group, not on an operation.
+    let group = &b.app.view.groups[0];
+    assert!(matches!(
+        group.agents["multi_op"].state,
+        AgentState::Done { .. }
+    ));
     let totals = b.app.view.totals();
-    assert_eq!(totals.tokens_in, 2000 + 1800 + 900 + 1500);
+    assert_eq!(totals.tokens_in, 2000 + 1800 + 900 + 1500 + 700);
 }

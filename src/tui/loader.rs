@@ -109,6 +109,7 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
                 oracles,
                 hints: g.review.map(|r| r.hints).unwrap_or_default(),
                 regenerated: g.regenerated,
+                agents: Default::default(),
             });
         }
     }

@@ -96,6 +96,8 @@ pub struct GroupView {
     pub oracles: Vec<MultiOpOracle>,
     pub hints: Vec<Hint>,
     pub regenerated: Vec<String>,
+    /// Agent name → status for the group's tasks (events tagged `group:<id>`).
+    pub agents: BTreeMap<String, AgentStatus>,
 }
 
 /// One LLM call record, reduced to what the Calls tab and the Costs screen show.
@@ -175,6 +177,12 @@ impl SessionView {
             au.add_event(e);
             au.calls += 1;
         }
+        if let Some(gid) = e.op_id.as_deref().and_then(|o| o.strip_prefix("group:")) {
+            if let Some(g) = self.groups.iter_mut().find(|g| g.group_id == gid) {
+                update_status(&mut g.agents, e);
+            }
+            return;
+        }
         let Some(idx) = e.op_id.as_ref().and_then(|o| self.op_index.get(o)).copied() else {
             return;
         };
@@ -186,31 +194,7 @@ impl SessionView {
             op.usage.add_event(e);
             op.usage.calls += 1;
         }
-        if e.kind == EventKind::Note {
-            return;
-        }
-        let status = op.agents.entry(e.agent.clone()).or_insert(AgentStatus {
-            state: AgentState::Queued,
-            retries: 0,
-            last_retry: None,
-        });
-        match e.kind {
-            EventKind::AgentStarted => status.state = AgentState::Running { since: e.at },
-            EventKind::AgentFinished => status.state = AgentState::Done { wall_ms: e.wall_ms },
-            EventKind::AgentRetry => {
-                status.retries += 1;
-                status.last_retry = e.message.clone();
-            }
-            EventKind::AgentFailed => {
-                status.state = AgentState::Failed {
-                    reason: e
-                        .message
-                        .clone()
-                        .unwrap_or_else(|| "no reason given".into()),
-                }
-            }
-            EventKind::PhaseStarted | EventKind::PhaseFinished | EventKind::Note => {}
-        }
+        update_status(&mut op.agents, e);
     }
 
     /// Review state of an o_id: no decision is `Proposed`.
@@ -273,6 +257,35 @@ impl SessionView {
             u.wall_ms += a.wall_ms;
         }
         u
+    }
+}
+
+/// Applies one agent event to a status map (notes carry no status change).
+fn update_status(agents: &mut BTreeMap<String, AgentStatus>, e: &Event) {
+    if e.kind == EventKind::Note {
+        return;
+    }
+    let status = agents.entry(e.agent.clone()).or_insert(AgentStatus {
+        state: AgentState::Queued,
+        retries: 0,
+        last_retry: None,
+    });
+    match e.kind {
+        EventKind::AgentStarted => status.state = AgentState::Running { since: e.at },
+        EventKind::AgentFinished => status.state = AgentState::Done { wall_ms: e.wall_ms },
+        EventKind::AgentRetry => {
+            status.retries += 1;
+            status.last_retry = e.message.clone();
+        }
+        EventKind::AgentFailed => {
+            status.state = AgentState::Failed {
+                reason: e
+                    .message
+                    .clone()
+                    .unwrap_or_else(|| "no reason given".into()),
+            }
+        }
+        EventKind::PhaseStarted | EventKind::PhaseFinished | EventKind::Note => {}
     }
 }
 

@@ -332,6 +332,21 @@ pub fn petstore_session(dir: &Path) -> Session {
         "messages": [{"role": "user", "content": "Review this suite"}], "raw_answer": "not json", "parse_error": "expected value at line 1 column 1"})).unwrap();
 
     for e in [
+        ev(
+            EventKind::AgentStarted,
+            "multi_op",
+            "group:pet-lifecycle",
+            30,
+        ),
+        ev(
+            EventKind::AgentFinished,
+            "multi_op",
+            "group:pet-lifecycle",
+            33,
+        )
+        .tokens(700, 200)
+        .cost(0.0003)
+        .wall_ms(2500),
         ev(EventKind::AgentStarted, "source_extraction", get_pets, 0),
         ev(EventKind::AgentFinished, "source_extraction", get_pets, 3)
             .tokens(2000, 400)

@@ -283,8 +283,14 @@ pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
                     })
                     .collect::<Vec<_>>(),
             );
+            let glyphs: Vec<Span> = g
+                .agents
+                .values()
+                .map(|a| agent_glyph(app, Some(a)))
+                .collect();
             let row = Row::new(vec![
                 Cell::from(g.group_id.clone()),
+                Cell::from(Line::from(glyphs)),
                 Cell::from(g.oracles.len().to_string()),
                 Cell::from(counts),
                 Cell::from(ops.join(", ")),
@@ -299,11 +305,21 @@ pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
     let widths = [
         Constraint::Length(24),
         Constraint::Length(7),
+        Constraint::Length(7),
         Constraint::Length(16),
         Constraint::Min(10),
     ];
     Table::new(rows, widths)
-        .header(Row::new(["Group", "Oracles", "Prop Acc Edt Rej", "Operations"]).style(t.title))
+        .header(
+            Row::new([
+                "Group",
+                "Agents",
+                "Oracles",
+                "Prop Acc Edt Rej",
+                "Operations",
+            ])
+            .style(t.title),
+        )
         .block(block(
             app,
             format!("Groups ({})", app.view.groups.len()),
