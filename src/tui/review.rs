@@ -106,12 +106,7 @@ pub(crate) fn open_editor(
 }
 
 /// Checks edited JSON against the oracle schema and that it still is the same oracle.
-pub fn validate_edit(
-    view: &super::view::SessionView,
-    o_id: &str,
-    multi: bool,
-    text: &str,
-) -> Result<serde_json::Value, String> {
+pub fn validate_edit(o_id: &str, multi: bool, text: &str) -> Result<serde_json::Value, String> {
     let (value, new_id) = if multi {
         let o: MultiOpOracle =
             serde_json::from_str(text).map_err(|e| format!("not a multi-op oracle: {e}"))?;
@@ -131,7 +126,6 @@ pub fn validate_edit(
             "test_id / op_id changed ({new_id}); keep them so the decision stays on {o_id}"
         ));
     }
-    let _ = view;
     value.map_err(|e| e.to_string())
 }
 
@@ -170,7 +164,7 @@ impl App {
     /// `$EDITOR` returned `text` for `o_id`: keep it if valid, else reopen it inline
     /// with the error shown.
     pub fn external_edit_done(&mut self, o_id: String, multi: bool, text: String) -> Vec<Effect> {
-        match validate_edit(&self.view, &o_id, multi, &text) {
+        match validate_edit(&o_id, multi, &text) {
             Ok(value) => vec![Effect::Record(decision(
                 o_id,
                 Decision::Edited,

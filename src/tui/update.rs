@@ -2,7 +2,8 @@
 //!
 //! Nothing here touches the disk or the terminal: writing a decision, exporting or
 //! running `$EDITOR` come back as [`Effect`]s that the driver performs, reporting the
-//! outcome through `App::effect_*` methods. That keeps every key sequence testable in
+//! outcome through `App::decision_saved`, `undo_saved`, `external_edit_done` and
+//! `export_done`. That keeps every key sequence testable in
 //! process, with a real session underneath only where the test wants one.
 
 use super::action::Action;
@@ -133,7 +134,7 @@ fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
             }
             if ctrl && key.code == KeyCode::Char('s') {
                 let text = textarea.lines().join("\n");
-                match validate_edit(&app.view, o_id, *multi, &text) {
+                match validate_edit(o_id, *multi, &text) {
                     Ok(value) => {
                         let o_id = o_id.clone();
                         app.popups.pop();
