@@ -302,3 +302,40 @@ fn events_drive_agent_status() {
     let totals = b.app.view.totals();
     assert_eq!(totals.tokens_in, 2000 + 1800 + 900 + 1500 + 700);
 }
+
+#[test]
+fn bundle_search_jumps_between_matching_files() {
+    let mut b = open();
+    // GET /pets bundle: PetHandler, PetRequest, Http. Only PetRequest declares parseStatus.
+    press(&mut b, "<enter>");
+    b.app.tab = Tab::Bundle;
+    press(&mut b, "/static string parsestatus<enter>");
+    assert_eq!(b.app.bundle_cursor, 0);
+    press(&mut b, "n");
+    let bundle = b.app.view.ops[b.app.current_op].bundle.clone();
+    assert_eq!(bundle[b.app.bundle_cursor], tui_common::PET_REQUEST);
+    let target = b.app.source_target().unwrap();
+    let line = &b.app.view.sources[tui_common::PET_REQUEST].lines[target.start_line - 1];
+    assert!(line.contains("static String parseStatus"), "{line}");
+    // The next match wraps around to the same (only) file.
+    press(&mut b, "n");
+    assert_eq!(bundle.len(), 3);
+    assert_eq!(b.app.bundle_cursor, 1);
+}
+
+#[test]
+fn mouse_wheel_moves_the_selection() {
+    use ratatui::crossterm::event::{MouseEvent, MouseEventKind};
+    let mut b = open();
+    let wheel = |kind| MouseEvent {
+        kind,
+        column: 10,
+        row: 10,
+        modifiers: KeyModifiers::NONE,
+    };
+    mastor::tui::update::handle_mouse(&mut b.app, wheel(MouseEventKind::ScrollDown));
+    mastor::tui::update::handle_mouse(&mut b.app, wheel(MouseEventKind::ScrollDown));
+    assert_eq!(b.app.ops_cursor, 2);
+    mastor::tui::update::handle_mouse(&mut b.app, wheel(MouseEventKind::ScrollUp));
+    assert_eq!(b.app.ops_cursor, 1);
+}

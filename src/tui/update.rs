@@ -371,6 +371,11 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
                 result: None,
             });
         }
+        Action::NextRef | Action::PrevRef
+            if app.screen == Screen::Operation && app.tab == Tab::Bundle =>
+        {
+            next_bundle_match(app, action == Action::NextRef);
+        }
         Action::NextRef | Action::PrevRef => {
             if let Some(item) = app.selected_item() {
                 let n = app.evidence_refs(item).len();
@@ -392,6 +397,34 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ScrollUp => app.scroll -= 5,
     }
     Vec::new()
+}
+
+/// In the Bundle tab, moves to the next (or previous) file containing the search text.
+fn next_bundle_match(app: &mut App, forward: bool) {
+    let Some(op) = app.view.ops.get(app.current_op) else {
+        return;
+    };
+    let n = op.bundle.len();
+    if n == 0 || app.bundle_search.is_empty() {
+        app.notify("type / to search the bundle first");
+        return;
+    }
+    let found = (1..=n)
+        .map(|k| {
+            if forward {
+                (app.bundle_cursor + k) % n
+            } else {
+                (app.bundle_cursor + n * 2 - k) % n
+            }
+        })
+        .find(|&i| app.bundle_match_line(&op.bundle[i]).is_some());
+    match found {
+        Some(i) => {
+            app.bundle_cursor = i;
+            app.scroll = 0;
+        }
+        None => app.notify(format!("no bundle file contains `{}`", app.bundle_search)),
+    }
 }
 
 fn cycle<T: Clone + PartialEq>(all: &[T], current: Option<&T>) -> Option<T> {
