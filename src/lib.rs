@@ -5,5 +5,5 @@
 //! `store` → `review` → `runner` → `export`. Domain modules never import the TUI.
 
 pub mod cli;
-pub mod model;
 pub mod llm;
+pub mod model;
