@@ -4,6 +4,7 @@
 use mastor::llm::scripted::{Reply, Rule, Script, ScriptedServer};
 use mastor::llm::{
     CacheMode, CallRecord, CallRequest, LlmClient, LlmConfig, LlmError, Message, Provider,
+    StreamProgress,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -331,9 +332,23 @@ async fn text_calls_and_fallback() {
     })
     .await
     .unwrap();
-    let client = LlmClient::new(cfg(&s, Provider::Openai)).unwrap();
+    let progress: Arc<Mutex<Vec<StreamProgress>>> = Arc::default();
+    let sink = progress.clone();
+    let client = LlmClient::new(cfg(&s, Provider::Openai))
+        .unwrap()
+        .with_progress(Arc::new(move |p: &StreamProgress| {
+            sink.lock().unwrap().push(p.clone())
+        }));
     let (t, rec) = client.call_text(req("x")).await.unwrap();
     assert_eq!(t, "plain words");
+    {
+        let progress = progress.lock().unwrap();
+        assert!(!progress.is_empty(), "streamed chunks are reported");
+        let last = progress.last().unwrap();
+        assert_eq!(last.streamed_chars, "plain words".len());
+        assert_eq!(last.call_id, rec.id);
+        assert_eq!(last.agent, "x");
+    }
     assert!(
         rec.usage.completion_tokens > 0,
         "usage from the stream's usage chunk"
