@@ -356,3 +356,28 @@ async fn text_calls_and_fallback() {
     assert_eq!(s.fallback_calls(), 1);
     assert!(s.requests()[0].body.get("response_format").is_none());
 }
+
+#[tokio::test]
+async fn connection_refused_is_retried_then_reported() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let mut c =
+        LlmConfig::for_base_url(Provider::Openai, format!("http://127.0.0.1:{port}/v1"), "m");
+    c.backoff_base = Duration::from_millis(5);
+    c.backoff_max = Duration::from_millis(20);
+    c.max_attempts = 2;
+    c.cache = CacheMode::Off;
+    let err = LlmClient::new(c)
+        .unwrap()
+        .call_text(req("a"))
+        .await
+        .unwrap_err();
+    let LlmError::Exhausted { attempts, last } = &err.error else {
+        panic!("{err}")
+    };
+    assert_eq!(*attempts, 2);
+    assert!(matches!(**last, LlmError::Transport { .. }), "{last}");
+    assert!(err.to_string().contains(&port.to_string()), "{err}");
+    assert_eq!(err.record.retries.len(), 1);
+}

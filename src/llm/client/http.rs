@@ -175,19 +175,14 @@ async fn send_once(
         rb = rb.bearer_auth(key.expose());
     }
     let transport = |e: reqwest::Error| -> AttemptError {
-        if e.is_timeout() {
-            LlmError::Timeout {
-                url: url.to_string(),
-                secs: 0.0,
-            }
-            .into()
-        } else {
-            LlmError::Transport {
-                url: url.to_string(),
-                reason: error_chain(&e),
-            }
-            .into()
+        // Only connecting has its own timeout here; the attempt timeout is applied
+        // around the whole exchange by the caller.
+        let prefix = if e.is_timeout() { "timed out: " } else { "" };
+        LlmError::Transport {
+            url: url.to_string(),
+            reason: format!("{prefix}{}", error_chain(&e)),
         }
+        .into()
     };
     let resp = rb.send().await.map_err(transport)?;
     let status = resp.status();
