@@ -291,12 +291,14 @@ impl LlmConfig {
             let key = match (&r.api_key, &r.key_source) {
                 (Some(k), Some(s)) => format!("\"{k}\"   # from {s}"),
                 (Some(k), None) => format!("\"{k}\""),
-                (None, _) => "none".into(),
+                (None, _) => {
+                    "\"\"   # none set (MASTOR_API_KEY, api_key_env or api_key_file)".into()
+                }
             };
             let _ = writeln!(out, "api_key = {key}");
             let _ = writeln!(out, "thinking = {}", r.thinking);
             let _ = writeln!(out, "stream = {}", r.stream);
-            let _ = writeln!(out, "json_mode = \"{:?}\"", r.json_mode);
+            let _ = writeln!(out, "json_mode = \"{}\"", r.json_mode.as_str());
             if let Some(s) = r.seed {
                 let _ = writeln!(out, "seed = {s}");
             }
