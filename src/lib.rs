@@ -9,3 +9,5 @@ pub mod cli;
 pub mod model;
 pub mod pipeline;
 pub mod prompts;
+pub mod runner;
+pub mod suite;
