@@ -10,4 +10,6 @@ pub mod model;
 pub mod pipeline;
 pub mod prompts;
 pub mod runner;
+pub mod spec;
+pub mod store;
 pub mod suite;
