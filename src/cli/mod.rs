@@ -5,6 +5,8 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod check;
+pub mod import;
 mod prompts_cmd;
 
 /// Exit code for success.
@@ -33,11 +35,17 @@ pub struct Cli {
 pub enum Command {
     /// List, show or export the agent prompts (to tune them with --prompts DIR).
     Prompts(prompts_cmd::PromptsArgs),
+    /// Run oracles (a session's accepted ones, or a suite file) against a live API.
+    Check(check::CheckArgs),
+    /// Turn an oracle file (suite, paper format or array) into a session for review.
+    Import(import::ImportArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
 pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
         Command::Prompts(args) => prompts_cmd::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Import(args) => import::run(args),
     }
 }

@@ -18,6 +18,7 @@
 //! This module reads files only; it does not write sessions (see `cli::import`).
 
 mod parse;
+pub mod session;
 
 use crate::model::{MultiOpOracle, Oracle, ReviewState, SCHEMA_VERSION, SuiteFile};
 use crate::runner::Plan;
