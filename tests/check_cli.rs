@@ -38,11 +38,27 @@ fn text_output_exit_codes_and_op_filter() {
     let (code, out, err) = mastor(&["check", s, "--base-url", fixture_url()]);
     assert_eq!(code, 1, "{out}\n{err}");
     assert!(out.contains("✓ GET /pets/{id}#rex"), "{out}");
-    assert!(out.contains("✗ GET /pets/{id}#missing  expected 200, got 404 at status"), "{out}");
-    assert!(out.contains("curl -sS -i '"), "failure details carry a curl line: {out}");
-    assert!(out.contains("2 passed, 1 failed, 0 errors, 0 skipped"), "{out}");
+    assert!(
+        out.contains("✗ GET /pets/{id}#missing  expected 200, got 404 at status"),
+        "{out}"
+    );
+    assert!(
+        out.contains("curl -sS -i '"),
+        "failure details carry a curl line: {out}"
+    );
+    assert!(
+        out.contains("2 passed, 1 failed, 0 errors, 0 skipped"),
+        "{out}"
+    );
 
-    let (code, out, _) = mastor(&["check", s, "--base-url", fixture_url(), "--op", "get /stats"]);
+    let (code, out, _) = mastor(&[
+        "check",
+        s,
+        "--base-url",
+        fixture_url(),
+        "--op",
+        "get /stats",
+    ]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("1 passed, 0 failed"), "{out}");
 }
@@ -52,10 +68,18 @@ fn unknown_op_is_an_input_error() {
     let dir = tempfile::tempdir().unwrap();
     let suite = write_suite(dir.path(), small_suite());
     let (code, out, err) = mastor(&[
-        "check", suite.to_str().unwrap(), "--base-url", fixture_url(), "--op", "GET /nope",
+        "check",
+        suite.to_str().unwrap(),
+        "--base-url",
+        fixture_url(),
+        "--op",
+        "GET /nope",
     ]);
     assert_eq!(code, 2, "{out}\n{err}");
-    assert!(err.contains("GET /nope") && err.contains("GET /stats"), "{err}");
+    assert!(
+        err.contains("GET /nope") && err.contains("GET /stats"),
+        "{err}"
+    );
     assert!(out.is_empty(), "nothing ran: {out}");
 }
 
@@ -81,9 +105,17 @@ fn bad_unreachable_or_unsafe_base_urls_exit_2_fast() {
                 "assertions": [{"type": "status", "expected": 201}]}]),
     );
     // Refused up front (the runner test shows no connection is attempted).
-    let (code, _, err) = mastor(&["check", writes.to_str().unwrap(), "--base-url", "http://192.0.2.1"]);
+    let (code, _, err) = mastor(&[
+        "check",
+        writes.to_str().unwrap(),
+        "--base-url",
+        "http://192.0.2.1",
+    ]);
     assert_eq!(code, 2);
-    assert!(err.contains("--allow-writes") && err.contains("POST /pets"), "{err}");
+    assert!(
+        err.contains("--allow-writes") && err.contains("POST /pets"),
+        "{err}"
+    );
 
     let (code, _, err) = mastor(&["check", "/no/such/suite.json", "--base-url", fixture_url()]);
     assert_eq!(code, 2);
@@ -97,8 +129,13 @@ fn json_output_and_junit_xml() {
     let xml_path = dir.path().join("out/report.xml");
     std::fs::create_dir_all(xml_path.parent().unwrap()).unwrap();
     let (code, out, err) = mastor(&[
-        "check", suite.to_str().unwrap(), "--base-url", fixture_url(), "--json",
-        "--junit-xml", xml_path.to_str().unwrap(),
+        "check",
+        suite.to_str().unwrap(),
+        "--base-url",
+        fixture_url(),
+        "--json",
+        "--junit-xml",
+        xml_path.to_str().unwrap(),
     ]);
     assert_eq!(code, 1, "{err}");
     let report: RunReport = serde_json::from_str(&out).expect("--json prints a RunReport");
@@ -113,12 +150,22 @@ fn json_output_and_junit_xml() {
     loop {
         match reader.read_event().expect("well-formed XML") {
             Event::Start(e) | Event::Empty(e) if e.name().as_ref() == b"testsuite" => {
-                let name = e.try_get_attribute("name").unwrap().unwrap().unescape_value().unwrap();
+                let name = e
+                    .try_get_attribute("name")
+                    .unwrap()
+                    .unwrap()
+                    .unescape_value()
+                    .unwrap();
                 suites.push(name.into_owned());
             }
             Event::Start(e) | Event::Empty(e) if e.name().as_ref() == b"testcase" => cases += 1,
             Event::Start(e) if e.name().as_ref() == b"failure" => {
-                let msg = e.try_get_attribute("message").unwrap().unwrap().unescape_value().unwrap();
+                let msg = e
+                    .try_get_attribute("message")
+                    .unwrap()
+                    .unwrap()
+                    .unescape_value()
+                    .unwrap();
                 failures.push(msg.into_owned());
                 in_failure = true;
             }
@@ -133,7 +180,10 @@ fn json_output_and_junit_xml() {
     assert_eq!(suites, ["GET /pets/{id}", "GET /stats"]);
     assert_eq!(cases, 3);
     assert_eq!(failures, ["expected 200, got 404 at status"]);
-    assert!(failure_text.contains("curl -sS -i") && failure_text.contains("/pets/999"), "{failure_text}");
+    assert!(
+        failure_text.contains("curl -sS -i") && failure_text.contains("/pets/999"),
+        "{failure_text}"
+    );
 }
 
 #[test]
@@ -175,20 +225,32 @@ fn session_runs_accepted_and_edited_and_stores_verdicts() {
     let (code, out, err) = mastor(&["check", sd, "--base-url", fixture_url()]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("2 passed, 0 failed"), "{out}");
-    assert!(!out.contains("#stats"), "proposed oracles do not run by default: {out}");
+    assert!(
+        !out.contains("#stats"),
+        "proposed oracles do not run by default: {out}"
+    );
 
     let latest: Value = session.read_json("verdicts/latest.json").unwrap().unwrap();
     assert_eq!(latest["verdicts"].as_array().unwrap().len(), 2);
     assert_eq!(latest["base_url"], json!(fixture_url()));
     let stamped = session.list("verdicts").unwrap();
-    assert_eq!(stamped.len(), 2, "latest plus one timestamped copy: {stamped:?}");
+    assert_eq!(
+        stamped.len(),
+        2,
+        "latest plus one timestamped copy: {stamped:?}"
+    );
 
     let (code, out, _) = mastor(&["check", sd, "--base-url", fixture_url(), "--only", "all"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("3 passed"), "{out}");
     let latest: Value = session.read_json("verdicts/latest.json").unwrap().unwrap();
     let outcomes: Vec<Outcome> = serde_json::from_value(
-        latest["verdicts"].as_array().unwrap().iter().map(|v| v["outcome"].clone()).collect(),
+        latest["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["outcome"].clone())
+            .collect(),
     )
     .unwrap();
     assert_eq!(outcomes, [Outcome::Pass; 3]);

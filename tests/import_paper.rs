@@ -34,8 +34,12 @@ fn paper_format_imports_and_reports_the_malformed_oracle() {
     let out_dir = dir.path().join("sess");
     let spec = repo_root().join("tests/fixtures/petstore-jdk/openapi.json");
     let (code, out, err) = mastor(&[
-        "import", file.to_str().unwrap(), "--spec", spec.to_str().unwrap(),
-        "--out", out_dir.to_str().unwrap(),
+        "import",
+        file.to_str().unwrap(),
+        "--spec",
+        spec.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
     let skipped: Vec<&str> = err.lines().filter(|l| l.starts_with("skipped:")).collect();
@@ -48,9 +52,16 @@ fn paper_format_imports_and_reports_the_malformed_oracle() {
             && line.contains("resembles"),
         "{line}"
     );
-    assert!(out.contains("imported 4 oracle(s)") && out.contains("1 skipped"), "{out}");
+    assert!(
+        out.contains("imported 4 oracle(s)") && out.contains("1 skipped"),
+        "{out}"
+    );
     let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
-    assert_eq!(warnings.len(), 1, "only GET /health is not in the spec: {err}");
+    assert_eq!(
+        warnings.len(),
+        1,
+        "only GET /health is not in the spec: {err}"
+    );
     assert!(warnings[0].contains("GET /health"), "{err}");
 
     let session = Session::open(&out_dir).unwrap();
@@ -58,12 +69,26 @@ fn paper_format_imports_and_reports_the_malformed_oracle() {
     let ids: Vec<&str> = pets.oracles.iter().map(|o| o.test_id.as_str()).collect();
     assert_eq!(ids, ["t1", "fi_abc"]);
     assert_eq!(pets.oracles[0].evidence, "PetStore seeds Rex");
-    assert_eq!(pets.oracles[1].input.path["petId"], json!("abc"), "flat input key moved to path");
+    assert_eq!(
+        pets.oracles[1].input.path["petId"],
+        json!("abc"),
+        "flat input key moved to path"
+    );
     assert!(session.read_suite("GET /stats").unwrap().is_some());
-    assert!(session.read_operations::<serde_json::Value>().unwrap().is_some());
+    assert!(
+        session
+            .read_operations::<serde_json::Value>()
+            .unwrap()
+            .is_some()
+    );
 
     // A second import into the same directory never clobbers it.
-    let (code, _, err) = mastor(&["import", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    let (code, _, err) = mastor(&[
+        "import",
+        file.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("already exists"), "{err}");
 }
@@ -83,7 +108,12 @@ fn suite_file_round_trips_through_a_session() {
         "review": {"GET /pets#a": "accepted", "GET /pets#b": "rejected"}});
     std::fs::write(&file, suite.to_string()).unwrap();
     let out_dir = dir.path().join("s");
-    let (code, _, err) = mastor(&["import", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    let (code, _, err) = mastor(&[
+        "import",
+        file.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
     let session = Session::open(&out_dir).unwrap();
     let back = suite::session::read(&session).unwrap();
@@ -100,7 +130,12 @@ fn a_file_with_nothing_loadable_is_an_input_error() {
     let file = dir.path().join("bad.json");
     std::fs::write(&file, r#"[{"op_id": "GET /pets"}]"#).unwrap();
     let out_dir = dir.path().join("s");
-    let (code, _, err) = mastor(&["import", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    let (code, _, err) = mastor(&[
+        "import",
+        file.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("no assertions"), "{err}");
     assert!(!out_dir.join("manifest.json").exists());

@@ -56,7 +56,10 @@ pub struct CheckArgs {
 /// Runs `mastor check`.
 pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        bail!("--timeout must be a positive number of seconds, got {}", args.timeout);
+        bail!(
+            "--timeout must be a positive number of seconds, got {}",
+            args.timeout
+        );
     }
     let is_session = args.input.is_dir();
     let (suite_file, store) = if is_session {
@@ -79,9 +82,11 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         }
         (loaded.suite, None)
     };
-    let only = args
-        .only
-        .unwrap_or(if is_session { Only::Accepted } else { Only::All });
+    let only = args.only.unwrap_or(if is_session {
+        Only::Accepted
+    } else {
+        Only::All
+    });
     let plan = suite::select(&suite_file, only, &args.ops).map_err(|e| eyre!(e))?;
     if plan.oracles.is_empty() && plan.multi_op.is_empty() {
         eprintln!(
@@ -90,7 +95,11 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
             args.input.display(),
             suite_file.oracles.len(),
             suite_file.multi_op.len(),
-            if only == Only::Accepted { "; accept oracles in review or pass --only all" } else { "" }
+            if only == Only::Accepted {
+                "; accept oracles in review or pass --only all"
+            } else {
+                ""
+            }
         );
         return Ok(EXIT_INPUT);
     }

@@ -15,8 +15,10 @@ use std::path::PathBuf;
 
 /// Arguments of `mastor import`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  mastor import oracles.json --spec openapi.json --out .mastor \
-&& mastor check .mastor --only all --base-url http://127.0.0.1:8080")]
+#[command(
+    after_help = "Example:\n  mastor import oracles.json --spec openapi.json --out .mastor \
+&& mastor check .mastor --only all --base-url http://127.0.0.1:8080"
+)]
 pub struct ImportArgs {
     /// The oracle file to import.
     pub file: PathBuf,
@@ -63,7 +65,10 @@ pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
         unknown.sort_unstable();
         unknown.dedup();
         for op in unknown {
-            eprintln!("warning: {op} is not an operation of {}", spec.file.display());
+            eprintln!(
+                "warning: {op} is not an operation of {}",
+                spec.file.display()
+            );
         }
     }
     let spec_file = args

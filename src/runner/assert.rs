@@ -90,10 +90,10 @@ pub fn validate(assertion: &Assertion) -> Result<(), String> {
                 ));
             }
         }
-        FieldOp::Gt | FieldOp::Gte | FieldOp::Lt | FieldOp::Lte => {
-            if as_number(expected).is_none() {
-                return Err(format!("`{}` needs a number, got {expected}", op_name(*op)));
-            }
+        FieldOp::Gt | FieldOp::Gte | FieldOp::Lt | FieldOp::Lte
+            if as_number(expected).is_none() =>
+        {
+            return Err(format!("`{}` needs a number, got {expected}", op_name(*op)));
         }
         FieldOp::Length => {
             length_spec(expected)?;
@@ -166,7 +166,11 @@ fn field(path_text: &str, op: FieldOp, expected: &Value, resp: &Response) -> Fie
     let matches = path.resolve(body).map_err(|e| (Value::Null, e))?;
     if !path.has_wildcard() {
         let m = &matches[0];
-        let at = if m.at.is_empty() { "body" } else { m.at.as_str() };
+        let at = if m.at.is_empty() {
+            "body"
+        } else {
+            m.at.as_str()
+        };
         return check_one(op, expected, m.value, at);
     }
     if matches.is_empty() {
@@ -260,7 +264,13 @@ fn check_one(op: FieldOp, expected: &Value, actual: Option<&Value>, at: &str) ->
                 Value::String(s) => s.contains(&string_form(expected)),
                 Value::Array(items) => items.iter().any(|i| loose_eq(i, expected)),
                 Value::Object(map) => map.contains_key(&string_form(expected)),
-                _ => return fail(format!("{}, which is {} (cannot contain)", got(), kind(value))),
+                _ => {
+                    return fail(format!(
+                        "{}, which is {} (cannot contain)",
+                        got(),
+                        kind(value)
+                    ));
+                }
             };
             if ok { Ok(shown) } else { fail(got()) }
         }
@@ -304,8 +314,7 @@ pub fn loose_eq(a: &Value, b: &Value) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| loose_eq(v, w)))
         }
         _ => a == b,
@@ -375,7 +384,12 @@ fn length_spec(expected: &Value) -> Result<(FieldOp, f64), String> {
         .ok_or_else(bad)?;
     if !matches!(
         op,
-        FieldOp::Equals | FieldOp::NotEquals | FieldOp::Gt | FieldOp::Gte | FieldOp::Lt | FieldOp::Lte
+        FieldOp::Equals
+            | FieldOp::NotEquals
+            | FieldOp::Gt
+            | FieldOp::Gte
+            | FieldOp::Lt
+            | FieldOp::Lte
     ) {
         return Err(bad());
     }

@@ -31,15 +31,39 @@ const PET: &str = r#"{"id":1,"name":"Rex","age":3,"ratio":2.5,"tags":["a","b"],"
 #[test]
 fn equality_ops_with_number_coercions() {
     use FieldOp::*;
-    check(PET, ("name", Equals, json!("Rex")), ("name", Equals, json!("Tom")));
+    check(
+        PET,
+        ("name", Equals, json!("Rex")),
+        ("name", Equals, json!("Tom")),
+    );
     check(PET, ("id", Equals, json!(1.0)), ("id", Equals, json!(2)));
-    check(PET, ("age", Equals, json!("3")), ("age", Equals, json!("3x")));
+    check(
+        PET,
+        ("age", Equals, json!("3")),
+        ("age", Equals, json!("3x")),
+    );
     check(PET, ("n", Equals, json!(42)), ("n", Equals, json!(41)));
-    check(PET, ("tags", Equals, json!(["a", "b"])), ("tags", Equals, json!(["b", "a"])));
-    check(PET, ("name", NotEquals, json!("Tom")), ("name", NotEquals, json!("Rex")));
-    check(PET, ("id", NotEquals, json!("2")), ("id", NotEquals, json!("1")));
+    check(
+        PET,
+        ("tags", Equals, json!(["a", "b"])),
+        ("tags", Equals, json!(["b", "a"])),
+    );
+    check(
+        PET,
+        ("name", NotEquals, json!("Tom")),
+        ("name", NotEquals, json!("Rex")),
+    );
+    check(
+        PET,
+        ("id", NotEquals, json!("2")),
+        ("id", NotEquals, json!("1")),
+    );
     // "true" is not coerced to a boolean.
-    check(r#"{"b":true}"#, ("b", Equals, json!(true)), ("b", Equals, json!("true")));
+    check(
+        r#"{"b":true}"#,
+        ("b", Equals, json!(true)),
+        ("b", Equals, json!("true")),
+    );
     // The paper's whole-body number written as a string.
     check("10", ("", Equals, json!("10")), ("", Equals, json!("11")));
 }
@@ -47,9 +71,21 @@ fn equality_ops_with_number_coercions() {
 #[test]
 fn null_ops_and_missing_fields() {
     use FieldOp::*;
-    check(PET, ("owner", IsNull, Value::Null), ("name", IsNull, Value::Null));
-    check(PET, ("missing", IsNull, Value::Null), ("missing", NotNull, Value::Null));
-    check(PET, ("name", NotNull, Value::Null), ("owner", NotNull, Value::Null));
+    check(
+        PET,
+        ("owner", IsNull, Value::Null),
+        ("name", IsNull, Value::Null),
+    );
+    check(
+        PET,
+        ("missing", IsNull, Value::Null),
+        ("missing", NotNull, Value::Null),
+    );
+    check(
+        PET,
+        ("name", NotNull, Value::Null),
+        ("owner", NotNull, Value::Null),
+    );
     let (_, m) = outcome(PET, &field("missing", Equals, json!(1)));
     assert!(m.contains("missing"), "{m}");
 }
@@ -69,18 +105,62 @@ fn ordering_ops_take_numbers_and_numeric_strings() {
 #[test]
 fn matches_type_contains_length() {
     use FieldOp::*;
-    check(PET, ("name", Matches, json!("^R.x$")), ("name", Matches, json!("^x")));
-    check(PET, ("id", Matches, json!("^[0-9]+$")), ("id", Matches, json!("[a-z]")));
-    check(PET, ("age", Type, json!("integer")), ("ratio", Type, json!("integer")));
-    check(PET, ("ratio", Type, json!("number")), ("name", Type, json!("number")));
-    check(PET, ("owner", Type, json!("null")), ("meta", Type, json!("array")));
-    check(PET, ("meta", Type, json!("object")), ("tags", Type, json!("string")));
-    check(PET, ("name", Contains, json!("ex")), ("name", Contains, json!("om")));
-    check(PET, ("tags", Contains, json!("b")), ("tags", Contains, json!("c")));
-    check(PET, ("meta", Contains, json!("k")), ("meta", Contains, json!("j")));
+    check(
+        PET,
+        ("name", Matches, json!("^R.x$")),
+        ("name", Matches, json!("^x")),
+    );
+    check(
+        PET,
+        ("id", Matches, json!("^[0-9]+$")),
+        ("id", Matches, json!("[a-z]")),
+    );
+    check(
+        PET,
+        ("age", Type, json!("integer")),
+        ("ratio", Type, json!("integer")),
+    );
+    check(
+        PET,
+        ("ratio", Type, json!("number")),
+        ("name", Type, json!("number")),
+    );
+    check(
+        PET,
+        ("owner", Type, json!("null")),
+        ("meta", Type, json!("array")),
+    );
+    check(
+        PET,
+        ("meta", Type, json!("object")),
+        ("tags", Type, json!("string")),
+    );
+    check(
+        PET,
+        ("name", Contains, json!("ex")),
+        ("name", Contains, json!("om")),
+    );
+    check(
+        PET,
+        ("tags", Contains, json!("b")),
+        ("tags", Contains, json!("c")),
+    );
+    check(
+        PET,
+        ("meta", Contains, json!("k")),
+        ("meta", Contains, json!("j")),
+    );
     check(PET, ("name", Length, json!(3)), ("name", Length, json!(4)));
-    check(PET, ("tags", Length, json!({"op": "gte", "value": 1})), ("tags", Length, json!({"op": "gt", "value": 2})));
-    check(PET, ("meta", Length, json!(1)), ("meta", Length, json!({"op": "lt", "value": 1})));
+    check(
+        PET,
+        ("tags", Length, json!({"op": "gte", "value": 1})),
+        ("tags", Length, json!({"op": "gt", "value": 2})),
+    );
+    check(
+        PET,
+        ("meta", Length, json!(1)),
+        ("meta", Length, json!({"op": "lt", "value": 1})),
+    );
 }
 
 #[test]
@@ -88,7 +168,11 @@ fn wildcards_need_every_element_and_a_non_empty_list() {
     use FieldOp::*;
     let list = r#"[{"id":1,"t":"a"},{"id":2,"t":"b"}]"#;
     check(list, ("[*].id", Gt, json!(0)), ("[*].id", Gt, json!(1)));
-    check(list, ("[1].t", Equals, json!("b")), ("[0].t", Equals, json!("b")));
+    check(
+        list,
+        ("[1].t", Equals, json!("b")),
+        ("[0].t", Equals, json!("b")),
+    );
     let (o, m) = outcome(list, &field("[*].id", Gt, json!(1)));
     assert_eq!(o, Outcome::Fail);
     assert!(m.contains("[0].id"), "names the failing element: {m}");
@@ -99,7 +183,10 @@ fn wildcards_need_every_element_and_a_non_empty_list() {
 
 #[test]
 fn non_json_body_fails_field_assertions_with_the_reason() {
-    let (o, m) = outcome("<html>oops</html>", &field("id", FieldOp::NotNull, Value::Null));
+    let (o, m) = outcome(
+        "<html>oops</html>",
+        &field("id", FieldOp::NotNull, Value::Null),
+    );
     assert_eq!(o, Outcome::Fail);
     assert!(m.contains("not JSON"), "{m}");
     let (o, m) = outcome("", &field("id", FieldOp::NotNull, Value::Null));
@@ -112,7 +199,11 @@ fn non_json_body_fails_field_assertions_with_the_reason() {
 
 #[test]
 fn status_assertion_message() {
-    let v = evaluate(0, &Assertion::Status { expected: 200 }, &Response::new(404, String::new()));
+    let v = evaluate(
+        0,
+        &Assertion::Status { expected: 200 },
+        &Response::new(404, String::new()),
+    );
     assert_eq!(v.outcome, Outcome::Fail);
     assert_eq!(v.message, "expected 200, got 404 at status");
     assert_eq!((v.expected, v.actual), (json!(200), json!(404)));

@@ -128,22 +128,38 @@ mod tests {
             .collect();
         assert_eq!(substitute(&json!("$captures.id"), &caps).unwrap(), json!(4));
         assert_eq!(
-            substitute(&json!({"p": "/pets/$captures.id?n=$captures.n", "k": [1, "$captures.n"]}), &caps)
-                .unwrap(),
+            substitute(
+                &json!({"p": "/pets/$captures.id?n=$captures.n", "k": [1, "$captures.n"]}),
+                &caps
+            )
+            .unwrap(),
             json!({"p": "/pets/4?n=Bo", "k": [1, "Bo"]})
         );
-        assert_eq!(substitute(&json!("x $captures.gone"), &caps).unwrap_err(), "gone");
+        assert_eq!(
+            substitute(&json!("x $captures.gone"), &caps).unwrap_err(),
+            "gone"
+        );
     }
 
     #[test]
     fn captures_from_body_wildcards_and_headers() {
         let body = json!({"id": 7, "items": [{"n": 1}, {"n": 2}]});
-        let headers: BTreeMap<String, String> =
-            [("location".to_string(), "/pets/7".to_string())].into_iter().collect();
+        let headers: BTreeMap<String, String> = [("location".to_string(), "/pets/7".to_string())]
+            .into_iter()
+            .collect();
         assert_eq!(capture("id", Some(&body), "", &headers), Some(json!(7)));
-        assert_eq!(capture("items[*].n", Some(&body), "", &headers), Some(json!([1, 2])));
-        assert_eq!(capture("header:Location", None, "", &headers), Some(json!("/pets/7")));
+        assert_eq!(
+            capture("items[*].n", Some(&body), "", &headers),
+            Some(json!([1, 2]))
+        );
+        assert_eq!(
+            capture("header:Location", None, "", &headers),
+            Some(json!("/pets/7"))
+        );
         assert_eq!(capture("missing", Some(&body), "", &headers), None);
-        assert_eq!(capture("", None, "token-1", &headers), Some(json!("token-1")));
+        assert_eq!(
+            capture("", None, "token-1", &headers),
+            Some(json!("token-1"))
+        );
     }
 }

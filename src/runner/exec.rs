@@ -129,7 +129,12 @@ pub async fn send(
     }
     exchange.request_headers = headers.clone();
     exchange.request_body = input.body.clone();
-    exchange.curl = curl_line(&exchange.method, &exchange.url, &headers, body_text.as_deref());
+    exchange.curl = curl_line(
+        &exchange.method,
+        &exchange.url,
+        &headers,
+        body_text.as_deref(),
+    );
 
     let mut req = client.request(method, url).timeout(timeout);
     for (k, v) in &headers {
@@ -235,7 +240,9 @@ mod tests {
     #[test]
     fn builds_urls_with_prefix_encoded_path_params_and_query() {
         let base = Url::parse("http://127.0.0.1:8080/api/").unwrap();
-        let i = input(json!({"path": {"id": "a b/c", "n": 5}, "query": {"tag": ["x", "y&z"], "limit": 2}}));
+        let i = input(
+            json!({"path": {"id": "a b/c", "n": 5}, "query": {"tag": ["x", "y&z"], "limit": 2}}),
+        );
         let url = build_url(&base, "/pets/{id}/n/{n}", &i).unwrap();
         assert_eq!(
             url.as_str(),
@@ -256,8 +263,15 @@ mod tests {
     #[test]
     fn curl_line_quotes_single_quotes_and_keeps_body_bytes() {
         let headers: BTreeMap<String, String> =
-            [("Content-Type".to_string(), "application/json".to_string())].into_iter().collect();
-        let line = curl_line("POST", "http://h/p?a=1&b=2", &headers, Some(r#"{"name":"O'Neil"}"#));
+            [("Content-Type".to_string(), "application/json".to_string())]
+                .into_iter()
+                .collect();
+        let line = curl_line(
+            "POST",
+            "http://h/p?a=1&b=2",
+            &headers,
+            Some(r#"{"name":"O'Neil"}"#),
+        );
         assert_eq!(
             line,
             r#"curl -sS -i -X POST 'http://h/p?a=1&b=2' -H 'Content-Type: application/json' --data-raw '{"name":"O'\''Neil"}'"#

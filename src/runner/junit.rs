@@ -25,7 +25,10 @@ pub fn render(verdicts: &[Verdict]) -> Result<String, std::io::Error> {
     root.push_attribute(("tests", all.len().to_string().as_str()));
     root.push_attribute(("failures", count(&all, Outcome::Fail).to_string().as_str()));
     root.push_attribute(("errors", count(&all, Outcome::Error).to_string().as_str()));
-    root.push_attribute(("skipped", count(&all, Outcome::Skipped).to_string().as_str()));
+    root.push_attribute((
+        "skipped",
+        count(&all, Outcome::Skipped).to_string().as_str(),
+    ));
     w.write_event(Event::Start(root))?;
     for (name, vs) in &suites {
         let mut suite = BytesStart::new("testsuite");

@@ -167,11 +167,11 @@ pub fn check_write_safety(plan: &Plan, base: &Url, allow_writes: bool) -> Result
     if allow_writes || is_loopback(base) {
         return Ok(());
     }
-    let op_ids = plan
-        .oracles
-        .iter()
-        .map(|o| o.op_id.as_str())
-        .chain(plan.multi_op.iter().flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())));
+    let op_ids = plan.oracles.iter().map(|o| o.op_id.as_str()).chain(
+        plan.multi_op
+            .iter()
+            .flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())),
+    );
     let mut writes: Vec<&str> = op_ids
         .filter(|op| {
             let method = op.split_whitespace().next().unwrap_or_default();
@@ -183,7 +183,12 @@ pub fn check_write_safety(plan: &Plan, base: &Url, allow_writes: bool) -> Result
     if writes.is_empty() {
         return Ok(());
     }
-    let mut ops = writes.iter().take(5).copied().collect::<Vec<_>>().join(", ");
+    let mut ops = writes
+        .iter()
+        .take(5)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
     if writes.len() > 5 {
         ops.push_str(&format!(" and {} more", writes.len() - 5));
     }
@@ -208,7 +213,11 @@ pub async fn check_reachable(base: &Url, timeout: Duration) -> Result<(), Runner
     let port = base
         .port_or_known_default()
         .ok_or_else(|| unreachable("no port".into()))?;
-    match tokio::time::timeout(timeout, tokio::net::TcpStream::connect((host.as_str(), port))).await
+    match tokio::time::timeout(
+        timeout,
+        tokio::net::TcpStream::connect((host.as_str(), port)),
+    )
+    .await
     {
         Ok(Ok(_)) => Ok(()),
         Ok(Err(e)) => Err(unreachable(e.to_string())),

@@ -93,7 +93,10 @@ impl FieldPath {
                         i = next + 1;
                     } else {
                         let close = close.ok_or_else(|| err(pos, "missing `]`"))?;
-                        let inner: String = chars[inner_start..close].iter().map(|&(_, ch)| ch).collect();
+                        let inner: String = chars[inner_start..close]
+                            .iter()
+                            .map(|&(_, ch)| ch)
+                            .collect();
                         if inner == "*" {
                             segments.push(Segment::Each);
                         } else {
@@ -174,7 +177,11 @@ impl FieldPath {
                         }
                     }
                     (Segment::Each, other) => {
-                        let shown = if here.is_empty() { "the body" } else { here.as_str() };
+                        let shown = if here.is_empty() {
+                            "the body"
+                        } else {
+                            here.as_str()
+                        };
                         return Err(match other {
                             None => format!("`{shown}` is missing, so `[*]` has no elements"),
                             Some(v) => format!("`{shown}` is {}, not an array", kind(v)),
@@ -272,7 +279,10 @@ mod tests {
         assert!(p.has_wildcard());
         assert!(FieldPath::parse("").unwrap().is_root());
         assert!(FieldPath::parse("$").unwrap().is_root());
-        assert_eq!(FieldPath::parse("$.a").unwrap().segments(), &[Segment::Key("a".into())]);
+        assert_eq!(
+            FieldPath::parse("$.a").unwrap().segments(),
+            &[Segment::Key("a".into())]
+        );
     }
 
     #[test]
@@ -288,7 +298,10 @@ mod tests {
         let body = json!({"items": [{"n": 1}, {"n": 2}, {}], "a.b": 7});
         assert_eq!(values("items[1].n", &body), vec![Some(json!(2))]);
         assert_eq!(values("items[5].n", &body), vec![None]);
-        assert_eq!(values("items[*].n", &body), vec![Some(json!(1)), Some(json!(2)), None]);
+        assert_eq!(
+            values("items[*].n", &body),
+            vec![Some(json!(1)), Some(json!(2)), None]
+        );
         assert_eq!(values(r#"["a.b"]"#, &body), vec![Some(json!(7))]);
         assert_eq!(values("", &body), vec![Some(body.clone())]);
         let at: Vec<String> = FieldPath::parse("items[*].n")
@@ -304,9 +317,15 @@ mod tests {
     #[test]
     fn wildcard_on_non_array_is_an_error() {
         let body = json!({"items": {"x": 1}});
-        let e = FieldPath::parse("items[*]").unwrap().resolve(&body).unwrap_err();
+        let e = FieldPath::parse("items[*]")
+            .unwrap()
+            .resolve(&body)
+            .unwrap_err();
         assert!(e.contains("not an array"), "{e}");
-        let e = FieldPath::parse("nope[*]").unwrap().resolve(&body).unwrap_err();
+        let e = FieldPath::parse("nope[*]")
+            .unwrap()
+            .resolve(&body)
+            .unwrap_err();
         assert!(e.contains("missing"), "{e}");
     }
 }

@@ -11,8 +11,7 @@
 //! fails every time, but never the same way).
 
 use crate::model::{
-    Assertion, AssertionVerdict, MultiOpOracle, Oracle, OracleInput, Outcome, StepVerdict,
-    Verdict,
+    Assertion, AssertionVerdict, MultiOpOracle, Oracle, OracleInput, Outcome, StepVerdict, Verdict,
 };
 use crate::runner::assert::{self, Response};
 use crate::runner::binds::{self, Captures};
@@ -99,7 +98,11 @@ pub(crate) async fn run_plan(plan: &Plan, ctx: &Ctx<'_>) -> RunReport {
 
 async fn run_unit(unit: &Unit<'_>, ctx: &Ctx<'_>) -> Verdict {
     let steps = match unit {
-        Unit::Single(o) => vec![run_step(ctx, &o.op_id, &o.input, &o.assertions, None).await.0],
+        Unit::Single(o) => vec![
+            run_step(ctx, &o.op_id, &o.input, &o.assertions, None)
+                .await
+                .0,
+        ],
         Unit::Multi(m) => run_sequence(m, ctx).await,
     };
     Verdict {
@@ -134,17 +137,26 @@ async fn run_sequence(m: &MultiOpOracle, ctx: &Ctx<'_>) -> Vec<StepVerdict> {
     let mut stop: Option<(Outcome, String)> = None;
     for (n, step) in m.steps.iter().enumerate() {
         if let Some((outcome, why)) = &stop {
-            verdicts.push(not_run(&step.op_id, *outcome, why.clone(), &step.assertions));
+            verdicts.push(not_run(
+                &step.op_id,
+                *outcome,
+                why.clone(),
+                &step.assertions,
+            ));
             continue;
         }
         let bound = bind_step(&step.input, &step.assertions, &captures);
         let (input, assertions) = match bound {
             Ok(x) => x,
             Err(name) => {
-                let why = format!(
-                    "capture `{name}` is not available (no earlier step captured it)"
-                );
-                verdicts.push(not_run(&step.op_id, Outcome::Skipped, why, &step.assertions));
+                let why =
+                    format!("capture `{name}` is not available (no earlier step captured it)");
+                verdicts.push(not_run(
+                    &step.op_id,
+                    Outcome::Skipped,
+                    why,
+                    &step.assertions,
+                ));
                 stop = Some((
                     Outcome::Skipped,
                     format!("an earlier step (step {}) was skipped", n + 1),
@@ -193,7 +205,11 @@ fn join_msg(a: &str, b: &str) -> String {
 
 type Bound = (OracleInput, Vec<Assertion>);
 
-fn bind_step(input: &OracleInput, assertions: &[Assertion], caps: &Captures) -> Result<Bound, String> {
+fn bind_step(
+    input: &OracleInput,
+    assertions: &[Assertion],
+    caps: &Captures,
+) -> Result<Bound, String> {
     let map = |m: &std::collections::BTreeMap<String, Value>| {
         m.iter()
             .map(|(k, v)| Ok((k.clone(), binds::substitute(v, caps)?)))

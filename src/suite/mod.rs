@@ -128,7 +128,10 @@ pub fn from_value(value: Value, path: &Path) -> Result<LoadedSuite, SuiteError> 
                 || map.contains_key("oracles")
                 || map.contains_key("multi_op") =>
         {
-            let version = map.get("schema_version").and_then(Value::as_u64).unwrap_or(1);
+            let version = map
+                .get("schema_version")
+                .and_then(Value::as_u64)
+                .unwrap_or(1);
             if version > u64::from(SCHEMA_VERSION) {
                 return Err(shape(format!(
                     "schema_version {version} is newer than this mastor reads ({SCHEMA_VERSION})"

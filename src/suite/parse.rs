@@ -47,7 +47,10 @@ impl Parser {
         let location = format!("operations[{i}]");
         let Some(map) = op.as_object() else {
             let index = self.take_index();
-            let e = Entry { test_id: None, op_id: None };
+            let e = Entry {
+                test_id: None,
+                op_id: None,
+            };
             self.problem(index, &location, e, "an operation must be an object".into());
             return;
         };
@@ -59,8 +62,16 @@ impl Parser {
         };
         let Some(items) = list.as_array() else {
             let index = self.take_index();
-            let e = Entry { test_id: None, op_id };
-            self.problem(index, &format!("{location}.{key}"), e, format!("`{key}` must be an array"));
+            let e = Entry {
+                test_id: None,
+                op_id,
+            };
+            self.problem(
+                index,
+                &format!("{location}.{key}"),
+                e,
+                format!("`{key}` must be an array"),
+            );
             return;
         };
         for (j, item) in items.iter().enumerate() {
@@ -86,7 +97,10 @@ impl Parser {
             }
             Some(_) => {
                 let index = self.take_index();
-                let e = Entry { test_id: None, op_id: None };
+                let e = Entry {
+                    test_id: None,
+                    op_id: None,
+                };
                 self.problem(index, key, e, format!("`{key}` must be an array"));
             }
         }
@@ -103,7 +117,10 @@ impl Parser {
                 }
                 Err(e) => {
                     let index = self.take_index();
-                    let entry = Entry { test_id: None, op_id: Some(o_id.clone()) };
+                    let entry = Entry {
+                        test_id: None,
+                        op_id: Some(o_id.clone()),
+                    };
                     self.problem(index, &format!("review[{o_id:?}]"), entry, e.to_string());
                 }
             }
@@ -123,7 +140,10 @@ impl Parser {
         let index = self.take_index();
         let test_id = id_text(v.get("test_id"));
         let op_id = id_text(v.get("op_id")).or(default_op.map(str::to_string));
-        let entry = || Entry { test_id: test_id.clone(), op_id: op_id.clone() };
+        let entry = || Entry {
+            test_id: test_id.clone(),
+            op_id: op_id.clone(),
+        };
         match single(v, index, default_op) {
             Ok(o) if !self.seen.insert(o.o_id()) => {
                 let msg = format!("duplicate o_id `{}` (an earlier entry has it)", o.o_id());
@@ -138,7 +158,10 @@ impl Parser {
         let index = self.take_index();
         let test_id = id_text(v.get("test_id"));
         let group = id_text(v.get("group_id"));
-        let entry = || Entry { test_id: test_id.clone(), op_id: group.clone() };
+        let entry = || Entry {
+            test_id: test_id.clone(),
+            op_id: group.clone(),
+        };
         match multi(v, index) {
             Ok(m) if !self.seen.insert(m.o_id()) => {
                 let msg = format!("duplicate o_id `{}` (an earlier entry has it)", m.o_id());
@@ -174,7 +197,8 @@ fn single(v: &Value, index: usize, default_op: Option<&str>) -> Result<Oracle, S
     map.remove("assertions");
     lowercase_strategy(&mut map);
     map.retain(|_, v| !v.is_null());
-    let mut oracle: Oracle = serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())?;
+    let mut oracle: Oracle =
+        serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())?;
     oracle.assertions = assertions;
     check_path_params(template, &oracle.input.path)?;
     Ok(oracle)
@@ -198,10 +222,16 @@ fn multi(v: &Value, index: usize) -> Result<MultiOpOracle, String> {
         declared.extend(step.captures.keys().cloned());
         steps.push(step);
     }
-    let text = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    let text = |k: &str| {
+        map.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
     let evidence_refs = match map.get("evidence_refs") {
-        Some(v) if !v.is_null() => serde_json::from_value(v.clone())
-            .map_err(|e| format!("evidence_refs: {e}"))?,
+        Some(v) if !v.is_null() => {
+            serde_json::from_value(v.clone()).map_err(|e| format!("evidence_refs: {e}"))?
+        }
         _ => Vec::new(),
     };
     Ok(MultiOpOracle {
@@ -254,7 +284,9 @@ fn step(v: &Value, declared: &HashSet<String>) -> Result<Step, String> {
         }
     }
     if let Some(name) = refs.iter().find(|r| !declared.contains(*r)) {
-        return Err(format!("binds `$captures.{name}`, which no earlier step captures"));
+        return Err(format!(
+            "binds `$captures.{name}`, which no earlier step captures"
+        ));
     }
     check_path_params(template, &s.input.path)?;
     Ok(s)
@@ -306,7 +338,10 @@ fn path_params(template: &str) -> Vec<&str> {
 }
 
 fn check_path_params(template: &str, given: &BTreeMap<String, Value>) -> Result<(), String> {
-    match path_params(template).into_iter().find(|p| !given.contains_key(*p)) {
+    match path_params(template)
+        .into_iter()
+        .find(|p| !given.contains_key(*p))
+    {
         Some(p) => Err(format!("path parameter `{p}` has no value in input.path")),
         None => Ok(()),
     }

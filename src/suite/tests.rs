@@ -9,16 +9,16 @@ fn load(v: Value) -> LoadedSuite {
 #[test]
 fn paper_format_loads_with_generated_ids_and_null_inputs() {
     let s = load(json!({"operations": [{
-        "op_id": "GET /pets/{id}",
-        "path_oracles": [
-            {"path_index": 0, "description": "found",
-             "input": {"path": {"id": 1}, "query": null, "body": null, "headers": null},
-             "assertions": [{"type": "status", "expected": "200"},
-                            {"type": "field", "field_path": "name", "op": "equals", "expected": "Rex"}],
-             "evidence": "seed data", "oracle_strategy": "FV"},
-            {"test_id": "flat", "input": {"id": "abc"},
-             "assertions": [{"type": "status", "expected": 400}]}
-        ]}]}));
+    "op_id": "GET /pets/{id}",
+    "path_oracles": [
+        {"path_index": 0, "description": "found",
+         "input": {"path": {"id": 1}, "query": null, "body": null, "headers": null},
+         "assertions": [{"type": "status", "expected": "200"},
+                        {"type": "field", "field_path": "name", "op": "equals", "expected": "Rex"}],
+         "evidence": "seed data", "oracle_strategy": "FV"},
+        {"test_id": "flat", "input": {"id": "abc"},
+         "assertions": [{"type": "status", "expected": 400}]}
+    ]}]}));
     assert_eq!(s.format, SuiteFormat::Paper);
     assert!(s.problems.is_empty(), "{:?}", s.problems);
     let o = &s.suite.oracles;
@@ -51,7 +51,10 @@ fn malformed_entries_are_reported_one_by_one_and_skipped() {
         .collect();
     assert_eq!(by_id.len(), 6, "{by_id:?}");
     assert_eq!(by_id[0].0, 1);
-    assert!(by_id[0].2.contains("assertion 1") && by_id[0].2.contains("frobnicate"), "{by_id:?}");
+    assert!(
+        by_id[0].2.contains("assertion 1") && by_id[0].2.contains("frobnicate"),
+        "{by_id:?}"
+    );
     assert!(by_id[1].2.contains("op_id"));
     assert!(by_id[2].2.contains("`id`"));
     assert!(by_id[3].2.contains("duplicate"));
@@ -94,7 +97,9 @@ fn select_filters_by_state_and_op_and_rejects_unknown_ops() {
          "assertions": [{"type": "field", "field_path": "total", "op": "gte", "expected": 0}]}
     ]))
     .suite;
-    suite.review.insert("GET /pets#a".into(), ReviewState::Accepted);
+    suite
+        .review
+        .insert("GET /pets#a".into(), ReviewState::Accepted);
     assert_eq!(select(&suite, Only::All, &[]).unwrap().oracles.len(), 2);
     let acc = select(&suite, Only::Accepted, &[]).unwrap();
     assert_eq!(acc.oracles.len(), 1);
@@ -103,7 +108,10 @@ fn select_filters_by_state_and_op_and_rejects_unknown_ops() {
     assert_eq!(by_op.oracles.len(), 1);
     assert!(matches!(
         &by_op.oracles[0].assertions[0],
-        Assertion::Field { op: FieldOp::Gte, .. }
+        Assertion::Field {
+            op: FieldOp::Gte,
+            ..
+        }
     ));
     let e = select(&suite, Only::All, &["GET /nope".to_string()]).unwrap_err();
     assert!(e.contains("GET /nope"), "{e}");

@@ -41,27 +41,34 @@ fn start_fixture() -> String {
         .expect("fixture printed its URL")
         .trim()
         .to_string();
-    assert!(url.starts_with("http://127.0.0.1:"), "unexpected fixture URL {url}");
+    assert!(
+        url.starts_with("http://127.0.0.1:"),
+        "unexpected fixture URL {url}"
+    );
     spawn_watchdog(&script, &state);
     url
 }
 
-/// Stops the server once this test process has exited (statics are never dropped).
+/// Stops the server once this test process has exited (statics are never dropped). The
+/// watcher runs in the background of a shell that exits at once, so nothing is left
+/// unwaited.
 fn spawn_watchdog(script: &Path, state: &Path) {
     let cmd = format!(
-        "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; \
-         FIXTURE_API_STATE='{state}' bash '{script}' stop >/dev/null 2>&1; rm -rf '{state}'",
+        "(while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; \
+         FIXTURE_API_STATE='{state}' bash '{script}' stop; rm -rf '{state}') \
+         </dev/null >/dev/null 2>&1 &",
         pid = std::process::id(),
         state = state.display(),
         script = script.display(),
     );
-    Command::new("sh")
+    let status = Command::new("sh")
         .args(["-c", &cmd])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
+        .status()
         .expect("spawn fixture watchdog");
+    assert!(status.success(), "fixture watchdog did not start");
 }
 
 fn rand_suffix() -> u64 {
