@@ -26,7 +26,7 @@ pub struct CheckArgs {
     pub base_url: String,
     /// Which oracles to run (default: `accepted` for a session, `all` for a suite file).
     #[arg(long, value_enum)]
-    pub only: Option<Only>,
+    pub only: Option<OnlyArg>,
     /// Run only oracles of this operation (`GET /pets/{id}`) or group; repeatable.
     #[arg(long = "op", value_name = "OP")]
     pub ops: Vec<String>,
@@ -51,6 +51,24 @@ pub struct CheckArgs {
     /// Allow POST/PUT/PATCH/DELETE against a host that is not loopback.
     #[arg(long)]
     pub allow_writes: bool,
+}
+
+/// `--only` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnlyArg {
+    /// Accepted and edited oracles (edited ones in their edited form).
+    Accepted,
+    /// Every oracle, whatever its review state.
+    All,
+}
+
+impl From<OnlyArg> for Only {
+    fn from(a: OnlyArg) -> Self {
+        match a {
+            OnlyArg::Accepted => Only::Accepted,
+            OnlyArg::All => Only::All,
+        }
+    }
 }
 
 /// Runs `mastor check`.
@@ -82,7 +100,7 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         }
         (loaded.suite, None)
     };
-    let only = args.only.unwrap_or(if is_session {
+    let only = args.only.map(Only::from).unwrap_or(if is_session {
         Only::Accepted
     } else {
         Only::All

@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 pub type Captures = BTreeMap<String, Value>;
 
 static REFERENCE: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r"\$captures\.([A-Za-z0-9_-]+)").unwrap_or_else(|_| unreachable!())
+    regex::Regex::new(r"\$captures\.([A-Za-z0-9_-]+)").expect("the capture pattern is valid")
 });
 
 /// Replaces every `$captures.<name>` in `value`. Err names the first capture that is not

@@ -72,11 +72,12 @@ pub(crate) async fn run_plan(plan: &Plan, ctx: &Ctx<'_>) -> RunReport {
     let repeat = ctx.cfg.repeat.max(1);
     let results: Vec<(Verdict, Vec<UnstableAssertion>)> = futures_util::stream::iter(&units)
         .map(|unit| async move {
-            let mut runs = Vec::with_capacity(repeat);
-            for _ in 0..repeat {
-                runs.push(run_unit(unit, ctx).await);
+            let first = run_unit(unit, ctx).await;
+            let mut rest = Vec::with_capacity(repeat - 1);
+            for _ in 1..repeat {
+                rest.push(run_unit(unit, ctx).await);
             }
-            merge_runs(unit, runs)
+            merge_runs(unit, first, &rest)
         })
         .buffered(ctx.cfg.concurrency.max(1))
         .collect()
@@ -321,13 +322,12 @@ async fn run_step(
 }
 
 /// Keeps the first run and flags assertions that behaved differently across runs.
-fn merge_runs(unit: &Unit<'_>, runs: Vec<Verdict>) -> (Verdict, Vec<UnstableAssertion>) {
+fn merge_runs(
+    unit: &Unit<'_>,
+    mut first: Verdict,
+    rest: &[Verdict],
+) -> (Verdict, Vec<UnstableAssertion>) {
     let step_assertions = unit.step_assertions();
-    let mut runs = runs.into_iter();
-    let Some(mut first) = runs.next() else {
-        unreachable!("merge_runs is called with at least one run")
-    };
-    let rest: Vec<Verdict> = runs.collect();
     let mut unstable = Vec::new();
     for (s, step) in first.steps.iter_mut().enumerate() {
         for a in step.assertions.iter_mut() {

@@ -154,7 +154,7 @@ pub fn from_value(value: Value, path: &Path) -> Result<LoadedSuite, SuiteError> 
 }
 
 /// Which oracles `check` runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Only {
     /// Accepted and edited oracles (edited ones in their edited form).
     Accepted,
