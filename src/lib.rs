@@ -7,9 +7,11 @@
 pub mod agents;
 pub mod cli;
 pub mod model;
+pub mod llm;
 pub mod pipeline;
 pub mod prompts;
 pub mod runner;
+pub mod source;
 pub mod spec;
 pub mod store;
 pub mod suite;

@@ -3,11 +3,14 @@
 //! Each subcommand lives in its own file and returns the process exit code:
 //! 0 ok, 1 oracle failures, 2 usage or input error (bad spec, missing project, ...).
 
+mod config;
+
 use clap::{Parser, Subcommand};
 
 pub mod check;
 pub mod import;
 mod prompts_cmd;
+mod scan;
 
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
@@ -39,6 +42,11 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Turn an oracle file (suite, paper format or array) into a session for review.
     Import(import::ImportArgs),
+    /// Create or show the configuration (models, keys, limits)
+    Config(config::ConfigArgs),
+    /// Analyse a project's Java source against its spec: entry files, handlers per
+    /// operation, bundles (no LLM).
+    Scan(scan::ScanArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -47,5 +55,7 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Prompts(args) => prompts_cmd::run(args),
         Command::Check(args) => check::run(args),
         Command::Import(args) => import::run(args),
+        Command::Config(args) => config::run(args),
+        Command::Scan(args) => scan::run(args),
     }
 }
