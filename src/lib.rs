@@ -6,8 +6,8 @@
 
 pub mod agents;
 pub mod cli;
-pub mod model;
 pub mod llm;
+pub mod model;
 pub mod pipeline;
 pub mod prompts;
 pub mod runner;

@@ -63,7 +63,8 @@ fn preview(text: &str) -> String {
 
 /// Checks that an assertion can be evaluated at all (parseable path, valid regex, known
 /// type name, numeric bound, length spec). Called when a suite is loaded so that a
-/// malformed oracle is reported up front rather than failing at run time.
+/// malformed oracle is reported up front rather than failing at run time. An expected
+/// value that refers to a capture (`"$captures.total"`) is checked after binding instead.
 pub fn validate(assertion: &Assertion) -> Result<(), String> {
     let Assertion::Field {
         field_path,
@@ -74,6 +75,10 @@ pub fn validate(assertion: &Assertion) -> Result<(), String> {
         return Ok(());
     };
     FieldPath::parse(field_path).map_err(|e| e.to_string())?;
+    if expected.as_str().is_some_and(|s| s.contains("$captures.")) {
+        // Bound from an earlier step at run time; its value is checked then.
+        return Ok(());
+    }
     match op {
         FieldOp::Matches => {
             let pattern = expected

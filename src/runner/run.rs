@@ -1,8 +1,9 @@
 //! Running a plan of oracles: concurrency, request budget, multi-step sequences and
 //! repeated runs.
 //!
-//! Single-operation oracles run concurrently (bounded by `concurrency`); each multi-op
-//! sequence is one unit whose steps run in order. Verdicts come back in plan order
+//! Single-operation oracles run concurrently (bounded by `concurrency`); then the multi-op
+//! sequences run one at a time, each step in order, so that a sequence checking counts or
+//! existence is not disturbed by other oracles' writes. Verdicts come back in plan order
 //! (single-op oracles first, then sequences), whatever order the requests finished in.
 //!
 //! Repeat: each unit runs `repeat` times in a row; the verdict kept is the first run's, and
@@ -62,26 +63,27 @@ impl Unit<'_> {
 }
 
 /// Runs every unit of the plan and returns verdicts plus the summary.
-pub(crate) async fn run_plan(plan: &Plan, ctx: &Ctx<'_>) -> RunReport {
-    let units: Vec<Unit> = plan
-        .oracles
-        .iter()
-        .map(Unit::Single)
-        .chain(plan.multi_op.iter().map(Unit::Multi))
-        .collect();
+pub(crate) async fn run_plan<'a>(plan: &'a Plan, ctx: &'a Ctx<'a>) -> RunReport {
     let repeat = ctx.cfg.repeat.max(1);
-    let results: Vec<(Verdict, Vec<UnstableAssertion>)> = futures_util::stream::iter(&units)
-        .map(|unit| async move {
-            let first = run_unit(unit, ctx).await;
-            let mut rest = Vec::with_capacity(repeat - 1);
-            for _ in 1..repeat {
-                rest.push(run_unit(unit, ctx).await);
-            }
-            merge_runs(unit, first, &rest)
-        })
-        .buffered(ctx.cfg.concurrency.max(1))
-        .collect()
-        .await;
+    let run_repeated = |unit: Unit<'a>| async move {
+        let first = run_unit(&unit, ctx).await;
+        let mut rest = Vec::with_capacity(repeat - 1);
+        for _ in 1..repeat {
+            rest.push(run_unit(&unit, ctx).await);
+        }
+        merge_runs(&unit, first, &rest)
+    };
+    let mut results: Vec<(Verdict, Vec<UnstableAssertion>)> =
+        futures_util::stream::iter(plan.oracles.iter().map(Unit::Single))
+            .map(run_repeated)
+            .buffered(ctx.cfg.concurrency.max(1))
+            .collect()
+            .await;
+    // Sequences reason about server state (counts, existence), which concurrent writes
+    // would disturb: they run one at a time, after the single-op oracles.
+    for m in &plan.multi_op {
+        results.push(run_repeated(Unit::Multi(m)).await);
+    }
     let mut summary = Summary::default();
     let mut verdicts = Vec::with_capacity(results.len());
     for (verdict, unstable) in results {

@@ -199,6 +199,18 @@ fn single(v: &Value, index: usize, default_op: Option<&str>) -> Result<Oracle, S
     map.retain(|_, v| !v.is_null());
     let mut oracle: Oracle =
         serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())?;
+    let mut refs = Vec::new();
+    for key in ["input", "assertions"] {
+        if let Some(part) = v.get(key) {
+            binds::references(part, &mut refs);
+        }
+    }
+    if let Some(name) = refs.first() {
+        return Err(format!(
+            "refers to `$captures.{name}`, but a single-operation oracle has no earlier step \
+             to capture it (write a multi-op sequence)"
+        ));
+    }
     oracle.assertions = assertions;
     check_path_params(template, &oracle.input.path)?;
     Ok(oracle)

@@ -41,7 +41,9 @@ fn malformed_entries_are_reported_one_by_one_and_skipped() {
         {"op_id": "GET /pets", "test_id": "ok", "assertions": [{"type": "status", "expected": 200}]},
         {"op_id": "GET /pets", "test_id": "regex",
          "assertions": [{"type": "field", "field_path": "a", "op": "matches", "expected": "("}]},
-        {"op_id": "GET /pets", "test_id": "empty", "assertions": []}
+        {"op_id": "GET /pets", "test_id": "empty", "assertions": []},
+        {"op_id": "GET /pets", "test_id": "bind", "input": {"query": {"tag": "$captures.t"}},
+         "assertions": [{"type": "status", "expected": 200}]}
     ]));
     assert_eq!(s.suite.oracles.len(), 1);
     let by_id: Vec<(usize, Option<&str>, &str)> = s
@@ -49,7 +51,7 @@ fn malformed_entries_are_reported_one_by_one_and_skipped() {
         .iter()
         .map(|p| (p.index, p.test_id.as_deref(), p.message.as_str()))
         .collect();
-    assert_eq!(by_id.len(), 6, "{by_id:?}");
+    assert_eq!(by_id.len(), 7, "{by_id:?}");
     assert_eq!(by_id[0].0, 1);
     assert!(
         by_id[0].2.contains("assertion 1") && by_id[0].2.contains("frobnicate"),
@@ -60,6 +62,7 @@ fn malformed_entries_are_reported_one_by_one_and_skipped() {
     assert!(by_id[3].2.contains("duplicate"));
     assert!(by_id[4].2.contains("regex"));
     assert!(by_id[5].2.contains("no assertions"));
+    assert!(by_id[6].2.contains("$captures.t"), "{by_id:?}");
     assert!(s.problems[0].to_string().contains("GET /pets#badop"));
 }
 
@@ -73,7 +76,8 @@ fn suite_file_and_sequences_with_undeclared_binds() {
                 {"op_id": "POST /pets", "input": {"body": {"name": "Bo"}}, "captures": {"id": "id"},
                  "assertions": [{"type": "status", "expected": 201}]},
                 {"op_id": "GET /pets/{id}", "input": {"path": {"id": "$captures.id"}},
-                 "assertions": [{"type": "field", "field_path": "id", "op": "equals", "expected": "$captures.id"}]}
+                 "assertions": [{"type": "field", "field_path": "id", "op": "equals", "expected": "$captures.id"},
+                                {"type": "field", "field_path": "id", "op": "gte", "expected": "$captures.id"}]}
             ]},
             {"test_id": "bad", "group_id": "pets", "steps": [
                 {"op_id": "GET /pets/{id}", "input": {"path": {"id": "$captures.nope"}},

@@ -105,7 +105,11 @@ impl LlmClient {
 
     /// A snapshot of the roll-ups of every call made through this client and its clones.
     pub fn ledger(&self) -> Ledger {
-        self.inner.ledger.lock().map(|l| l.clone()).unwrap_or_default()
+        self.inner
+            .ledger
+            .lock()
+            .map(|l| l.clone())
+            .unwrap_or_default()
     }
 
     /// Asks for JSON and decodes it into `T` (repairing wrapped or broken JSON, with one

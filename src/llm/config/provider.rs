@@ -202,7 +202,10 @@ mod tests {
         assert_eq!(Provider::Deepseek.quirks().json_mode, JsonMode::Object);
         assert!(Provider::Deepseek.quirks().thinking_object);
         assert!(Provider::Qwen.quirks().enable_thinking_flag);
-        assert_eq!(Provider::Llamacpp.quirks().json_mode, JsonMode::ObjectSchema);
+        assert_eq!(
+            Provider::Llamacpp.quirks().json_mode,
+            JsonMode::ObjectSchema
+        );
         assert_eq!(Provider::Vllm.quirks().json_mode, JsonMode::Schema);
         assert!(!Provider::Openai.quirks().thinking_object);
     }
