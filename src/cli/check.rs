@@ -1,7 +1,9 @@
 //! `mastor check`: run a session's (or a suite file's) oracles against a live API.
 //!
 //! Input errors (unreadable suite, unknown `--op`, bad or unreachable base URL, writes
-//! refused) exit 2 before any oracle runs; oracle failures or errors exit 1.
+//! refused, nothing selected) exit 2 before any oracle runs; oracle failures or errors
+//! exit 1. Skipped oracles (a sequence whose capture was missing) do not fail the run on
+//! their own: they are counted in the summary, and the capture's step says why.
 
 use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_OK};
 use crate::runner::{self, RunConfig, junit, report};

@@ -233,8 +233,12 @@ pub async fn run(plan: &Plan, cfg: &RunConfig) -> Result<RunReport, RunnerError>
     let base = parse_base_url(&cfg.base_url)?;
     check_write_safety(plan, &base, cfg.allow_writes)?;
     check_reachable(&base, cfg.connect_timeout).await?;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
+    let mut builder = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
+    if is_loopback(&base) {
+        // A local API is never reached through a proxy from the environment.
+        builder = builder.no_proxy();
+    }
+    let client = builder
         .build()
         .map_err(|e| RunnerError::Client(e.to_string()))?;
     let ctx = run::Ctx {
