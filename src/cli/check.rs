@@ -33,7 +33,8 @@ pub struct CheckArgs {
     #[arg(long = "op", value_name = "OP")]
     pub ops: Vec<String>,
     /// Run each oracle N times and flag assertions that differ between runs.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
     /// Also write a JUnit XML report to FILE.
     #[arg(long, value_name = "FILE")]
@@ -48,7 +49,8 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
     /// Single-operation oracles in flight at once.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, default_value_t = 8, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,
     /// Allow POST/PUT/PATCH/DELETE against a host that is not loopback.
     #[arg(long)]
