@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 pub mod check;
 pub mod import;
 mod prompts_cmd;
+mod run;
 mod scan;
 
 /// Exit code for success.
@@ -47,6 +48,8 @@ pub enum Command {
     /// Analyse a project's Java source against its spec: entry files, handlers per
     /// operation, bundles (no LLM).
     Scan(scan::ScanArgs),
+    /// Run the whole oracle pipeline on a project into a session directory.
+    Run(Box<run::RunArgs>),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -57,5 +60,6 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Import(args) => import::run(args),
         Command::Config(args) => config::run(args),
         Command::Scan(args) => scan::run(args),
+        Command::Run(args) => run::run(*args),
     }
 }
