@@ -10,6 +10,8 @@ pub mod llm;
 pub mod model;
 pub mod pipeline;
 pub mod prompts;
+pub mod runner;
 pub mod source;
 pub mod spec;
 pub mod store;
+pub mod suite;
