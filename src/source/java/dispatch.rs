@@ -132,6 +132,18 @@ fn is_path_expr(node: Node, src: &[u8], roles: &Roles) -> bool {
     }
 }
 
+/// `i` for `parts[i]` where `parts` holds the split path.
+fn part_index(node: Node, src: &[u8], roles: &Roles) -> Option<usize> {
+    if node.kind() != "array_access" {
+        return None;
+    }
+    let array = node.child_by_field_name("array")?;
+    if array.kind() != "identifier" || !roles.parts.contains(text(array, src)) {
+        return None;
+    }
+    text(node.child_by_field_name("index")?, src).parse().ok()
+}
+
 fn string_value(node: Node, src: &[u8]) -> Option<String> {
     (node.kind() == "string_literal").then(|| decode_string_literal(text(node, src)))
 }
@@ -207,6 +219,8 @@ fn cond_of(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
                         Some(Cond::Method(lit.to_ascii_uppercase()))
                     } else if is_path_expr(other, src, roles) {
                         Some(Cond::PathEquals(lit))
+                    } else if let Some(index) = part_index(other, src, roles) {
+                        Some(Cond::SegmentEquals { index, value: lit })
                     } else {
                         None
                     }

@@ -103,6 +103,11 @@ pub enum Cond {
         op: String,
         n: i64,
     },
+    /// `parts[index].equals("value")`.
+    SegmentEquals {
+        index: usize,
+        value: String,
+    },
     Not(Box<Cond>),
     Or(Vec<Cond>),
     And(Vec<Cond>),

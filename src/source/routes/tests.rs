@@ -324,10 +324,12 @@ class OwnerHandler implements HttpHandler {
         if (!method.equals("GET")) { throw new IllegalStateException(); }
         if (segs.length == 2) { list(ex); }
         else if (segs.length == 3) { one(ex); }
+        else if (segs.length == 4 && segs[3].equals("pets")) { pets(ex); }
         else { missing(ex); }
     }
     void list(HttpExchange ex) {}
     void one(HttpExchange ex) {}
+    void pets(HttpExchange ex) {}
     void missing(HttpExchange ex) {}
 }
 "#;
