@@ -9,6 +9,7 @@
 
 mod dispatch;
 mod expr;
+mod fields;
 mod parse;
 mod refs;
 
