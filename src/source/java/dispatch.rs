@@ -215,10 +215,9 @@ fn cond_of(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
                         Some(Cond::Method(lit.to_ascii_uppercase()))
                     } else if is_path_expr(other, src, roles) {
                         Some(Cond::PathEquals(lit))
-                    } else if let Some(index) = part_index(other, src, roles) {
-                        Some(Cond::SegmentEquals { index, value: lit })
                     } else {
-                        None
+                        part_index(other, src, roles)
+                            .map(|index| Cond::SegmentEquals { index, value: lit })
                     }
                 }
                 "matches" | "startsWith" | "endsWith" if is_path_expr(object, src, roles) => {
