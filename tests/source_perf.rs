@@ -160,7 +160,7 @@ fn synthetic_spring_project_scales() {
     );
     // Whole analysis (walk + read + parse + closures + bundles) within a small factor of
     // parse-only; generous in debug builds.
-    let factor = if cfg!(debug_assertions) { 6 } else { 2 };
+    let factor = if cfg!(debug_assertions) { 3 } else { 2 };
     assert!(
         whole <= parse_only * factor + std::time::Duration::from_millis(500),
         "whole {whole:?} vs parse-only {parse_only:?}"

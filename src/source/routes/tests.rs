@@ -1,3 +1,6 @@
+//! Route composition and matching on small inline projects: every Spring, JAX-RS and JDK
+//! case of the shared rules, literal-beats-template and the unmatched reasons.
+
 use super::*;
 use crate::source::index::TypeIndex;
 use crate::source::testutil::{op, parsed};
