@@ -272,7 +272,6 @@ pub fn analyse_operations(
         syntax_errors,
         warnings,
     };
-    drop(index);
     Ok(Analysis {
         report,
         bundles,
