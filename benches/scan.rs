@@ -4,9 +4,9 @@
 //! rule-based scan (inventory, parse, entries, closures, routes, matching, bundles).
 //! Prints lines per second and peak memory. Run with `cargo bench --bench scan`.
 
-use mastor::source::{AnalyseOptions, SpecInfo, analyse_operations};
 use mastor::source::java::parse_all;
 use mastor::source::scan::scan;
+use mastor::source::{AnalyseOptions, SpecInfo, analyse_operations};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
@@ -49,7 +49,10 @@ fn main() {
         .count();
 
     let secs = |d: std::time::Duration| d.as_secs_f64();
-    println!("operations: {} in spec, {matched} matched", loaded.operations.len());
+    println!(
+        "operations: {} in spec, {matched} matched",
+        loaded.operations.len()
+    );
     println!(
         "read only : {:>7.3} s  ({:>10.0} lines/s)",
         secs(read),
@@ -150,15 +153,27 @@ fn java_file(pkg: &str, name: &str, kind: &str, next: usize) -> String {
             );
         }
         other => {
-            let _ = write!(s, "\npublic class {name}{other} {{\n    private long id;\n    private String name;\n");
+            let _ = writeln!(
+                s,
+                "\npublic class {name}{other} {{\n    private long id;\n    private String name;"
+            );
             if other == "Repository" {
-                let _ = write!(s, "    public {name}Entity save({name}Entity e) {{ return e; }}\n    public {name}Entity find(long id) {{ return null; }}\n    public void delete(long id) {{ }}\n");
+                let _ = writeln!(
+                    s,
+                    "    public {name}Entity save({name}Entity e) {{ return e; }}\n    public {name}Entity find(long id) {{ return null; }}\n    public void delete(long id) {{ }}"
+                );
             }
             if other == "Mapper" {
-                let _ = write!(s, "    public {name}Dto toDto({name}Entity e) {{ return new {name}Dto(); }}\n    public {name}Entity toEntity({name}Dto d) {{ return new {name}Entity(); }}\n");
+                let _ = writeln!(
+                    s,
+                    "    public {name}Dto toDto({name}Entity e) {{ return new {name}Dto(); }}\n    public {name}Entity toEntity({name}Dto d) {{ return new {name}Entity(); }}"
+                );
             }
             if other == "Validator" {
-                let _ = write!(s, "    public void check({name}Dto d) {{ if (d == null) throw new IllegalArgumentException(\"null\"); }}\n");
+                let _ = writeln!(
+                    s,
+                    "    public void check({name}Dto d) {{ if (d == null) throw new IllegalArgumentException(\"null\"); }}"
+                );
             }
         }
     }
