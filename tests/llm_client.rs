@@ -4,6 +4,7 @@
 use mastor::llm::scripted::{Reply, Rule, Script, ScriptedServer};
 use mastor::llm::{
     CacheMode, CallRecord, CallRequest, LlmClient, LlmConfig, LlmError, Message, Provider,
+    StreamProgress,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -331,13 +332,52 @@ async fn text_calls_and_fallback() {
     })
     .await
     .unwrap();
-    let client = LlmClient::new(cfg(&s, Provider::Openai)).unwrap();
+    let progress: Arc<Mutex<Vec<StreamProgress>>> = Arc::default();
+    let sink = progress.clone();
+    let client = LlmClient::new(cfg(&s, Provider::Openai))
+        .unwrap()
+        .with_progress(Arc::new(move |p: &StreamProgress| {
+            sink.lock().unwrap().push(p.clone())
+        }));
     let (t, rec) = client.call_text(req("x")).await.unwrap();
     assert_eq!(t, "plain words");
+    {
+        let progress = progress.lock().unwrap();
+        assert!(!progress.is_empty(), "streamed chunks are reported");
+        let last = progress.last().unwrap();
+        assert_eq!(last.streamed_chars, "plain words".len());
+        assert_eq!(last.call_id, rec.id);
+        assert_eq!(last.agent, "x");
+    }
     assert!(
         rec.usage.completion_tokens > 0,
         "usage from the stream's usage chunk"
     );
     assert_eq!(s.fallback_calls(), 1);
     assert!(s.requests()[0].body.get("response_format").is_none());
+}
+
+#[tokio::test]
+async fn connection_refused_is_retried_then_reported() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let mut c =
+        LlmConfig::for_base_url(Provider::Openai, format!("http://127.0.0.1:{port}/v1"), "m");
+    c.backoff_base = Duration::from_millis(5);
+    c.backoff_max = Duration::from_millis(20);
+    c.max_attempts = 2;
+    c.cache = CacheMode::Off;
+    let err = LlmClient::new(c)
+        .unwrap()
+        .call_text(req("a"))
+        .await
+        .unwrap_err();
+    let LlmError::Exhausted { attempts, last } = &err.error else {
+        panic!("{err}")
+    };
+    assert_eq!(*attempts, 2);
+    assert!(matches!(**last, LlmError::Transport { .. }), "{last}");
+    assert!(err.to_string().contains(&port.to_string()), "{err}");
+    assert_eq!(err.record.retries.len(), 1);
 }

@@ -104,6 +104,7 @@ async fn cache_hits_make_no_request_and_refresh_makes_one() {
     let s = echo_server().await;
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = LlmConfig::for_base_url(Provider::Openai, s.base_url(), "m");
+    cfg.cache = CacheMode::Normal;
     cfg.cache_dir = Some(dir.path().join("cache"));
     cfg.prices.set(
         "m",

@@ -61,7 +61,9 @@ pub(crate) async fn exchange(
                 .acquire()
                 .await
                 .map_err(|e| LlmError::Build(e.to_string()))?;
-            match tokio::time::timeout(cfg.timeout, send_once(inner, rc, req, &url, body)).await {
+            match tokio::time::timeout(cfg.timeout, send_once(inner, rc, req, &rec.id, &url, body))
+                .await
+            {
                 Ok(r) => r,
                 Err(_) => Err(AttemptError::from(LlmError::Timeout {
                     url: url.clone(),
@@ -156,6 +158,7 @@ async fn send_once(
     inner: &Inner,
     rc: &RoleConfig,
     req: &CallRequest,
+    call_id: &str,
     url: &str,
     body: &Value,
 ) -> Result<Answer, AttemptError> {
@@ -172,19 +175,14 @@ async fn send_once(
         rb = rb.bearer_auth(key.expose());
     }
     let transport = |e: reqwest::Error| -> AttemptError {
-        if e.is_timeout() {
-            LlmError::Timeout {
-                url: url.to_string(),
-                secs: 0.0,
-            }
-            .into()
-        } else {
-            LlmError::Transport {
-                url: url.to_string(),
-                reason: error_chain(&e),
-            }
-            .into()
+        // Only connecting has its own timeout here; the attempt timeout is applied
+        // around the whole exchange by the caller.
+        let prefix = if e.is_timeout() { "timed out: " } else { "" };
+        LlmError::Transport {
+            url: url.to_string(),
+            reason: format!("{prefix}{}", error_chain(&e)),
         }
+        .into()
     };
     let resp = rb.send().await.map_err(transport)?;
     let status = resp.status();
@@ -218,8 +216,21 @@ async fn send_once(
         };
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(transport)?;
+            let before = acc.content.len();
             for data in parser.push(&chunk) {
                 acc.apply(&data).map_err(protocol)?;
+            }
+            if let Some(sink) = &inner.progress
+                && acc.content.len() > before
+            {
+                let chars = acc.content.chars().count();
+                sink(&super::StreamProgress {
+                    call_id: call_id.to_string(),
+                    agent: req.agent.clone(),
+                    op_id: req.op_id.clone(),
+                    streamed_chars: chars,
+                    estimated_tokens: chars.div_ceil(4),
+                });
             }
             if acc.done {
                 break;

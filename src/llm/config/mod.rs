@@ -120,6 +120,8 @@ pub struct LlmConfig {
 
 impl LlmConfig {
     /// A configuration for one base URL used by both roles (tests, local servers).
+    /// The response cache is off: set `cache` and `cache_dir` to use one, so that tests
+    /// never write into the user's cache directory by accident.
     pub fn for_base_url(provider: Provider, base_url: impl Into<String>, model: &str) -> Self {
         let mut role = RoleConfig::preset(provider, base_url);
         role.model = model.to_string();
@@ -131,7 +133,7 @@ impl LlmConfig {
             timeout: Duration::from_secs(120),
             backoff_base: Duration::from_millis(500),
             backoff_max: Duration::from_secs(30),
-            cache: CacheMode::Normal,
+            cache: CacheMode::Off,
             cache_dir: None,
             prices: PriceTable::default(),
             source_file: None,
@@ -289,12 +291,14 @@ impl LlmConfig {
             let key = match (&r.api_key, &r.key_source) {
                 (Some(k), Some(s)) => format!("\"{k}\"   # from {s}"),
                 (Some(k), None) => format!("\"{k}\""),
-                (None, _) => "none".into(),
+                (None, _) => {
+                    "\"\"   # none set (MASTOR_API_KEY, api_key_env or api_key_file)".into()
+                }
             };
             let _ = writeln!(out, "api_key = {key}");
             let _ = writeln!(out, "thinking = {}", r.thinking);
             let _ = writeln!(out, "stream = {}", r.stream);
-            let _ = writeln!(out, "json_mode = \"{:?}\"", r.json_mode);
+            let _ = writeln!(out, "json_mode = \"{}\"", r.json_mode.as_str());
             if let Some(s) = r.seed {
                 let _ = writeln!(out, "seed = {s}");
             }

@@ -50,6 +50,18 @@ pub struct Quirks {
     pub stream_usage: bool,
 }
 
+impl JsonMode {
+    /// The name as written in config files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JsonMode::Schema => "schema",
+            JsonMode::ObjectSchema => "object_schema",
+            JsonMode::Object => "object",
+            JsonMode::None => "none",
+        }
+    }
+}
+
 impl Provider {
     /// All presets, for help texts and the default config file.
     pub const ALL: [Provider; 7] = [
@@ -195,6 +207,21 @@ mod tests {
         }
         assert_eq!("DashScope".parse::<Provider>().unwrap(), Provider::Qwen);
         assert!("nope".parse::<Provider>().unwrap_err().contains("deepseek"));
+    }
+
+    #[test]
+    fn json_mode_names_match_serde() {
+        for m in [
+            JsonMode::Schema,
+            JsonMode::ObjectSchema,
+            JsonMode::Object,
+            JsonMode::None,
+        ] {
+            assert_eq!(
+                serde_json::to_string(&m).unwrap(),
+                format!("\"{}\"", m.as_str())
+            );
+        }
     }
 
     #[test]

@@ -97,8 +97,8 @@ fn excerpt(s: &str) -> String {
     }
 }
 
-/// Removes `<think>…</think>` blocks (reasoning models); an unclosed block removes all
-/// that follows it only when JSON appears before it.
+/// Removes `<think>…</think>` blocks (reasoning models); an unclosed block removes
+/// everything after its opening tag.
 fn strip_think(s: &str) -> Option<String> {
     if !s.contains("<think>") {
         return None;
