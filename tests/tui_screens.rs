@@ -299,6 +299,9 @@ fn events_drive_agent_status() {
         group.agents["multi_op"].state,
         AgentState::Done { .. }
     ));
+    // Verdicts from verdicts/latest.json.
+    assert_eq!(b.app.total_counts.pass, 1);
+    assert_eq!(b.app.total_counts.fail, 1);
     let totals = b.app.view.totals();
     assert_eq!(totals.tokens_in, 2000 + 1800 + 900 + 1500 + 700);
 }

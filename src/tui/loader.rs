@@ -133,7 +133,15 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     }
     view.journal = session.read_review_journal()?;
     view.decisions = super::store::replay(&view.journal);
-    for name in json_files(session, "verdicts")? {
+    // `verdicts/latest.json` is the newest run; without it, every run in name (= time)
+    // order, so the newest still wins.
+    let latest = crate::suite::session::LATEST_VERDICTS;
+    let verdict_files = if session.path(latest)?.is_file() {
+        vec![latest.trim_start_matches("verdicts/").to_string()]
+    } else {
+        json_files(session, "verdicts")?
+    };
+    for name in verdict_files {
         let rel = format!("verdicts/{name}");
         match session.read_json::<Value>(&rel) {
             Ok(Some(v)) => view.apply_verdicts(verdicts_from_value(v)),

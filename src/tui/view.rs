@@ -153,6 +153,8 @@ pub struct SessionView {
     pub decisions: BTreeMap<String, ReviewDecision>,
     /// Latest verdict outcome per o_id.
     pub verdicts: BTreeMap<String, Outcome>,
+    /// Latest full verdict per o_id (per-assertion expected / actual), for the detail pane.
+    pub verdict_details: BTreeMap<String, Verdict>,
     /// Relative path → file text, for every file an operation can point at.
     pub sources: BTreeMap<String, SourceFile>,
     /// Problems met while loading that did not stop the load, shown on screen.
@@ -242,7 +244,8 @@ impl SessionView {
     /// Applies verdicts read from `verdicts/` (latest run wins).
     pub fn apply_verdicts(&mut self, verdicts: impl IntoIterator<Item = Verdict>) {
         for v in verdicts {
-            self.verdicts.insert(v.o_id, v.outcome);
+            self.verdicts.insert(v.o_id.clone(), v.outcome);
+            self.verdict_details.insert(v.o_id.clone(), v);
         }
     }
 

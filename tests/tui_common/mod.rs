@@ -248,6 +248,23 @@ pub fn petstore_session(dir: &Path) -> Session {
         )
         .unwrap();
     session.write_suite(&suite).unwrap();
+    // A run of the runner, as `mastor check` stores it: one pass, one fail.
+    session
+        .write_json(
+            "verdicts/latest.json",
+            &json!({"at": "2026-12-02T12:30:00Z", "base_url": "http://127.0.0.1:8080",
+                "summary": {},
+                "verdicts": [
+                {"o_id": "GET /pets#bv_limit_100", "outcome": "pass", "at": "2026-12-02T12:30:00Z",
+                 "base_url": "http://127.0.0.1:8080", "steps": [{"op_id": get_pets, "outcome": "pass",
+                 "assertions": [{"index": 0, "outcome": "pass", "expected": 200, "actual": 200}]}]},
+                {"o_id": "GET /pets#fv_limit_10", "outcome": "fail", "at": "2026-12-02T12:30:00Z",
+                 "base_url": "http://127.0.0.1:8080", "steps": [{"op_id": get_pets, "outcome": "fail",
+                 "assertions": [{"index": 0, "outcome": "fail", "expected": 200, "actual": 500,
+                                 "message": "status differs"}]}]}
+            ]}),
+        )
+        .unwrap();
     let mut post = SuiteRecord::new("POST /pets");
     post.oracles = vec![
         oracle(

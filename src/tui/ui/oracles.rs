@@ -100,6 +100,37 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
         head.push(Span::styled(format!("  note: {note}"), t.muted));
     }
     lines.push(Line::from(head));
+    if let Some(v) = app.view.verdict_details.get(&o_id) {
+        lines.push(Line::from(Span::styled(
+            format!("run {} against {}", v.at, v.base_url),
+            t.muted,
+        )));
+        for (si, step) in v.steps.iter().enumerate() {
+            if !step.message.is_empty() {
+                lines.push(Line::from(Span::styled(
+                    format!("  step {}: {}", si + 1, step.message),
+                    t.warning,
+                )));
+            }
+            for a in step
+                .assertions
+                .iter()
+                .filter(|a| a.outcome != Outcome::Pass)
+            {
+                lines.push(Line::from(Span::styled(
+                    format!(
+                        "  ✗ step {} #{}: expected {} got {} {}",
+                        si + 1,
+                        a.index + 1,
+                        a.expected,
+                        a.actual,
+                        a.message
+                    ),
+                    t.fail,
+                )));
+            }
+        }
+    }
     let (description, evidence, refs) = match item {
         ItemRef::Single { op, oracle } => {
             let Some(o) = app.view.ops.get(op).and_then(|op| op.oracles.get(oracle)) else {
