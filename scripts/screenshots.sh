@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
 out="screenshots"
 work="$(mktemp -d)"
-trap 'tmux kill-session -t mastor-shots 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'tmux kill-session -t mastor-shots 2>/dev/null || true; tmux kill-session -t mastor-keep 2>/dev/null || true; rm -rf "$work"' EXIT
+# A session that outlives the shots, so the tmux server does not exit between them.
+tmux new-session -d -s mastor-keep "sleep 900"
 mkdir -p "$out"
 
 cargo build --quiet
