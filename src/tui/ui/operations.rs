@@ -52,11 +52,14 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
     if pass + fail + err > 0 {
         spans.push(Span::styled(format!("✓{pass} "), t.pass));
         spans.push(Span::styled(format!("✗{fail} "), t.fail));
-        spans.push(Span::styled(format!("!{err}  "), t.error));
+        if err > 0 {
+            spans.push(Span::styled(format!("!{err} "), t.error));
+        }
+        spans.push(Span::raw(" "));
     }
     spans.push(Span::styled(
         format!(
-            "· {} in / {} out · {} ",
+            "· {}/{} tok · {} ",
             fmt_tokens(u.tokens_in),
             fmt_tokens(u.tokens_out),
             fmt_cost(u.cost_usd)
@@ -99,6 +102,15 @@ fn filter_line<'a>(app: &App) -> Line<'a> {
         ),
         Span::styled(parts.join(" · "), t.accent),
     ])
+}
+
+/// One readable style across a selected row, whatever each cell's own colours.
+fn selected_row(app: &App, cells: &mut [Line]) {
+    for line in cells {
+        for span in &mut line.spans {
+            span.style = app.theme.selected;
+        }
+    }
 }
 
 /// Operations screen.
@@ -157,26 +169,26 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
                     })
                     .collect::<Vec<_>>(),
             );
-            let mut cells = vec![
-                Cell::from(Span::styled(op.method.clone(), t.method(&op.method))),
-                Cell::from(op.path.clone()),
-                Cell::from(Line::from(glyphs)),
-                Cell::from(counts),
-                Cell::from(verdict),
+            let mut cells: Vec<Line> = vec![
+                Line::from(Span::styled(op.method.clone(), t.method(&op.method))),
+                Line::from(op.path.clone()),
+                Line::from(glyphs),
+                counts,
+                verdict,
             ];
             if wide {
-                cells.push(Cell::from(format!(
+                cells.push(Line::from(format!(
                     "{}/{}",
                     fmt_tokens(op.usage.tokens_in),
                     fmt_tokens(op.usage.tokens_out)
                 )));
-                cells.push(Cell::from(fmt_cost(op.usage.cost_usd)));
+                cells.push(Line::from(fmt_cost(op.usage.cost_usd)));
             }
-            let row = Row::new(cells);
             if row_i == app.ops_cursor {
-                row.style(t.selected)
+                selected_row(app, &mut cells);
+                Row::new(cells).style(t.selected)
             } else {
-                row
+                Row::new(cells)
             }
         })
         .collect();
@@ -288,17 +300,18 @@ pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
                 .values()
                 .map(|a| agent_glyph(app, Some(a)))
                 .collect();
-            let row = Row::new(vec![
-                Cell::from(g.group_id.clone()),
-                Cell::from(Line::from(glyphs)),
-                Cell::from(g.oracles.len().to_string()),
-                Cell::from(counts),
-                Cell::from(ops.join(", ")),
-            ]);
+            let mut cells: Vec<Line> = vec![
+                Line::from(g.group_id.clone()),
+                Line::from(glyphs),
+                Line::from(g.oracles.len().to_string()),
+                counts,
+                Line::from(ops.join(", ")),
+            ];
             if i == app.groups_cursor {
-                row.style(t.selected)
+                selected_row(app, &mut cells);
+                Row::new(cells).style(t.selected)
             } else {
-                row
+                Row::new(cells)
             }
         })
         .collect();
