@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod export;
 mod prompts_cmd;
 
 /// Exit code for success.
@@ -33,11 +34,14 @@ pub struct Cli {
 pub enum Command {
     /// List, show or export the agent prompts (to tune them with --prompts DIR).
     Prompts(prompts_cmd::PromptsArgs),
+    /// Export reviewed oracles as JUnit 5, Postman (newman), readable Markdown or JSON.
+    Export(export::ExportArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
 pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
         Command::Prompts(args) => prompts_cmd::run(args),
+        Command::Export(args) => export::run(args),
     }
 }

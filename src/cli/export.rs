@@ -1,0 +1,76 @@
+//! `mastor export`: write the reviewed oracles of a suite file (or session) as JUnit 5
+//! sources, a Postman collection, readable Markdown or JSON.
+//!
+//! Loading and writing are the `export` module's work; this file only parses arguments,
+//! reports what was written, and maps errors to exit codes.
+
+use crate::cli::{EXIT_INPUT, EXIT_OK};
+use crate::export::{self, ExportInput, Format, Selection};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `mastor export`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    mastor export suite.json --format junit --out build/junit\n  \
+    mastor export suite.json --format postman,readable --all --out build/export")]
+pub struct ExportArgs {
+    /// A suite file (JSON, as written by `--format json`).
+    pub source: PathBuf,
+    /// Output formats: junit, postman, readable, json (comma-separated or repeated).
+    #[arg(long, short, value_delimiter = ',', required = true, value_parser = parse_format)]
+    pub format: Vec<Format>,
+    /// Include proposed (not yet reviewed) oracles; rejected ones are never exported.
+    #[arg(long)]
+    pub all: bool,
+    /// Output directory (created if needed).
+    #[arg(long, short)]
+    pub out: PathBuf,
+}
+
+fn parse_format(text: &str) -> Result<Format, String> {
+    text.parse()
+}
+
+/// Runs `mastor export`.
+pub fn run(args: ExportArgs) -> color_eyre::Result<i32> {
+    let selection = if args.all {
+        Selection::All
+    } else {
+        Selection::Reviewed
+    };
+    if args.source.is_dir() {
+        eprintln!(
+            "mastor export: {} is a directory; reading sessions is not supported yet, \
+             pass a suite file (JSON)",
+            args.source.display()
+        );
+        return Ok(EXIT_INPUT);
+    }
+    let suite = match ExportInput::load_suite_file(&args.source) {
+        Ok(suite) => suite,
+        Err(e) => {
+            eprintln!("mastor export: {e}");
+            return Ok(EXIT_INPUT);
+        }
+    };
+    let input = ExportInput::from_suite(suite, selection);
+    for format in args.format {
+        match export::export(&input, format, &args.out) {
+            Ok(report) => {
+                println!(
+                    "{format}: {} oracles, {} files in {} ({} left out by review state)",
+                    report.items.len(),
+                    report.files.len(),
+                    args.out.display(),
+                    report.skipped
+                );
+            }
+            Err(e) => {
+                eprintln!("mastor export: {format}: {e}");
+                return Ok(EXIT_INPUT);
+            }
+        }
+    }
+    Ok(EXIT_OK)
+}
