@@ -3,8 +3,9 @@
 # JDK-only HTTP server used by the end-to-end tests as a live API to run oracles against.
 #
 #   scripts/fixture-api.sh build          compile into $FIXTURE_API_CLASSES
-#   scripts/fixture-api.sh start [PORT]   build, start on 127.0.0.1 (PORT 0 or none: a free
-#                                         port), wait until it answers, print the base URL last
+#   scripts/fixture-api.sh start [PORT]   build, start on 127.0.0.1 (PORT, else env PORT; 0 or
+#                                         none: a free port), wait until it answers, print the
+#                                         base URL as the last line of stdout
 #   scripts/fixture-api.sh stop           stop the server started by `start`
 #
 # Environment: FIXTURE_API_CLASSES (default target/fixture-classes), FIXTURE_API_STATE
@@ -95,7 +96,7 @@ stop() {
 
 case "${1:-}" in
     build) build ;;
-    start) start "${2:-}" ;;
+    start) start "${2:-${PORT:-0}}" ;;
     stop) stop ;;
     *) die "usage: $0 build|start [PORT]|stop" ;;
 esac

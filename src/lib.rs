@@ -10,3 +10,4 @@ pub mod export;
 pub mod model;
 pub mod pipeline;
 pub mod prompts;
+pub mod spec;
