@@ -330,5 +330,5 @@ impl Drop for FixtureApi {
     }
 }
 
-/// Per o_id: did every check pass? (`None`: the runner reported nothing for it.)
-pub type Results = BTreeMap<String, Option<bool>>;
+/// Per o_id: how many checks failed, 0 when it passed (`None`: the runner reported nothing).
+pub type Results = BTreeMap<String, Option<usize>>;
