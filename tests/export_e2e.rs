@@ -56,7 +56,11 @@ fn compile_junit(input: &ExportInput, dir: &Path) -> ExportReport {
 /// Runs the compiled classes with the console launcher; returns exit code, the legacy XML
 /// report and the launcher output.
 fn launch_junit(dir: &Path, base_url: Option<&str>) -> (i32, String, String) {
-    let reports = dir.join(if base_url.is_some() { "reports" } else { "reports-unset" });
+    let reports = dir.join(if base_url.is_some() {
+        "reports"
+    } else {
+        "reports-unset"
+    });
     let mut cmd = Command::new("java");
     if let Some(url) = base_url {
         cmd.arg(format!("-Dmastor.baseUrl={url}"));
@@ -82,7 +86,11 @@ fn junit_results(report: &ExportReport, xml: &str) -> Results {
     )
     .expect("regex");
     let failure = Regex::new(r#"<failure message="([^"]*)""#).expect("regex");
-    let mut results: Results = report.items.iter().map(|i| (i.o_id.clone(), None)).collect();
+    let mut results: Results = report
+        .items
+        .iter()
+        .map(|i| (i.o_id.clone(), None))
+        .collect();
     for m in case.captures_iter(xml) {
         let location = format!("{}#{}", &m[2], &m[1]);
         let body = m.get(4).map_or("", |b| b.as_str());
@@ -111,8 +119,15 @@ fn run_newman(input: &ExportInput, dir: &Path, base_url: &str) -> (i32, Results,
     let raw = std::fs::read_to_string(&json_out)
         .unwrap_or_else(|e| panic!("no newman report ({e}); newman said:\n{text}"));
     let parsed: serde_json::Value = serde_json::from_str(&raw).expect("newman JSON report");
-    let mut results: Results = report.items.iter().map(|i| (i.o_id.clone(), None)).collect();
-    let executions = parsed["run"]["executions"].as_array().cloned().unwrap_or_default();
+    let mut results: Results = report
+        .items
+        .iter()
+        .map(|i| (i.o_id.clone(), None))
+        .collect();
+    let executions = parsed["run"]["executions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     for exec in executions {
         let name = exec["item"]["name"].as_str().unwrap_or_default();
         // A sequence step is named `<o_id>#<n>`.
@@ -127,7 +142,10 @@ fn run_newman(input: &ExportInput, dir: &Path, base_url: &str) -> (i32, Results,
         let failed = if assertions.is_empty() {
             1
         } else {
-            assertions.iter().filter(|a| a.get("error").is_some()).count()
+            assertions
+                .iter()
+                .filter(|a| a.get("error").is_some())
+                .count()
         };
         let entry = results.entry(o_id.to_string()).or_insert(None);
         *entry = Some(entry.unwrap_or(0) + failed);
@@ -152,14 +170,18 @@ fn check_suite(name: &str, suite: SuiteFile, expect_pass: bool, api: &FixtureApi
     let report = compile_junit(&input, &junit_dir);
     let (junit_code, xml, junit_text) = launch_junit(&junit_dir, Some(&api.base_url));
     let junit = junit_results(&report, &xml);
-    let (newman_code, newman, newman_text) = run_newman(&input, &dir.join("postman"), &api.base_url);
+    let (newman_code, newman, newman_text) =
+        run_newman(&input, &dir.join("postman"), &api.base_url);
 
     let expected = if expect_pass { 0 } else { 1 };
     println!("\n{name}: expected failed checks per oracle: {expected}");
     println!("{:<60} {:<8} {:<8}", "o_id", "junit", "newman");
     let mut wrong = Vec::new();
     for o_id in o_ids(&suite) {
-        let (j, n) = (junit.get(&o_id).copied().flatten(), newman.get(&o_id).copied().flatten());
+        let (j, n) = (
+            junit.get(&o_id).copied().flatten(),
+            newman.get(&o_id).copied().flatten(),
+        );
         println!("{o_id:<60} {:<8} {:<8}", mark(j), mark(n));
         if j != Some(expected) || n != Some(expected) {
             wrong.push(o_id);
@@ -169,8 +191,16 @@ fn check_suite(name: &str, suite: SuiteFile, expect_pass: bool, api: &FixtureApi
         wrong.is_empty(),
         "{name}: unexpected outcome for {wrong:?}\n--- launcher:\n{junit_text}\n--- newman:\n{newman_text}"
     );
-    assert_eq!(junit_code == 0, expect_pass, "{name}: launcher exit code {junit_code}");
-    assert_eq!(newman_code == 0, expect_pass, "{name}: newman exit code {newman_code}");
+    assert_eq!(
+        junit_code == 0,
+        expect_pass,
+        "{name}: launcher exit code {junit_code}"
+    );
+    assert_eq!(
+        newman_code == 0,
+        expect_pass,
+        "{name}: newman exit code {newman_code}"
+    );
 }
 
 fn load(path: &Path) -> SuiteFile {
@@ -182,13 +212,37 @@ fn exported_suites_pass_and_fail_in_junit_and_newman() {
     let work = tempfile::tempdir().expect("tempdir");
     let api = FixtureApi::start(&work.path().join("api"));
 
-    check_suite("small-correct", petstore_suite(false), true, &api, work.path());
-    check_suite("small-wrong", petstore_suite(true), false, &api, work.path());
+    check_suite(
+        "small-correct",
+        petstore_suite(false),
+        true,
+        &api,
+        work.path(),
+    );
+    check_suite(
+        "small-wrong",
+        petstore_suite(true),
+        false,
+        &api,
+        work.path(),
+    );
 
     let suites = repo_root().join("tests/fixtures/petstore-jdk/suites");
     if suites.join("reference.json").is_file() {
-        check_suite("reference", load(&suites.join("reference.json")), true, &api, work.path());
-        check_suite("reference-wrong", load(&suites.join("wrong.json")), false, &api, work.path());
+        check_suite(
+            "reference",
+            load(&suites.join("reference.json")),
+            true,
+            &api,
+            work.path(),
+        );
+        check_suite(
+            "reference-wrong",
+            load(&suites.join("wrong.json")),
+            false,
+            &api,
+            work.path(),
+        );
     } else {
         println!("tests/fixtures/petstore-jdk/suites/reference.json not present: skipped");
     }

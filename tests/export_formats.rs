@@ -6,9 +6,7 @@ mod export_common;
 
 use export_common::*;
 use mastor::export::{self, ExportError, ExportInput, Format, Selection};
-use mastor::model::{
-    AssertionVerdict, Outcome, ReviewState, StepVerdict, SuiteFile, Verdict,
-};
+use mastor::model::{AssertionVerdict, Outcome, ReviewState, StepVerdict, SuiteFile, Verdict};
 use serde_json::{Value, json};
 use std::process::Command;
 
@@ -34,15 +32,24 @@ fn selection_follows_review_states() {
     assert_eq!(exported.len(), ids.len() - 2);
     assert_eq!(report.skipped, 2);
     assert!(!exported.contains(&ids[1].as_str()), "rejected exported");
-    assert!(!exported.contains(&ids[2].as_str()), "proposed exported without --all");
+    assert!(
+        !exported.contains(&ids[2].as_str()),
+        "proposed exported without --all"
+    );
     assert!(exported.contains(&ids[3].as_str()), "edited left out");
 
     let all = ExportInput::from_suite(suite, Selection::All);
     let report = export::export(&all, Format::Json, dir.path()).expect("export");
     let exported: Vec<&str> = report.items.iter().map(|i| i.o_id.as_str()).collect();
     assert_eq!(exported.len(), ids.len() - 1);
-    assert!(!exported.contains(&ids[1].as_str()), "rejected exported with --all");
-    assert!(exported.contains(&ids[2].as_str()), "proposed left out with --all");
+    assert!(
+        !exported.contains(&ids[1].as_str()),
+        "rejected exported with --all"
+    );
+    assert!(
+        exported.contains(&ids[2].as_str()),
+        "proposed left out with --all"
+    );
 }
 
 #[test]
@@ -67,7 +74,11 @@ fn json_round_trips() {
 fn bad_suite_files_are_named_in_the_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("broken.json");
-    std::fs::write(&path, "{\"schema_version\": 1, \"oracles\": [{\"op_id\": 3}]}").expect("write");
+    std::fs::write(
+        &path,
+        "{\"schema_version\": 1, \"oracles\": [{\"op_id\": 3}]}",
+    )
+    .expect("write");
     let err = ExportInput::load_suite_file(&path).expect_err("must fail");
     assert!(matches!(err, ExportError::BadSuite { .. }), "{err}");
     assert!(err.to_string().contains("broken.json"), "{err}");
@@ -94,7 +105,9 @@ fn bad_oracles_give_typed_errors_naming_the_oracle() {
     }
     suite.oracles[5].input.path.insert("petId".into(), json!(1));
     suite.oracles[0].op_id = "pets".into();
-    suite.review.insert(suite.oracles[0].o_id(), ReviewState::Accepted);
+    suite
+        .review
+        .insert(suite.oracles[0].o_id(), ReviewState::Accepted);
     let input = ExportInput::from_suite(suite, Selection::Reviewed);
     let err = export::export(&input, Format::Junit, dir.path()).expect_err("must fail");
     assert!(err.to_string().contains("not 'METHOD /path'"), "{err}");
@@ -131,17 +144,42 @@ fn readable_has_contents_sections_sentences_and_refs() {
     let md = std::fs::read_to_string(&report.files[0]).expect("read");
 
     // Table of contents links to one section per operation, plus the sequences section.
-    let contents = md.split("## Contents").nth(1).expect("contents").split("\n## ").next().expect("toc");
-    for op in ["GET /pets", "GET /pets/{petId}", "GET /stats", "GET /owners/{ownerId}/pets"] {
-        assert!(contents.contains(&format!("[{op}]")), "toc misses {op}:\n{contents}");
+    let contents = md
+        .split("## Contents")
+        .nth(1)
+        .expect("contents")
+        .split("\n## ")
+        .next()
+        .expect("toc");
+    for op in [
+        "GET /pets",
+        "GET /pets/{petId}",
+        "GET /stats",
+        "GET /owners/{ownerId}/pets",
+    ] {
+        assert!(
+            contents.contains(&format!("[{op}]")),
+            "toc misses {op}:\n{contents}"
+        );
         assert!(md.contains(&format!("\n## {op}\n")), "no section for {op}");
     }
     assert!(contents.contains("[Multi-operation sequences](#multi-op)"));
     assert!(md.contains("### Group pet-lifecycle"));
     // The rejected oracle is not there; the proposed one is, marked as such.
-    assert!(!md.contains("GET /pets#fi_bad_limit"), "rejected oracle exported");
-    let sold = md.split("### `GET /pets#fv_sold`").nth(1).expect("proposed oracle section");
-    assert!(sold.split("\n### ").next().expect("section").contains("- **Review:** proposed"));
+    assert!(
+        !md.contains("GET /pets#fi_bad_limit"),
+        "rejected oracle exported"
+    );
+    let sold = md
+        .split("### `GET /pets#fv_sold`")
+        .nth(1)
+        .expect("proposed oracle section");
+    assert!(
+        sold.split("\n### ")
+            .next()
+            .expect("section")
+            .contains("- **Review:** proposed")
+    );
     // Assertions as sentences.
     for sentence in [
         "1. status is 200",
@@ -158,7 +196,9 @@ fn readable_has_contents_sections_sentences_and_refs() {
         assert!(md.contains(sentence), "missing sentence {sentence:?}");
     }
     // Evidence, refs, strategy and the verdict with its failing assertion.
-    assert!(md.contains("- **Evidence refs:** `src/main/java/petstore/handlers/PetHandler.java:30-60`"));
+    assert!(
+        md.contains("- **Evidence refs:** `src/main/java/petstore/handlers/PetHandler.java:30-60`")
+    );
     assert!(md.contains("- **Strategy:** FV (functional, valid input)"));
     assert!(md.contains("- **Verdict:** fail (2026-12-02T10:00:00Z against http://127.0.0.1:1)"));
     assert!(md.contains("assertion 4: fail (expected `\"Rex\"`, actual `\"Tom\"`) not equal"));
@@ -196,13 +236,19 @@ fn postman_collection_shape() {
     let steps = seq["item"].as_array().expect("steps");
     assert_eq!(steps.len(), 3);
     assert_eq!(steps[1]["name"], "owner-pets#create_for_owner#2");
-    let raw = steps[1]["request"]["body"]["raw"].as_str().expect("raw body");
+    let raw = steps[1]["request"]["body"]["raw"]
+        .as_str()
+        .expect("raw body");
     assert!(raw.contains("\"ownerId\": {{owner_id__json}}"), "{raw}");
     assert_eq!(steps[2]["request"]["url"], "{{baseUrl}}/pets/{{kit_id}}");
     // The first step clears the sequence's captures before it runs.
     let pre = &steps[0]["event"][0];
     assert_eq!(pre["listen"], "prerequest");
-    assert!(pre["script"]["exec"].to_string().contains("unset(\\\"kit_id\\\")"));
+    assert!(
+        pre["script"]["exec"]
+            .to_string()
+            .contains("unset(\\\"kit_id\\\")")
+    );
 }
 
 #[test]
@@ -243,7 +289,12 @@ fn cli_exports_a_suite_file_and_rejects_bad_input() {
         .arg(&out));
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("left out by review state"), "{text}");
-    for file in ["suite.md", "suite.json", "mastor.postman_collection.json", "mastor/suite/MastorAssert.java"] {
+    for file in [
+        "suite.md",
+        "suite.json",
+        "mastor.postman_collection.json",
+        "mastor/suite/MastorAssert.java",
+    ] {
         assert!(out.join(file).is_file(), "{file} not written");
     }
 

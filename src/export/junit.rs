@@ -12,8 +12,8 @@
 
 use super::request::{check_path_params, step_o_id};
 use super::{
-    ExportError, ExportInput, ExportReport, ExportedItem, create_dir, group_in_order,
-    split_op_id, write_file,
+    ExportError, ExportInput, ExportReport, ExportedItem, create_dir, group_in_order, split_op_id,
+    write_file,
 };
 use crate::model::{Assertion, Oracle, OracleInput, Step};
 use serde_json::Value;
@@ -140,7 +140,11 @@ fn single_test(oracle: &Oracle, method: &str) -> Result<String, ExportError> {
     let mut out = String::new();
     let _ = writeln!(out, "    /**\n     * {}", comment(&oracle.description));
     if let Some(strategy) = oracle.oracle_strategy {
-        let _ = writeln!(out, "     * <p>Strategy: {}", comment(&format!("{strategy:?}")));
+        let _ = writeln!(
+            out,
+            "     * <p>Strategy: {}",
+            comment(&format!("{strategy:?}"))
+        );
     }
     if !oracle.evidence.is_empty() {
         let _ = writeln!(out, "     * <p>Evidence: {}", comment(&oracle.evidence));
@@ -186,7 +190,12 @@ fn step_code(step_o_id: &str, number: usize, step: &Step) -> Result<String, Expo
     );
     out.push_str(&assertion_code(&step.assertions));
     for (name, path) in &step.captures {
-        let _ = writeln!(out, "        c.capture(r, {}, {});", java_str(name), java_str(path));
+        let _ = writeln!(
+            out,
+            "        c.capture(r, {}, {});",
+            java_str(name),
+            java_str(path)
+        );
     }
     Ok(out)
 }

@@ -16,8 +16,7 @@ use super::request::{
     substitute_path, whole_capture,
 };
 use super::{
-    ExportError, ExportInput, ExportReport, ExportedItem, group_in_order, split_op_id,
-    write_file,
+    ExportError, ExportInput, ExportReport, ExportedItem, group_in_order, split_op_id, write_file,
 };
 use crate::model::{Assertion, MultiOpOracle, OracleInput, Step};
 use serde_json::{Map, Value, json};
@@ -50,7 +49,13 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
                 captures: None,
                 bind: false,
             };
-            items.push(request_item(&o_id, &oracle.op_id, &oracle.input, &spec, false)?);
+            items.push(request_item(
+                &o_id,
+                &oracle.op_id,
+                &oracle.input,
+                &spec,
+                false,
+            )?);
             report.items.push(ExportedItem {
                 o_id: o_id.clone(),
                 op_id: oracle.op_id.clone(),
@@ -151,7 +156,10 @@ fn step_item(
             .flat_map(|n| {
                 [
                     format!("pm.collectionVariables.unset({});", js_str(n)),
-                    format!("pm.collectionVariables.unset({});", js_str(&format!("{n}__json"))),
+                    format!(
+                        "pm.collectionVariables.unset({});",
+                        js_str(&format!("{n}__json"))
+                    ),
                 ]
             })
             .collect();
@@ -200,7 +208,11 @@ fn request_item(
     let mut request = Map::new();
     request.insert("method".into(), json!(method));
     if let Some(body) = &input.body {
-        if !input.headers.keys().any(|k| k.eq_ignore_ascii_case("content-type")) {
+        if !input
+            .headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("content-type"))
+        {
             headers.push(json!({"key": "Content-Type", "value": "application/json"}));
         }
         request.insert(
@@ -241,7 +253,10 @@ fn raw_body(body: &Value, bind: bool) -> String {
             break;
         };
         let name = text[name_start..name_start + len].to_string();
-        text.replace_range(start..name_start + len + 1, &format!("{{{{{name}__json}}}}"));
+        text.replace_range(
+            start..name_start + len + 1,
+            &format!("{{{{{name}__json}}}}"),
+        );
     }
     captures_as_vars(&text, str::to_string)
 }
@@ -302,6 +317,9 @@ mod tests {
 
     #[test]
     fn captures_in_urls_become_variables() {
-        assert_eq!(captures_as_vars("a b/$captures.id", encode_component), "a%20b%2F{{id}}");
+        assert_eq!(
+            captures_as_vars("a b/$captures.id", encode_component),
+            "a%20b%2F{{id}}"
+        );
     }
 }

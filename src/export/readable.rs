@@ -47,7 +47,13 @@ pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
 
     out.push_str("## Contents\n\n");
     for (op_id, list) in &ops {
-        let _ = writeln!(out, "- [{}](#{}) ({})", md_text(op_id), anchor("op", op_id), list.len());
+        let _ = writeln!(
+            out,
+            "- [{}](#{}) ({})",
+            md_text(op_id),
+            anchor("op", op_id),
+            list.len()
+        );
     }
     if !groups.is_empty() {
         let _ = writeln!(out, "- [Multi-operation sequences](#multi-op)");
@@ -64,7 +70,12 @@ pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
     out.push('\n');
 
     for (op_id, list) in &ops {
-        let _ = writeln!(out, "<a id=\"{}\"></a>\n\n## {}\n", anchor("op", op_id), md_text(op_id));
+        let _ = writeln!(
+            out,
+            "<a id=\"{}\"></a>\n\n## {}\n",
+            anchor("op", op_id),
+            md_text(op_id)
+        );
         for oracle in list {
             let id = anchor("oracle", &oracle.o_id());
             oracle_section(&mut out, input, oracle, &id);
@@ -139,7 +150,12 @@ fn sequence_section(out: &mut String, input: &ExportInput, multi: &MultiOpOracle
             let _ = writeln!(out, "   - {}", sentence(a));
         }
         for (name, path) in &step.captures {
-            let _ = writeln!(out, "   - captures `{}` from {}", code(name), path_words(path));
+            let _ = writeln!(
+                out,
+                "   - captures `{}` from {}",
+                code(name),
+                path_words(path)
+            );
         }
     }
     out.push('\n');
@@ -155,7 +171,12 @@ fn input_lines(out: &mut String, input: &OracleInput, indent: &str) {
         ("header", &input.headers),
     ] {
         for (name, value) in map {
-            let _ = writeln!(out, "{indent}- {label} `{}` = `{}`", code(name), code(&value.to_string()));
+            let _ = writeln!(
+                out,
+                "{indent}- {label} `{}` = `{}`",
+                code(name),
+                code(&value.to_string())
+            );
         }
     }
     if let Some(body) = &input.body {
@@ -196,7 +217,11 @@ fn review_lines(out: &mut String, input: &ExportInput, o_id: &str) {
             verdict.base_url
         );
         for step in &verdict.steps {
-            for a in step.assertions.iter().filter(|a| a.outcome != Outcome::Pass) {
+            for a in step
+                .assertions
+                .iter()
+                .filter(|a| a.outcome != Outcome::Pass)
+            {
                 let _ = writeln!(
                     out,
                     "  - `{}` assertion {}: {} (expected `{}`, actual `{}`) {}",
@@ -304,7 +329,10 @@ mod tests {
 
     #[test]
     fn sentences_read_as_english() {
-        assert_eq!(sentence(&Assertion::Status { expected: 400 }), "status is 400");
+        assert_eq!(
+            sentence(&Assertion::Status { expected: 400 }),
+            "status is 400"
+        );
         let a = Assertion::Field {
             field_path: "items[*].id".into(),
             op: FieldOp::NotNull,

@@ -20,9 +20,8 @@ const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// A capture reference anywhere in a string.
-pub static CAPTURE_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\$captures\.([A-Za-z0-9_]+)").unwrap_or_else(|_| unreachable!())
-});
+pub static CAPTURE_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\$captures\.([A-Za-z0-9_]+)").unwrap_or_else(|_| unreachable!()));
 
 /// Percent-encodes one path segment or query component (UTF-8, unreserved kept).
 pub fn encode_component(text: &str) -> String {
@@ -65,7 +64,11 @@ pub fn template_params(template: &str) -> Vec<&str> {
 
 /// Checks that every placeholder of the template has a value in the input, so that no
 /// exported request goes out with a literal `{id}` in its URL.
-pub fn check_path_params(o_id: &str, template: &str, input: &OracleInput) -> Result<(), ExportError> {
+pub fn check_path_params(
+    o_id: &str,
+    template: &str,
+    input: &OracleInput,
+) -> Result<(), ExportError> {
     let missing: Vec<&str> = template_params(template)
         .into_iter()
         .filter(|name| !input.path.contains_key(*name))

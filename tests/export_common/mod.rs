@@ -69,89 +69,179 @@ fn cases() -> Vec<Case> {
     use FieldOp::*;
     use Strategy::*;
     vec![
-        case("GET /pets", "fv_list", Fv, json!({}), vec![
-            status(200),
-            field("[*].id", NotNull, Value::Null),
-            field("[*].name", Type, json!("string")),
-            field("[0].name", Equals, json!("Rex")),
-            field("[1].age", Gt, json!(10)),
-            field("[*].ageCategory", Matches, json!("^(young|adult|senior)$")),
-            field("", Type, json!("array")),
-        ], (3, field("[0].name", Equals, json!("Tom")))),
-        case("GET /pets", "fi_bad_limit", Fi, json!({"query": {"limit": "abc"}}), vec![
-            status(400),
-            field("error", Contains, json!("limit")),
-        ], (0, status(200))),
-        case("GET /pets", "fv_sold", Fv, json!({"query": {"status": "sold"}}), vec![
-            status(200),
-            field("", Length, json!(1)),
-            field("[0].name", Equals, json!("Nemo")),
-            field("[0].ownerId", IsNull, Value::Null),
-            field("[0].noSuchField", IsNull, Value::Null),
-        ], (3, field("[0].ownerId", NotNull, Value::Null))),
-        case("GET /pets", "bv_limit_1", Bv, json!({"query": {"limit": 1}}), vec![
-            status(200),
-            field("", Length, json!(1)),
-        ], (1, field("", Length, json!(2)))),
-        case("POST /pets", "fi_missing_name", Fi, json!({"body": {"tag": "dog"}}), vec![
-            status(400),
-            field("status", Equals, json!(400)),
-            field("error", Type, json!("string")),
-        ], (0, status(201))),
-        case("GET /pets/{petId}", "fv_rex", Fv, json!({"path": {"petId": 1}}), vec![
-            status(200),
-            field("id", Equals, json!("1")),
-            field("age", Gte, json!(3)),
-            field("age", Lte, json!("3")),
-            field("nameLength", Equals, json!(3.0)),
-            field("tag", NotEquals, json!("cat")),
-            field("createdAt", Matches, json!("^\\d{4}-\\d{2}-\\d{2}T")),
-            field("name", Length, json!(3)),
-        ], (2, field("age", Lt, json!(3)))),
-        case("GET /pets/{petId}", "fi_unknown", Fi, json!({"path": {"petId": "99"}}), vec![
-            status(404),
-            field("error", Equals, json!("pet 99 not found")),
-        ], (1, field("error", Equals, json!("pet 98 not found")))),
-        case("GET /pets/{petId}", "fi_not_numeric", Fi, json!({"path": {"petId": "a b"}}), vec![
-            status(400),
-        ], (0, status(404))),
-        case("PUT /pets/{petId}", "fi_unknown", Fi,
-            json!({"path": {"petId": 999}, "body": {"name": "X", "status": "available"}}), vec![
-            status(404),
-        ], (0, status(200))),
-        case("DELETE /pets/{petId}", "fi_unknown", Fi, json!({"path": {"petId": 999}}), vec![
-            status(404),
-        ], (0, status(204))),
-        case("POST /pets/{petId}/status", "fv_same_status", Fv,
-            json!({"path": {"petId": 1}, "body": {"status": "available"}}), vec![
-            status(200),
-            field("status", Equals, json!("available")),
-            field("name", Equals, json!("Rex")),
-        ], (1, field("status", Equals, json!("sold")))),
-        case("GET /owners", "fv_all", Fv, json!({}), vec![
-            status(200),
-            field("[*].email", Contains, json!("@")),
-            field("[0]", Contains, json!("email")),
-            field("[1].name", Equals, json!("Bob")),
-        ], (1, field("[*].email", Contains, json!("#")))),
-        case("GET /owners/{ownerId}", "fv_alice", Fv, json!({"path": {"ownerId": 1}}), vec![
-            status(200),
-            field("", Type, json!("object")),
-            field("name", Equals, json!("Alice")),
-            field("petCount", Type, json!("integer")),
-        ], (3, field("petCount", Type, json!("string")))),
-        case("GET /owners/{ownerId}/pets", "fv_bob", Fv, json!({"path": {"ownerId": 2}}), vec![
-            status(200),
-            field("[*].ownerId", Equals, json!(2)),
-            field("[0].name", Equals, json!("Tom")),
-        ], (1, field("[*].ownerId", Equals, json!(1)))),
-        case("GET /stats", "fv_counts", Fv,
-            json!({"headers": {"Accept": "application/json"}}), vec![
-            status(200),
-            field("total", Gte, json!(3)),
-            field("sold", Equals, json!(1)),
-            field("", Contains, json!("pending")),
-        ], (2, field("sold", Equals, json!(2)))),
+        case(
+            "GET /pets",
+            "fv_list",
+            Fv,
+            json!({}),
+            vec![
+                status(200),
+                field("[*].id", NotNull, Value::Null),
+                field("[*].name", Type, json!("string")),
+                field("[0].name", Equals, json!("Rex")),
+                field("[1].age", Gt, json!(10)),
+                field("[*].ageCategory", Matches, json!("^(young|adult|senior)$")),
+                field("", Type, json!("array")),
+            ],
+            (3, field("[0].name", Equals, json!("Tom"))),
+        ),
+        case(
+            "GET /pets",
+            "fi_bad_limit",
+            Fi,
+            json!({"query": {"limit": "abc"}}),
+            vec![status(400), field("error", Contains, json!("limit"))],
+            (0, status(200)),
+        ),
+        case(
+            "GET /pets",
+            "fv_sold",
+            Fv,
+            json!({"query": {"status": "sold"}}),
+            vec![
+                status(200),
+                field("", Length, json!(1)),
+                field("[0].name", Equals, json!("Nemo")),
+                field("[0].ownerId", IsNull, Value::Null),
+                field("[0].noSuchField", IsNull, Value::Null),
+            ],
+            (3, field("[0].ownerId", NotNull, Value::Null)),
+        ),
+        case(
+            "GET /pets",
+            "bv_limit_1",
+            Bv,
+            json!({"query": {"limit": 1}}),
+            vec![status(200), field("", Length, json!(1))],
+            (1, field("", Length, json!(2))),
+        ),
+        case(
+            "POST /pets",
+            "fi_missing_name",
+            Fi,
+            json!({"body": {"tag": "dog"}}),
+            vec![
+                status(400),
+                field("status", Equals, json!(400)),
+                field("error", Type, json!("string")),
+            ],
+            (0, status(201)),
+        ),
+        case(
+            "GET /pets/{petId}",
+            "fv_rex",
+            Fv,
+            json!({"path": {"petId": 1}}),
+            vec![
+                status(200),
+                field("id", Equals, json!("1")),
+                field("age", Gte, json!(3)),
+                field("age", Lte, json!("3")),
+                field("nameLength", Equals, json!(3.0)),
+                field("tag", NotEquals, json!("cat")),
+                field("createdAt", Matches, json!("^\\d{4}-\\d{2}-\\d{2}T")),
+                field("name", Length, json!(3)),
+            ],
+            (2, field("age", Lt, json!(3))),
+        ),
+        case(
+            "GET /pets/{petId}",
+            "fi_unknown",
+            Fi,
+            json!({"path": {"petId": "99"}}),
+            vec![
+                status(404),
+                field("error", Equals, json!("pet 99 not found")),
+            ],
+            (1, field("error", Equals, json!("pet 98 not found"))),
+        ),
+        case(
+            "GET /pets/{petId}",
+            "fi_not_numeric",
+            Fi,
+            json!({"path": {"petId": "a b"}}),
+            vec![status(400)],
+            (0, status(404)),
+        ),
+        case(
+            "PUT /pets/{petId}",
+            "fi_unknown",
+            Fi,
+            json!({"path": {"petId": 999}, "body": {"name": "X", "status": "available"}}),
+            vec![status(404)],
+            (0, status(200)),
+        ),
+        case(
+            "DELETE /pets/{petId}",
+            "fi_unknown",
+            Fi,
+            json!({"path": {"petId": 999}}),
+            vec![status(404)],
+            (0, status(204)),
+        ),
+        case(
+            "POST /pets/{petId}/status",
+            "fv_same_status",
+            Fv,
+            json!({"path": {"petId": 1}, "body": {"status": "available"}}),
+            vec![
+                status(200),
+                field("status", Equals, json!("available")),
+                field("name", Equals, json!("Rex")),
+            ],
+            (1, field("status", Equals, json!("sold"))),
+        ),
+        case(
+            "GET /owners",
+            "fv_all",
+            Fv,
+            json!({}),
+            vec![
+                status(200),
+                field("[*].email", Contains, json!("@")),
+                field("[0]", Contains, json!("email")),
+                field("[1].name", Equals, json!("Bob")),
+            ],
+            (1, field("[*].email", Contains, json!("#"))),
+        ),
+        case(
+            "GET /owners/{ownerId}",
+            "fv_alice",
+            Fv,
+            json!({"path": {"ownerId": 1}}),
+            vec![
+                status(200),
+                field("", Type, json!("object")),
+                field("name", Equals, json!("Alice")),
+                field("petCount", Type, json!("integer")),
+            ],
+            (3, field("petCount", Type, json!("string"))),
+        ),
+        case(
+            "GET /owners/{ownerId}/pets",
+            "fv_bob",
+            Fv,
+            json!({"path": {"ownerId": 2}}),
+            vec![
+                status(200),
+                field("[*].ownerId", Equals, json!(2)),
+                field("[0].name", Equals, json!("Tom")),
+            ],
+            (1, field("[*].ownerId", Equals, json!(1))),
+        ),
+        case(
+            "GET /stats",
+            "fv_counts",
+            Fv,
+            json!({"headers": {"Accept": "application/json"}}),
+            vec![
+                status(200),
+                field("total", Gte, json!(3)),
+                field("sold", Equals, json!(1)),
+                field("", Contains, json!("pending")),
+            ],
+            (2, field("sold", Equals, json!(2))),
+        ),
     ]
 }
 
@@ -174,22 +264,41 @@ fn sequences() -> Vec<(MultiOpOracle, (usize, usize, Assertion))> {
         group_id: "pet-lifecycle".into(),
         description: "a created pet can be read, deleted, and is gone afterwards".into(),
         steps: vec![
-            step("POST /pets", json!({"body": {"name": "Bo", "tag": "dog", "age": 5}}), vec![
-                status(201),
-                field("name", Equals, json!("Bo")),
-                field("ageCategory", Equals, json!("adult")),
-            ], &[("pet_id", "id")]),
-            step("GET /pets/{petId}", json!({"path": {"petId": "$captures.pet_id"}}), vec![
-                status(200),
-                field("id", Equals, json!("$captures.pet_id")),
-                field("name", Equals, json!("Bo")),
-            ], &[]),
-            step("DELETE /pets/{petId}", json!({"path": {"petId": "$captures.pet_id"}}),
-                vec![status(204)], &[]),
-            step("GET /pets/{petId}", json!({"path": {"petId": "$captures.pet_id"}}), vec![
-                status(404),
-                field("error", Equals, json!("pet $captures.pet_id not found")),
-            ], &[]),
+            step(
+                "POST /pets",
+                json!({"body": {"name": "Bo", "tag": "dog", "age": 5}}),
+                vec![
+                    status(201),
+                    field("name", Equals, json!("Bo")),
+                    field("ageCategory", Equals, json!("adult")),
+                ],
+                &[("pet_id", "id")],
+            ),
+            step(
+                "GET /pets/{petId}",
+                json!({"path": {"petId": "$captures.pet_id"}}),
+                vec![
+                    status(200),
+                    field("id", Equals, json!("$captures.pet_id")),
+                    field("name", Equals, json!("Bo")),
+                ],
+                &[],
+            ),
+            step(
+                "DELETE /pets/{petId}",
+                json!({"path": {"petId": "$captures.pet_id"}}),
+                vec![status(204)],
+                &[],
+            ),
+            step(
+                "GET /pets/{petId}",
+                json!({"path": {"petId": "$captures.pet_id"}}),
+                vec![
+                    status(404),
+                    field("error", Equals, json!("pet $captures.pet_id not found")),
+                ],
+                &[],
+            ),
         ],
         evidence: "PetStore create/get/delete".into(),
         evidence_refs: vec![],
@@ -200,16 +309,28 @@ fn sequences() -> Vec<(MultiOpOracle, (usize, usize, Assertion))> {
         description: "a pet created with a captured (numeric) owner id belongs to that owner"
             .into(),
         steps: vec![
-            step("GET /owners/{ownerId}", json!({"path": {"ownerId": 1}}),
-                vec![status(200)], &[("owner_id", "id")]),
-            step("POST /pets", json!({"body": {"name": "Kit", "ownerId": "$captures.owner_id"}}),
+            step(
+                "GET /owners/{ownerId}",
+                json!({"path": {"ownerId": 1}}),
+                vec![status(200)],
+                &[("owner_id", "id")],
+            ),
+            step(
+                "POST /pets",
+                json!({"body": {"name": "Kit", "ownerId": "$captures.owner_id"}}),
                 vec![
                     status(201),
                     field("ownerId", Equals, json!("$captures.owner_id")),
                     field("ownerId", Type, json!("integer")),
-                ], &[("kit_id", "id")]),
-            step("DELETE /pets/{petId}", json!({"path": {"petId": "$captures.kit_id"}}),
-                vec![status(204)], &[]),
+                ],
+                &[("kit_id", "id")],
+            ),
+            step(
+                "DELETE /pets/{petId}",
+                json!({"path": {"petId": "$captures.kit_id"}}),
+                vec![status(204)],
+                &[],
+            ),
         ],
         evidence: "PetRequest validates ownerId as an existing owner".into(),
         evidence_refs: vec![],
@@ -269,7 +390,11 @@ pub fn run(cmd: &mut Command) -> (i32, String) {
 /// A jar under /usr/share/java (installed by scripts/setup.sh).
 pub fn jar(name: &str) -> PathBuf {
     let path = Path::new("/usr/share/java").join(name);
-    assert!(path.is_file(), "{} missing: run scripts/setup.sh", path.display());
+    assert!(
+        path.is_file(),
+        "{} missing: run scripts/setup.sh",
+        path.display()
+    );
     path
 }
 
