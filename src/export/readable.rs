@@ -39,10 +39,10 @@ pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
     let mut out = String::from("# mastor oracle suite\n\n");
     let _ = writeln!(
         out,
-        "{} single-operation oracles in {} operations, {} multi-operation sequences.\n",
-        oracles.len(),
-        ops.len(),
-        multi.len()
+        "{} in {}, {}.\n",
+        plural(oracles.len(), "single-operation oracle"),
+        plural(ops.len(), "operation"),
+        plural(multi.len(), "multi-operation sequence"),
     );
 
     out.push_str("## Contents\n\n");
@@ -267,6 +267,14 @@ pub fn sentence(assertion: &Assertion) -> String {
                 FieldOp::Length => format!("{subject} has length {}", text(expected)),
             }
         }
+    }
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 

@@ -50,7 +50,8 @@ fn case(
         oracle: Oracle {
             test_id: test_id.to_string(),
             op_id: op_id.to_string(),
-            description: format!("{test_id} on {op_id}"),
+            // Quotes, comment ends, `\u` and non-ASCII must survive into Java and JSON.
+            description: format!("{test_id} on {op_id}: \"quoted\" */ C:\\users\\u00e9 naïve ✓"),
             oracle_strategy: Some(strategy),
             input: input(inp),
             assertions,
@@ -201,6 +202,12 @@ fn cases() -> Vec<Case> {
                 field("[*].email", Contains, json!("@")),
                 field("[0]", Contains, json!("email")),
                 field("[1].name", Equals, json!("Bob")),
+                // Array element, compared as JSON with numbers numerically (1.0 == 1).
+                field(
+                    "",
+                    Contains,
+                    json!({"id": 2, "name": "Bob", "email": "bob@example.com", "petCount": 1.0}),
+                ),
             ],
             (1, field("[*].email", Contains, json!("#"))),
         ),

@@ -38,7 +38,6 @@ public final class MastorAssert {
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final Pattern CAPTURE = Pattern.compile("\\$captures\\.([A-Za-z0-9_]+)");
-    private static final Pattern WHOLE_CAPTURE = Pattern.compile("\\$captures\\.([A-Za-z0-9_]+)");
     private static final Pattern TOKEN = Pattern.compile("([^.\\[\\]]+)|\\[(\\d+|\\*)\\]");
     private static final Pattern NUMERIC =
             Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
@@ -227,7 +226,7 @@ public final class MastorAssert {
             }
             if (node.isTextual()) {
                 String text = node.textValue();
-                Matcher whole = WHOLE_CAPTURE.matcher(text);
+                Matcher whole = CAPTURE.matcher(text);
                 if (whole.matches()) {
                     return captured(whole.group(1));
                 }
