@@ -1,9 +1,10 @@
 //! The LLM agents of the pipeline and the deterministic steps between them.
 //!
-//! Each agent reads from and writes to the store; none calls another. The rule-based
-//! halves (compression, validation, targeted merge) live beside the agents so they can be
-//! tested without a model.
+//! Each agent reads from and writes to the session store; none calls another. The
+//! rule-based halves (normalization, compression, validation, targeted merge) live beside
+//! the agents so they can be tested without a model.
 
 pub mod challenge;
 pub mod compress;
 pub mod groups;
+pub mod normalize;

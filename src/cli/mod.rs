@@ -3,10 +3,13 @@
 //! Each subcommand lives in its own file and returns the process exit code:
 //! 0 ok, 1 oracle failures, 2 usage or input error (bad spec, missing project, ...).
 
+mod config;
+
 use clap::{Parser, Subcommand};
 
 pub mod export;
 mod prompts_cmd;
+mod scan;
 
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
@@ -34,6 +37,11 @@ pub struct Cli {
 pub enum Command {
     /// List, show or export the agent prompts (to tune them with --prompts DIR).
     Prompts(prompts_cmd::PromptsArgs),
+    /// Create or show the configuration (models, keys, limits)
+    Config(config::ConfigArgs),
+    /// Analyse a project's Java source against its spec: entry files, handlers per
+    /// operation, bundles (no LLM).
+    Scan(scan::ScanArgs),
     /// Export reviewed oracles as JUnit 5, Postman (newman), readable Markdown or JSON.
     Export(export::ExportArgs),
 }
@@ -42,6 +50,8 @@ pub enum Command {
 pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
         Command::Prompts(args) => prompts_cmd::run(args),
+        Command::Config(args) => config::run(args),
+        Command::Scan(args) => scan::run(args),
         Command::Export(args) => export::run(args),
     }
 }

@@ -1,0 +1,308 @@
+//! Deterministic oracle normalization (paper section 4.4.1, plus our own checks).
+//!
+//! Input is the raw JSON a model produced, because models produce garbage: wrong shapes,
+//! unknown operators, hallucinated parameters. Output is typed oracles plus a report in
+//! which every rule has a count and every dropped oracle a reason, so a reviewer can see
+//! why an oracle is missing. The same input always gives the same output, and
+//! normalizing the kept oracles again changes nothing.
+//!
+//! Single-operation rules, in order ([`rule`] holds the stable ids):
+//! 1. `malformed` — entry not an object, no assertions list, or no assertion that parses
+//!    as [`Assertion`] (bad assertions are removed one by one and flagged); missing
+//!    `test_id` → generated as `<strategy>_<n>` (`missing_test_id`, flagged); missing
+//!    `op_id` → the suite's (`missing_op_id`, counted only), a different one → replaced
+//!    (`op_id_mismatch`, flagged); unknown or missing `oracle_strategy` → kept as `None`
+//!    (`unknown_strategy`, flagged) and exempt from `no_field_fv_bv`.
+//! 2. `strip_input_keys` — input keys other than path/query/body/headers are removed
+//!    (one flag per key); common spellings (`path_params`, `queryParams`, `header`,
+//!    `request_body`...) and top-level path/query/body/headers beside a missing `input`
+//!    are read as the canonical keys instead (`input_alias`, flagged).
+//! 3. `no_status` — no status assertion → dropped (paper rule 1).
+//! 4. `no_field_fv_bv` — strategy fv or bv without a field assertion → dropped (rule 2).
+//! 5. `unknown_field` (flag) — a field path whose first name segment is not a verified
+//!    response field of the context; skipped without a context, when it lists no fields,
+//!    and for `""` (or index-only paths) which address the whole body.
+//! 6. `unknown_status` (flag) — an expected status that is neither the context's
+//!    `success_status` nor one of its `error_cases`. Exceptions: a 400 expected by an fi/bi
+//!    oracle when the context lists no error case (the framework's own type-conversion
+//!    400, as in paper Listing 4); any 2xx when the context has no `success_status`; no
+//!    check without a context or when it names no status at all.
+//! 7. `evidence_out_of_bundle` — evidence refs that are not `{file, start_line, end_line}`,
+//!    whose file is not in the bundle, or whose lines fall outside it are removed (the
+//!    oracle stays). Skipped when the [`BundleIndex`] is empty (bundle unknown).
+//! 8. `duplicate` — same op_id, input and assertions (assertion order ignored) → the first
+//!    is kept, later ones are dropped naming it; `duplicate_test_id` — same `test_id` with
+//!    different content → the later one is renamed `<id>_2` (`_3`...), flagged.
+//!
+//! Multi-operation rules: `malformed` (no steps, step not an object or without op_id /
+//! assertions list), `missing_test_id` (`seq_<n>`), `missing_group_id` /
+//! `group_id_mismatch`, `strip_input_keys`/`input_alias` per step, `unknown_op` (step
+//! op_id not among the known operations → drop), `no_status` (a step without a status
+//! assertion → drop), `undeclared_capture` (a capture whose field is not a verified
+//! response field of that step's operation → drop; skipped when the context lists no
+//! fields), `unbound_capture` (`$captures.<name>` in a step's input or expected values
+//! that no EARLIER step captures → drop), `bad_path_bind` (a capture bound into a path
+//! parameter the step's path template does not have → drop), `evidence_out_of_bundle`,
+//! `duplicate` (same ordered steps) and `duplicate_test_id`.
+//!
+//! Counts: each rule counts every time it fires (one per dropped oracle, removed
+//! assertion, stripped key, removed evidence ref, flag). Every rule id of the path
+//! appears in `counts`, with 0 when it never fired.
+//!
+//! Normalization does not judge semantics (that is the challenger's job), does no I/O and
+//! never calls a model.
+
+mod dedupe;
+mod multi;
+mod parse;
+mod single;
+
+pub use multi::normalize_multi;
+pub use single::normalize_single;
+
+#[cfg(doc)]
+use crate::model::Assertion;
+use crate::model::SpecOperation;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+/// Stable rule ids, used in reports, the TUI and tests.
+pub mod rule {
+    pub const MALFORMED: &str = "malformed";
+    pub const MISSING_TEST_ID: &str = "missing_test_id";
+    pub const MISSING_OP_ID: &str = "missing_op_id";
+    pub const OP_ID_MISMATCH: &str = "op_id_mismatch";
+    pub const MISSING_GROUP_ID: &str = "missing_group_id";
+    pub const GROUP_ID_MISMATCH: &str = "group_id_mismatch";
+    pub const UNKNOWN_STRATEGY: &str = "unknown_strategy";
+    pub const STRIP_INPUT_KEYS: &str = "strip_input_keys";
+    pub const INPUT_ALIAS: &str = "input_alias";
+    pub const NO_STATUS: &str = "no_status";
+    pub const NO_FIELD_FV_BV: &str = "no_field_fv_bv";
+    pub const UNKNOWN_FIELD: &str = "unknown_field";
+    pub const UNKNOWN_STATUS: &str = "unknown_status";
+    pub const UNKNOWN_OP: &str = "unknown_op";
+    pub const UNDECLARED_CAPTURE: &str = "undeclared_capture";
+    pub const UNBOUND_CAPTURE: &str = "unbound_capture";
+    pub const BAD_PATH_BIND: &str = "bad_path_bind";
+    pub const EVIDENCE_OUT_OF_BUNDLE: &str = "evidence_out_of_bundle";
+    pub const DUPLICATE: &str = "duplicate";
+    pub const DUPLICATE_TEST_ID: &str = "duplicate_test_id";
+
+    /// Rules of the single-operation path, in application order.
+    pub const SINGLE: &[&str] = &[
+        MALFORMED,
+        MISSING_TEST_ID,
+        MISSING_OP_ID,
+        OP_ID_MISMATCH,
+        UNKNOWN_STRATEGY,
+        STRIP_INPUT_KEYS,
+        INPUT_ALIAS,
+        NO_STATUS,
+        NO_FIELD_FV_BV,
+        UNKNOWN_FIELD,
+        UNKNOWN_STATUS,
+        EVIDENCE_OUT_OF_BUNDLE,
+        DUPLICATE,
+        DUPLICATE_TEST_ID,
+    ];
+
+    /// Rules of the multi-operation path, in application order.
+    pub const MULTI: &[&str] = &[
+        MALFORMED,
+        MISSING_TEST_ID,
+        MISSING_GROUP_ID,
+        GROUP_ID_MISMATCH,
+        STRIP_INPUT_KEYS,
+        INPUT_ALIAS,
+        UNKNOWN_OP,
+        NO_STATUS,
+        UNDECLARED_CAPTURE,
+        UNBOUND_CAPTURE,
+        BAD_PATH_BIND,
+        EVIDENCE_OUT_OF_BUNDLE,
+        DUPLICATE,
+        DUPLICATE_TEST_ID,
+    ];
+}
+
+/// The files of a bundle and their line counts, to check evidence refs against.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BundleIndex {
+    /// Project-relative `/`-separated path → number of lines.
+    pub files: BTreeMap<String, usize>,
+}
+
+impl BundleIndex {
+    /// Builds an index from `(path, line count)` pairs.
+    pub fn from_files<I, S>(files: I) -> Self
+    where
+        I: IntoIterator<Item = (S, usize)>,
+        S: Into<String>,
+    {
+        BundleIndex {
+            files: files.into_iter().map(|(p, n)| (p.into(), n)).collect(),
+        }
+    }
+}
+
+/// The operations a multi-op step may name, with their path templates.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KnownOps {
+    /// op_id → path template (`/pets/{id}`).
+    pub ops: BTreeMap<String, String>,
+}
+
+impl KnownOps {
+    /// From the loaded spec.
+    pub fn from_spec(ops: &[SpecOperation]) -> Self {
+        KnownOps {
+            ops: ops
+                .iter()
+                .map(|o| (o.op_id.clone(), o.path.clone()))
+                .collect(),
+        }
+    }
+
+    /// From op ids alone (`GET /pets/{id}`): the path template is what follows the method.
+    pub fn from_op_ids<I, S>(ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        KnownOps {
+            ops: ids
+                .into_iter()
+                .map(|id| {
+                    let id = id.as_ref();
+                    let path = id.split_once(' ').map(|(_, p)| p).unwrap_or(id);
+                    (id.to_string(), path.trim().to_string())
+                })
+                .collect(),
+        }
+    }
+
+    /// Names of the `{param}` placeholders in `op_id`'s path template.
+    pub fn path_params(&self, op_id: &str) -> Option<Vec<String>> {
+        static PARAM: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"\{([^{}]+)\}").expect("static regex is valid"));
+        let template = self.ops.get(op_id)?;
+        Some(
+            PARAM
+                .captures_iter(template)
+                .map(|c| c[1].trim().to_string())
+                .collect(),
+        )
+    }
+}
+
+/// An oracle normalization removed, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dropped {
+    /// The oracle's `test_id` as the model wrote it (empty when it had none).
+    pub test_id: String,
+    pub rule: String,
+    pub reason: String,
+    /// The entry exactly as the model produced it, for the "why was this dropped" view.
+    pub raw: Value,
+}
+
+/// Something normalization changed or noticed on an oracle it kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flag {
+    pub test_id: String,
+    pub rule: String,
+    pub detail: String,
+}
+
+/// Everything a normalization pass reports besides the kept oracles; stored with a suite.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NormalizeReport {
+    #[serde(default)]
+    pub dropped: Vec<Dropped>,
+    #[serde(default)]
+    pub flags: Vec<Flag>,
+    /// Rule id → how many times it fired.
+    #[serde(default)]
+    pub counts: BTreeMap<String, usize>,
+}
+
+impl NormalizeReport {
+    /// One line for logs and the CLI, e.g. `dropped 2, flags 3 (duplicate 1, no_status 1,
+    /// unknown_field 3)`: only the rules that fired.
+    pub fn summary(&self) -> String {
+        let fired: Vec<String> = self
+            .counts
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(rule, n)| format!("{rule} {n}"))
+            .collect();
+        let mut line = format!("dropped {}, flags {}", self.dropped.len(), self.flags.len());
+        if !fired.is_empty() {
+            line.push_str(&format!(" ({})", fired.join(", ")));
+        }
+        line
+    }
+}
+
+/// Result of one normalization pass.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NormalizeOutcome<T> {
+    pub kept: Vec<T>,
+    pub dropped: Vec<Dropped>,
+    pub flags: Vec<Flag>,
+    pub counts: BTreeMap<String, usize>,
+}
+
+impl<T> NormalizeOutcome<T> {
+    /// The report without the kept oracles (to store beside them).
+    pub fn report(&self) -> NormalizeReport {
+        NormalizeReport {
+            dropped: self.dropped.clone(),
+            flags: self.flags.clone(),
+            counts: self.counts.clone(),
+        }
+    }
+
+    /// `kept N, ` followed by [`NormalizeReport::summary`].
+    pub fn summary(&self) -> String {
+        format!("kept {}, {}", self.kept.len(), self.report().summary())
+    }
+
+    /// How many times `rule` fired (0 for rules of the other path).
+    pub fn count(&self, rule: &str) -> usize {
+        self.counts.get(rule).copied().unwrap_or(0)
+    }
+}
+
+/// Names bound with `$captures.<name>` anywhere in `value` (strings at any depth,
+/// including inside longer strings like `"/pets/$captures.id"`), in order of first
+/// appearance, without repeats. Names are `[A-Za-z_][A-Za-z0-9_]*`, so
+/// `$captures.pet.id` names the capture `pet`.
+pub fn find_captures(value: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_captures(value, &mut out);
+    out
+}
+
+fn collect_captures(value: &Value, out: &mut Vec<String>) {
+    static BIND: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\$captures\.([A-Za-z_][A-Za-z0-9_]*)").expect("static regex is valid")
+    });
+    match value {
+        Value::String(s) => {
+            for c in BIND.captures_iter(s) {
+                let name = c[1].to_string();
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_captures(v, out)),
+        Value::Object(map) => map.values().for_each(|v| collect_captures(v, out)),
+        _ => {}
+    }
+}

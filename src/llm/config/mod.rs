@@ -1,0 +1,429 @@
+//! Effective LLM configuration: provider presets, the TOML file, environment variables
+//! and command-line flags merged into one [`LlmConfig`] (flags win over the
+//! environment, the environment over the file, the file over presets).
+//!
+//! Keys are read here (from an environment variable or a key file) into a [`Secret`]
+//! and never leave it unmasked. This module does no network I/O.
+
+mod file;
+mod provider;
+
+pub use file::{default_file_text, locate};
+pub use provider::{JsonMode, Provider, Quirks};
+
+use crate::llm::Role;
+use crate::llm::record::PriceTable;
+use crate::llm::secret::Secret;
+use file::FileRole;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What went wrong while building the configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {}: {reason}", file.display())]
+    Read { file: PathBuf, reason: String },
+    #[error("invalid config file {}:{line}:{column}{}: {message}", file.display(),
+        key.as_deref().map(|k| format!(" (key `{k}`)")).unwrap_or_default())]
+    Parse {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        key: Option<String>,
+        message: String,
+    },
+    #[error("invalid value for {source_name}: {reason}")]
+    Invalid { source_name: String, reason: String },
+    #[error("cannot read API key file {} for the {role} model: {reason}", file.display())]
+    KeyFile {
+        role: &'static str,
+        file: PathBuf,
+        reason: String,
+    },
+    #[error("the {role} model has no base URL: provider `custom` needs --base-url, MASTOR_BASE_URL or base_url in the config file")]
+    NoBaseUrl { role: &'static str },
+}
+
+/// Settings of one role (primary or challenger).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoleConfig {
+    pub provider: Provider,
+    /// The `/v1` root; `/chat/completions` is appended.
+    pub base_url: String,
+    pub model: String,
+    pub api_key: Option<Secret>,
+    /// Where the key came from (e.g. `env MASTOR_API_KEY`), for `config show`.
+    pub key_source: Option<String>,
+    /// Reasoning ("thinking") mode; off by default for generation.
+    pub thinking: bool,
+    /// Stream answers (SSE) for live token counts.
+    pub stream: bool,
+    pub json_mode: JsonMode,
+    pub seed: Option<u64>,
+    pub temperature: f32,
+}
+
+impl RoleConfig {
+    /// Defaults of a provider preset (no key).
+    pub fn preset(provider: Provider, base_url: impl Into<String>) -> Self {
+        Self {
+            provider,
+            base_url: base_url.into(),
+            model: provider.default_model().to_string(),
+            api_key: None,
+            key_source: None,
+            thinking: false,
+            stream: provider.default_stream(),
+            json_mode: provider.quirks().json_mode,
+            seed: provider.quirks().seed.then_some(42),
+            temperature: 0.0,
+        }
+    }
+}
+
+/// Whether the response cache is read and written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheMode {
+    /// Read hits, write new answers.
+    #[default]
+    Normal,
+    /// Neither read nor write.
+    Off,
+    /// Do not read, but write (re-ask the model and replace cached answers).
+    Refresh,
+}
+
+/// The effective configuration of the LLM layer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmConfig {
+    pub primary: RoleConfig,
+    pub challenger: RoleConfig,
+    /// Calls in flight at once across all clones of one client.
+    pub concurrency: usize,
+    /// Attempts per call, first try included.
+    pub max_attempts: u32,
+    /// Per-attempt timeout.
+    pub timeout: Duration,
+    pub backoff_base: Duration,
+    pub backoff_max: Duration,
+    pub cache: CacheMode,
+    /// Cache directory; `None` uses the user cache dir from `directories`.
+    pub cache_dir: Option<PathBuf>,
+    pub prices: PriceTable,
+    /// The config file that was read, if any.
+    pub source_file: Option<PathBuf>,
+}
+
+impl LlmConfig {
+    /// A configuration for one base URL used by both roles (tests, local servers).
+    pub fn for_base_url(provider: Provider, base_url: impl Into<String>, model: &str) -> Self {
+        let mut role = RoleConfig::preset(provider, base_url);
+        role.model = model.to_string();
+        Self {
+            challenger: role.clone(),
+            primary: role,
+            concurrency: 4,
+            max_attempts: 4,
+            timeout: Duration::from_secs(120),
+            backoff_base: Duration::from_millis(500),
+            backoff_max: Duration::from_secs(30),
+            cache: CacheMode::Normal,
+            cache_dir: None,
+            prices: PriceTable::default(),
+            source_file: None,
+        }
+    }
+
+    /// The settings of `role`.
+    pub fn role(&self, role: Role) -> &RoleConfig {
+        match role {
+            Role::Primary => &self.primary,
+            Role::Challenger => &self.challenger,
+        }
+    }
+
+    /// The process environment as a map, for [`LlmConfig::resolve`].
+    pub fn process_env() -> HashMap<String, String> {
+        std::env::vars().collect()
+    }
+
+    /// Merges presets, the config file (`file`, else the located default), `env` and
+    /// `args`. A missing default file is fine; a missing named file is an error.
+    pub fn resolve(
+        file: Option<&Path>,
+        env: &HashMap<String, String>,
+        args: &LlmArgs,
+    ) -> Result<LlmConfig, ConfigError> {
+        let located = match file {
+            Some(p) => Some((p.to_path_buf(), true)),
+            None => locate(env),
+        };
+        let (root, source_file) = match &located {
+            Some((path, explicit)) => match file::load(path, *explicit)? {
+                Some(root) => (root, Some(path.clone())),
+                None => (file::FileRoot::default(), None),
+            },
+            None => (file::FileRoot::default(), None),
+        };
+        let f = root.llm;
+        let get = |k: &str| env.get(k).filter(|v| !v.trim().is_empty()).cloned();
+
+        let primary_in = RoleInputs {
+            provider: args.provider.map(Ok).or_else(|| get("MASTOR_PROVIDER").map(|v| parse_provider("MASTOR_PROVIDER", &v))).transpose()?,
+            base_url: args.base_url.clone().or_else(|| get("MASTOR_BASE_URL")),
+            model: args.model.clone().or_else(|| get("MASTOR_MODEL")),
+            key_env_flag: args.api_key_env.clone(),
+            key_env_var: "MASTOR_API_KEY",
+        };
+        let primary = resolve_role(Role::Primary, primary_in, &f.primary, None, env)?;
+        let challenger_in = RoleInputs {
+            provider: args.challenger_provider.map(Ok).or_else(|| get("MASTOR_CHALLENGER_PROVIDER").map(|v| parse_provider("MASTOR_CHALLENGER_PROVIDER", &v))).transpose()?,
+            base_url: args.challenger_base_url.clone().or_else(|| get("MASTOR_CHALLENGER_BASE_URL")),
+            model: args.challenger_model.clone().or_else(|| get("MASTOR_CHALLENGER_MODEL")),
+            key_env_flag: args.challenger_api_key_env.clone(),
+            key_env_var: "MASTOR_CHALLENGER_API_KEY",
+        };
+        let challenger =
+            resolve_role(Role::Challenger, challenger_in, &f.challenger, Some(&primary), env)?;
+
+        let mut prices = PriceTable::default();
+        for (model, price) in f.prices {
+            prices.set(model, price);
+        }
+        let cache = if args.no_cache || f.cache == Some(false) {
+            CacheMode::Off
+        } else if args.refresh {
+            CacheMode::Refresh
+        } else {
+            CacheMode::Normal
+        };
+        let positive = |name: &str, v: u64| {
+            if v == 0 {
+                Err(ConfigError::Invalid {
+                    source_name: name.to_string(),
+                    reason: "must be at least 1".into(),
+                })
+            } else {
+                Ok(v)
+            }
+        };
+        Ok(LlmConfig {
+            primary,
+            challenger,
+            concurrency: positive("concurrency", args.concurrency.or(f.concurrency).unwrap_or(4) as u64)? as usize,
+            max_attempts: positive("max_attempts", u64::from(args.max_attempts.or(f.max_attempts).unwrap_or(4)))? as u32,
+            timeout: Duration::from_secs(positive("timeout", args.timeout.or(f.timeout_secs).unwrap_or(120))?),
+            backoff_base: Duration::from_millis(f.backoff_base_ms.unwrap_or(500)),
+            backoff_max: Duration::from_millis(f.backoff_max_ms.unwrap_or(30_000)),
+            cache,
+            cache_dir: f.cache_dir,
+            prices,
+            source_file,
+        })
+    }
+
+    /// The effective configuration as TOML-like text, keys masked (`mastor config show`).
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let src = self
+            .source_file
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "(none: presets, environment and flags only)".into());
+        let _ = writeln!(out, "# config file: {src}");
+        let _ = writeln!(out, "[llm]");
+        let _ = writeln!(out, "concurrency = {}", self.concurrency);
+        let _ = writeln!(out, "max_attempts = {}", self.max_attempts);
+        let _ = writeln!(out, "timeout_secs = {}", self.timeout.as_secs());
+        let _ = writeln!(out, "backoff_base_ms = {}", self.backoff_base.as_millis());
+        let _ = writeln!(out, "backoff_max_ms = {}", self.backoff_max.as_millis());
+        let cache = match self.cache {
+            CacheMode::Normal => "on",
+            CacheMode::Off => "off",
+            CacheMode::Refresh => "refresh",
+        };
+        let _ = writeln!(out, "cache = \"{cache}\"");
+        if let Some(d) = &self.cache_dir {
+            let _ = writeln!(out, "cache_dir = \"{}\"", d.display());
+        }
+        for (name, r) in [("primary", &self.primary), ("challenger", &self.challenger)] {
+            let _ = writeln!(out, "\n[llm.{name}]");
+            let _ = writeln!(out, "provider = \"{}\"", r.provider);
+            let _ = writeln!(out, "base_url = \"{}\"", r.base_url);
+            let _ = writeln!(out, "model = \"{}\"", r.model);
+            let key = match (&r.api_key, &r.key_source) {
+                (Some(k), Some(s)) => format!("\"{k}\"   # from {s}"),
+                (Some(k), None) => format!("\"{k}\""),
+                (None, _) => "none".into(),
+            };
+            let _ = writeln!(out, "api_key = {key}");
+            let _ = writeln!(out, "thinking = {}", r.thinking);
+            let _ = writeln!(out, "stream = {}", r.stream);
+            let _ = writeln!(out, "json_mode = \"{:?}\"", r.json_mode);
+            if let Some(s) = r.seed {
+                let _ = writeln!(out, "seed = {s}");
+            }
+            let _ = writeln!(out, "temperature = {}", r.temperature);
+        }
+        for (model, p) in self.prices.iter() {
+            let _ = writeln!(out, "\n[llm.prices.\"{model}\"]");
+            let _ = writeln!(out, "input_cache_hit = {}", p.input_cache_hit);
+            let _ = writeln!(out, "input_cache_miss = {}", p.input_cache_miss);
+            let _ = writeln!(out, "output = {}", p.output);
+        }
+        out
+    }
+}
+
+fn parse_provider(source: &str, v: &str) -> Result<Provider, ConfigError> {
+    v.parse().map_err(|reason| ConfigError::Invalid {
+        source_name: source.to_string(),
+        reason,
+    })
+}
+
+/// Flag and environment values of one role, already merged (flag over env).
+struct RoleInputs {
+    provider: Option<Provider>,
+    base_url: Option<String>,
+    model: Option<String>,
+    key_env_flag: Option<String>,
+    key_env_var: &'static str,
+}
+
+fn resolve_role(
+    role: Role,
+    inp: RoleInputs,
+    f: &FileRole,
+    fallback: Option<&RoleConfig>,
+    env: &HashMap<String, String>,
+) -> Result<RoleConfig, ConfigError> {
+    let get = |k: &str| env.get(k).filter(|v| !v.trim().is_empty()).cloned();
+    let provider = inp
+        .provider
+        .or(f.provider)
+        .or(fallback.map(|p| p.provider))
+        .unwrap_or(Provider::Deepseek);
+    // The challenger inherits the primary's settings only while it uses the same provider.
+    let inherit = fallback.filter(|p| p.provider == provider);
+    let base_url = inp
+        .base_url
+        .or_else(|| f.base_url.clone())
+        .or_else(|| inherit.map(|p| p.base_url.clone()))
+        .or_else(|| provider.default_base_url().map(str::to_string))
+        .ok_or(ConfigError::NoBaseUrl {
+            role: role.as_str(),
+        })?;
+    let mut rc = RoleConfig::preset(provider, base_url.trim_end_matches('/'));
+    if let Some(m) = inp
+        .model
+        .or_else(|| f.model.clone())
+        .or_else(|| inherit.map(|p| p.model.clone()))
+    {
+        rc.model = m;
+    }
+    let from = |p: Option<&RoleConfig>, pick: fn(&RoleConfig) -> bool| p.map(pick);
+    rc.thinking = f.thinking.or(from(inherit, |p| p.thinking)).unwrap_or(false);
+    rc.stream = f.stream.or(from(inherit, |p| p.stream)).unwrap_or(rc.stream);
+    rc.json_mode = f.json_mode.or(inherit.map(|p| p.json_mode)).unwrap_or(rc.json_mode);
+    rc.seed = f.seed.or(inherit.and_then(|p| p.seed)).or(rc.seed);
+    rc.temperature = f.temperature.or(inherit.map(|p| p.temperature)).unwrap_or(0.0);
+
+    // Key precedence: --api-key-env NAME > MASTOR_[CHALLENGER_]API_KEY > file api_key_env
+    // > file api_key_file > the provider's own variable > the primary's key.
+    let mut key: Option<(Secret, String)> = None;
+    if let Some(name) = &inp.key_env_flag {
+        key = get(name).map(|v| (Secret::new(v), format!("env {name} (--api-key-env)")));
+    }
+    if key.is_none() {
+        key = get(inp.key_env_var).map(|v| (Secret::new(v), format!("env {}", inp.key_env_var)));
+    }
+    if key.is_none()
+        && let Some(name) = &f.api_key_env
+    {
+        key = get(name).map(|v| (Secret::new(v), format!("env {name}")));
+    }
+    if key.is_none()
+        && let Some(path) = &f.api_key_file
+    {
+        let path = expand_home(path, env);
+        let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::KeyFile {
+            role: role.as_str(),
+            file: path.clone(),
+            reason: e.to_string(),
+        })?;
+        key = Some((Secret::new(text), format!("file {}", path.display())));
+    }
+    if key.is_none()
+        && let Some(name) = provider.default_key_env()
+    {
+        key = get(name).map(|v| (Secret::new(v), format!("env {name}")));
+    }
+    if key.is_none()
+        && let Some(p) = inherit
+    {
+        key = p.api_key.clone().map(|k| (k, "the primary's key".to_string()));
+    }
+    if let Some((k, src)) = key.filter(|(k, _)| !k.is_empty()) {
+        rc.api_key = Some(k);
+        rc.key_source = Some(src);
+    }
+    Ok(rc)
+}
+
+fn expand_home(path: &Path, env: &HashMap<String, String>) -> PathBuf {
+    match (path.strip_prefix("~"), env.get("HOME")) {
+        (Ok(rest), Some(home)) => Path::new(home).join(rest),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// LLM flags shared by every subcommand that calls a model; use with
+/// `#[command(flatten)]`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LlmArgs {
+    /// Base URL of the OpenAI-compatible API (the `/v1` root) [env: MASTOR_BASE_URL]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Model name [env: MASTOR_MODEL]
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Name of the environment variable holding the API key [default: MASTOR_API_KEY]
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// Provider preset [env: MASTOR_PROVIDER]
+    #[arg(long, value_enum)]
+    pub provider: Option<Provider>,
+    /// Base URL of the challenger model [env: MASTOR_CHALLENGER_BASE_URL]
+    #[arg(long, value_name = "URL")]
+    pub challenger_base_url: Option<String>,
+    /// Challenger model name [env: MASTOR_CHALLENGER_MODEL]
+    #[arg(long, value_name = "NAME")]
+    pub challenger_model: Option<String>,
+    /// Environment variable holding the challenger's API key
+    #[arg(long, value_name = "VAR")]
+    pub challenger_api_key_env: Option<String>,
+    /// Challenger provider preset [env: MASTOR_CHALLENGER_PROVIDER]
+    #[arg(long, value_enum)]
+    pub challenger_provider: Option<Provider>,
+    /// Model calls in flight at once
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Attempts per model call, first try included
+    #[arg(long, value_name = "N")]
+    pub max_attempts: Option<u32>,
+    /// Per-attempt timeout of a model call, in seconds
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+    /// Neither read nor write the response cache
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Ignore cached answers, ask the model again and cache the new answers
+    #[arg(long, conflicts_with = "no_cache")]
+    pub refresh: bool,
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,269 @@
+//! The whole rule-based analysis of one project against one spec's operations.
+
+use super::SourceError;
+use super::bundle::{Bundle, build_all};
+use super::closure::Closures;
+use super::entries::{EntryPatterns, detect, spec_first_controller};
+use super::index::TypeIndex;
+use super::java::{JavaFile, parse_all};
+use super::report::{
+    BundleSummary, OperationReport, RouteReport, ScanReport, SharedFile, SpecSummary, SyntaxProblem,
+};
+use super::routes::{OpMatch, Route, compose_routes, match_operations};
+use super::scan::{self, scan};
+use crate::model::{EntryRef, SpecOperation};
+use crate::spec::{Exclusions, LoadedSpec};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Knobs of the analysis.
+#[derive(Debug, Clone, Default)]
+pub struct AnalyseOptions {
+    /// Entry annotations and interfaces (Spring, JAX-RS, JDK defaults).
+    pub patterns: EntryPatterns,
+    /// Extra exclusion globs on top of the built-in framework endpoints.
+    pub exclude: Vec<String>,
+}
+
+/// The report plus what later stages need that does not belong in JSON.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    pub report: ScanReport,
+    /// op_id → bundle, for matched operations; operations sharing an entry file share one.
+    pub bundles: BTreeMap<String, Arc<Bundle>>,
+    /// Parsed summaries of every Java file, in path order.
+    pub files: Vec<JavaFile>,
+    pub routes: Vec<Route>,
+}
+
+/// What the analysis needs to know about the spec besides its operations.
+#[derive(Debug, Clone, Default)]
+pub struct SpecInfo {
+    pub file: String,
+    pub version: String,
+    /// Swagger `basePath` or the OpenAPI server URL's path.
+    pub base_path: Option<String>,
+}
+
+/// Analyses the project at `root` against a loaded spec: applies the default framework
+/// exclusions plus `options.exclude`, then runs [`analyse_operations`]. The spec file is
+/// reported relative to `root` when it lies inside it.
+pub fn analyse(
+    root: &Path,
+    spec: &LoadedSpec,
+    options: &AnalyseOptions,
+) -> Result<Analysis, SourceError> {
+    let mut ops = spec.operations.clone();
+    let base = spec.base_path.as_deref();
+    Exclusions::default().with_base_path(base).apply(&mut ops);
+    if !options.exclude.is_empty() {
+        Exclusions::from_patterns(options.exclude.clone())
+            .with_base_path(base)
+            .apply(&mut ops);
+    }
+    let file = match spec.file.strip_prefix(root) {
+        Ok(rel) => scan::relative(Path::new(""), rel),
+        Err(_) => spec.file.display().to_string(),
+    };
+    let info = SpecInfo {
+        file,
+        version: spec.version.clone(),
+        base_path: spec.base_path.clone(),
+    };
+    analyse_operations(root, &info, &ops, options)
+}
+
+/// Analyses the project at `root` against `ops` (exclusions already applied).
+pub fn analyse_operations(
+    root: &Path,
+    spec: &SpecInfo,
+    ops: &[SpecOperation],
+    options: &AnalyseOptions,
+) -> Result<Analysis, SourceError> {
+    let t0 = std::time::Instant::now();
+    let inventory = scan(root)?;
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: scan done");
+    let files = parse_all(&inventory.java);
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: parse done");
+    let mut warnings = inventory.warnings.clone();
+    let syntax_errors: Vec<SyntaxProblem> = files
+        .iter()
+        .filter_map(|f| {
+            f.syntax_error_line.map(|line| SyntaxProblem {
+                file: f.path.clone(),
+                line,
+            })
+        })
+        .collect();
+    for s in &syntax_errors {
+        warnings.push(format!(
+            "{}:{}: Java syntax error; the file is kept in bundles as written",
+            s.file, s.line
+        ));
+    }
+    let index = TypeIndex::new(&files);
+    let patterns = &options.patterns;
+    let entry_files = detect(&index, patterns, ops);
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: entries done");
+    let closures = Closures::new(&index);
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: deps done");
+    let (routes, route_warnings) = compose_routes(&index, patterns);
+    warnings.extend(route_warnings);
+
+    let live: Vec<usize> = (0..ops.len())
+        .filter(|&i| ops[i].excluded.is_none())
+        .collect();
+    let live_ops: Vec<SpecOperation> = live.iter().map(|&i| ops[i].clone()).collect();
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: routes done");
+    let matched = match_operations(&live_ops, &routes, spec.base_path.as_deref());
+    let mut outcome: Vec<Option<(EntryRef, String)>> = vec![None; ops.len()];
+    let mut reasons: Vec<Option<String>> = vec![None; ops.len()];
+    let mut used_routes = vec![false; routes.len()];
+    for (k, m) in matched.into_iter().enumerate() {
+        let i = live[k];
+        match m {
+            OpMatch::Route(r) => {
+                used_routes[r] = true;
+                outcome[i] = Some((routes[r].handler.clone(), routes[r].entry_file.clone()));
+            }
+            OpMatch::Unmatched(reason) => {
+                // Spec-first: the operationId names a method of the tagged controller.
+                let spec_first = spec_first_controller(&index, patterns, &ops[i]).and_then(|id| {
+                    let op_id = ops[i].operation_id.as_deref()?;
+                    let m = index.decl(id).methods.iter().find(|m| m.name == op_id)?;
+                    let file = index.files[id.file].path.clone();
+                    Some((
+                        EntryRef {
+                            file: file.clone(),
+                            class: index.decl(id).nested_name.clone(),
+                            method: m.name.clone(),
+                            line: m.line,
+                        },
+                        file,
+                    ))
+                });
+                match spec_first {
+                    Some(found) => outcome[i] = Some(found),
+                    None => reasons[i] = Some(reason),
+                }
+            }
+        }
+    }
+
+    // Bundles: one per distinct entry file of a matched operation.
+    let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+    let texts: Vec<&str> = inventory.java.iter().map(|s| s.text.as_str()).collect();
+    let mut entry_order: Vec<usize> = Vec::new();
+    let mut slot: HashMap<usize, usize> = HashMap::new();
+    for (_, entry_file) in outcome.iter().flatten() {
+        if let Some(fi) = index.file_index(entry_file) {
+            slot.entry(fi).or_insert_with(|| {
+                entry_order.push(fi);
+                entry_order.len() - 1
+            });
+        }
+    }
+    let closure_lists: Vec<Vec<usize>> =
+        entry_order.iter().map(|&fi| closures.closure(fi)).collect();
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: matched+closures done");
+    let built = build_all(&paths, &texts, &closure_lists);
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: bundles done");
+    let mut frequency: BTreeMap<&str, usize> = BTreeMap::new();
+    for b in &built {
+        for f in &b.files {
+            *frequency.entry(f.as_str()).or_default() += 1;
+        }
+    }
+    let mut shared_files: Vec<SharedFile> = frequency
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(f, n)| SharedFile {
+            file: f.to_string(),
+            bundles: n,
+        })
+        .collect();
+    shared_files.sort_by(|a, b| b.bundles.cmp(&a.bundles).then_with(|| a.file.cmp(&b.file)));
+
+    let mut bundles = BTreeMap::new();
+    let mut operations = Vec::with_capacity(ops.len());
+    for (i, op) in ops.iter().enumerate() {
+        let bundle = outcome[i]
+            .as_ref()
+            .and_then(|(_, ef)| index.file_index(ef))
+            .and_then(|fi| slot.get(&fi))
+            .map(|&s| Arc::clone(&built[s]));
+        if let Some(b) = &bundle {
+            bundles.insert(op.op_id.clone(), Arc::clone(b));
+        }
+        let unmatched_reason = match (&op.excluded, &outcome[i]) {
+            (Some(why), _) => Some(format!("excluded: {why}")),
+            (None, Some(_)) => None,
+            (None, None) => reasons[i].clone(),
+        };
+        operations.push(OperationReport {
+            op_id: op.op_id.clone(),
+            method: op.method.clone(),
+            path: op.path.clone(),
+            operation_id: op.operation_id.clone(),
+            excluded: op.excluded.clone(),
+            entry: outcome[i].as_ref().map(|(e, _)| e.clone()),
+            unmatched_reason,
+            bundle: bundle.map(|b| BundleSummary {
+                files: b.files.clone(),
+                lines: b.lines,
+                bytes: b.bytes,
+                tokens_est: b.tokens_est,
+                hash: b.hash.clone(),
+            }),
+        });
+    }
+
+    let mut closure_map = BTreeMap::new();
+    for e in &entry_files {
+        if let Some(fi) = index.file_index(&e.file) {
+            closure_map.entry(e.file.clone()).or_insert_with(|| {
+                closures
+                    .closure(fi)
+                    .into_iter()
+                    .map(|c| paths[c].clone())
+                    .collect::<Vec<_>>()
+            });
+        }
+    }
+    let routes_without_spec = routes
+        .iter()
+        .zip(&used_routes)
+        .filter(|(_, used)| !**used)
+        .map(|(r, _)| RouteReport {
+            method: r.method.clone(),
+            path: r.path.clone(),
+            framework: r.framework.tag().to_string(),
+            handler: r.handler.clone(),
+        })
+        .collect();
+    let report = ScanReport {
+        spec: SpecSummary {
+            file: spec.file.clone(),
+            version: spec.version.clone(),
+            operations: ops.len(),
+        },
+        operations,
+        entry_files,
+        closures: closure_map,
+        shared_files,
+        routes_without_spec,
+        java_files: files.len(),
+        source_roots: inventory.source_roots.clone(),
+        seed_files: inventory.seed_files.clone(),
+        syntax_errors,
+        warnings,
+    };
+    drop(index);
+    Ok(Analysis {
+        report,
+        bundles,
+        files,
+        routes,
+    })
+}

@@ -1,0 +1,35 @@
+//! Rule-based source analysis of a Java REST project (DESIGN.md section 2, paper 4.3.1).
+//!
+//! `scan` → `java` (one parallel tree-sitter parse per file into plain summaries) →
+//! `index` → `entries` → `closure` → `bundle`, plus `routes`, the static route pre-match
+//! between spec operations and handler methods. [`analyse`] runs all of it and returns a
+//! [`report::ScanReport`] together with the per-operation [`bundle::Bundle`]s.
+//!
+//! Deliberately not here: anything that needs an LLM (the paper's OAS matching and source
+//! extraction live in `agents`), spec parsing (`spec`), and printing (`cli`).
+
+pub mod bundle;
+pub mod closure;
+pub mod entries;
+pub mod index;
+pub mod java;
+pub mod report;
+pub mod routes;
+pub mod scan;
+
+mod analyse;
+#[cfg(test)]
+mod testutil;
+
+pub use analyse::{AnalyseOptions, Analysis, SpecInfo, analyse, analyse_operations};
+
+use std::path::PathBuf;
+
+/// Why the source side of a project cannot be analysed.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("project directory {0} does not exist or is not a directory")]
+    MissingDir(PathBuf),
+    #[error("no Java source files found under {0} (test sources and build output are skipped)")]
+    NoJavaFiles(PathBuf),
+}

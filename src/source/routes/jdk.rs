@@ -1,0 +1,211 @@
+//! JDK `com.sun.net.httpserver` routes: `createContext(path, handler)` registrations and
+//! the dispatch branches inside the handler.
+
+use super::path::normalize;
+use super::{PathMatcher, Route};
+use crate::model::EntryRef;
+use crate::source::entries::Framework;
+use crate::source::index::{TypeId, TypeIndex};
+use crate::source::java::{Cond, DispatchLeaf, HandlerExpr, Method};
+
+/// Whether `cond` constrains positively rather than by negation.
+fn is_positive(cond: &Cond) -> bool {
+    !matches!(cond, Cond::Not(_))
+}
+
+/// Whether `cond` mentions the request method.
+fn has_method(cond: &Cond) -> bool {
+    match cond {
+        Cond::Method(_) => true,
+        Cond::Not(c) => has_method(c),
+        Cond::Or(cs) | Cond::And(cs) => cs.iter().any(has_method),
+        _ => false,
+    }
+}
+
+/// A branch that only runs when the method is none of the handled ones (a 405 answer).
+fn is_method_fallback(conds: &[Cond]) -> bool {
+    let positive_method = conds.iter().any(|c| is_positive(c) && has_method(c));
+    let negated_method = conds.iter().any(|c| !is_positive(c) && has_method(c));
+    negated_method && !positive_method
+}
+
+/// The type of the registering code at `line` of file `fi` (innermost declaration).
+fn type_at(index: &TypeIndex, fi: usize, line: usize) -> Option<TypeId> {
+    index.files[fi]
+        .types
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.line <= line)
+        .max_by_key(|(_, t)| t.line)
+        .map(|(ty, _)| TypeId { file: fi, ty })
+}
+
+/// A method named `name` on `id` or its supertypes.
+fn find_method<'a>(index: &TypeIndex<'a>, id: TypeId, name: &str) -> Option<(TypeId, &'a Method)> {
+    std::iter::once(id)
+        .chain(index.supertypes(id))
+        .find_map(|t| {
+            index
+                .decl(t)
+                .methods
+                .iter()
+                .find(|m| m.name == name && !m.is_abstract)
+                .map(|m| (t, m))
+        })
+}
+
+/// The dispatch leaves of `method`, following one delegation (`handle` calling `route`).
+fn leaves_of<'a>(index: &TypeIndex<'a>, id: TypeId, method: &'a Method) -> &'a [DispatchLeaf] {
+    if !method.dispatch.is_empty() {
+        return &method.dispatch;
+    }
+    method
+        .calls
+        .iter()
+        .filter(|c| **c != method.name)
+        .find_map(|c| {
+            find_method(index, id, c)
+                .map(|(_, m)| m.dispatch.as_slice())
+                .filter(|d| !d.is_empty())
+        })
+        .unwrap_or(&[])
+}
+
+fn display_path(context: &str, conds: &[Cond]) -> String {
+    for c in conds {
+        match c {
+            Cond::PathEquals(p) => return normalize(p),
+            Cond::PathMatches(re) => return format!("~{re}"),
+            Cond::PathStartsWith(p) => return format!("{p}*"),
+            _ => {}
+        }
+    }
+    format!("{}*", normalize(context).trim_end_matches('/'))
+}
+
+fn method_of(conds: &[Cond]) -> Option<String> {
+    conds.iter().find_map(|c| match c {
+        Cond::Method(m) => Some(m.clone()),
+        Cond::And(inner) => method_of(inner),
+        _ => None,
+    })
+}
+
+/// All JDK routes of the project, in registration and branch order.
+pub(super) fn routes(index: &TypeIndex, warnings: &mut Vec<String>) -> Vec<Route> {
+    let mut out = Vec::new();
+    for (fi, file) in index.files.iter().enumerate() {
+        for reg in &file.contexts {
+            let Some(ctx_type) = type_at(index, fi, reg.line) else {
+                continue;
+            };
+            let Some(context) = index.resolve_string(ctx_type, &reg.path) else {
+                warnings.push(format!(
+                    "{}:{}: createContext path could not be resolved to a string",
+                    file.path, reg.line
+                ));
+                continue;
+            };
+            // (class serving, default method, leaves, entry file)
+            let (class_id, default, leaves, lambda_calls): (
+                TypeId,
+                Option<&Method>,
+                &[DispatchLeaf],
+                &[String],
+            ) = match &reg.handler {
+                HandlerExpr::Type(name) => {
+                    let Some(h) = index.resolve_type(fi, name) else {
+                        warnings.push(format!(
+                                "{}:{}: handler type {name} for context {context} is not a project class",
+                                file.path, reg.line
+                            ));
+                        continue;
+                    };
+                    match find_method(index, h, "handle") {
+                        Some((_, m)) => (h, Some(m), leaves_of(index, h, m), &[]),
+                        None => (h, None, &[], &[]),
+                    }
+                }
+                HandlerExpr::MethodRef { target, method } => {
+                    let owner = if target == "this" {
+                        Some(ctx_type)
+                    } else {
+                        index.resolve_type(fi, target)
+                    };
+                    let Some((owner, m)) = owner.and_then(|o| find_method(index, o, method)) else {
+                        warnings.push(format!(
+                            "{}:{}: handler {target}::{method} for context {context} not found",
+                            file.path, reg.line
+                        ));
+                        continue;
+                    };
+                    (owner, Some(m), leaves_of(index, owner, m), &[])
+                }
+                HandlerExpr::Lambda { leaves, calls } => (ctx_type, None, leaves, calls),
+                HandlerExpr::Other(text) => {
+                    warnings.push(format!(
+                        "{}:{}: handler `{text}` for context {context} is not understood",
+                        file.path, reg.line
+                    ));
+                    continue;
+                }
+            };
+            let entry_file = match &reg.handler {
+                HandlerExpr::Type(_) => index.files[class_id.file].path.clone(),
+                _ => file.path.clone(),
+            };
+            let class = index.decl(class_id).nested_name.clone();
+            let handler_for = |calls: &[String]| -> EntryRef {
+                let called = calls.iter().find_map(|c| {
+                    find_method(index, class_id, c)
+                        .filter(|(_, m)| Some(m.name.as_str()) != default.map(|d| d.name.as_str()))
+                });
+                let (t, name, line) = match (called, default) {
+                    (Some((t, m)), _) => (t, m.name.clone(), m.line),
+                    (None, Some(d)) => (class_id, d.name.clone(), d.line),
+                    (None, None) => (class_id, "handle".to_string(), reg.line),
+                };
+                EntryRef {
+                    file: index.files[t.file].path.clone(),
+                    class: class.clone(),
+                    method: name,
+                    line,
+                }
+            };
+            if leaves.is_empty() {
+                out.push(Route {
+                    method: None,
+                    path: display_path(&context, &[]),
+                    matcher: PathMatcher::Jdk {
+                        context: context.clone(),
+                        conds: Vec::new(),
+                    },
+                    handler: handler_for(lambda_calls),
+                    entry_file: entry_file.clone(),
+                    framework: Framework::Jdk,
+                });
+                continue;
+            }
+            for leaf in leaves {
+                // Final `else` branches (own condition negated) answer 404/405: not routes.
+                let own_negated = leaf.conds.last().is_some_and(|c| !is_positive(c));
+                if own_negated || is_method_fallback(&leaf.conds) {
+                    continue;
+                }
+                out.push(Route {
+                    method: method_of(&leaf.conds),
+                    path: display_path(&context, &leaf.conds),
+                    matcher: PathMatcher::Jdk {
+                        context: context.clone(),
+                        conds: leaf.conds.clone(),
+                    },
+                    handler: handler_for(&leaf.calls),
+                    entry_file: entry_file.clone(),
+                    framework: Framework::Jdk,
+                });
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,273 @@
+//! Spec operation → route matching.
+//!
+//! Template routes compare segment by segment (a code variable matches anything, a code
+//! literal only the same spec literal); among routes serving the method, more literal
+//! segments earlier win, then an exact method beats "all methods". JDK routes take the
+//! longest matching context and the first satisfied branch. Spec paths are tried with the
+//! spec's base path prepended first, then as written.
+
+use super::path::{Seg, segments};
+use super::{PathMatcher, Route};
+use crate::model::SpecOperation;
+use crate::source::java::Cond;
+use regex::Regex;
+
+/// The outcome for one spec operation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpMatch {
+    /// Index into the routes list.
+    Route(usize),
+    Unmatched(String),
+}
+
+/// Sample values substituted for spec path variables when evaluating JDK conditions.
+const SAMPLES: [&str; 3] = ["1", "abc", "a1"];
+
+/// How well a code template fits a spec path: `None` if it does not, else one flag per
+/// segment (true = literal matched literal), compared lexicographically.
+fn template_fit(code: &[Seg], spec: &[Seg]) -> Option<Vec<bool>> {
+    if code.len() != spec.len() {
+        return None;
+    }
+    code.iter()
+        .zip(spec)
+        .map(|(c, s)| match (c, s) {
+            (Seg::Var(_), _) => Some(false),
+            (Seg::Lit(a), Seg::Lit(b)) if a == b => Some(true),
+            _ => None,
+        })
+        .collect()
+}
+
+fn java_split_len(path: &str) -> i64 {
+    let parts: Vec<&str> = path.split('/').collect();
+    let trimmed = parts
+        .iter()
+        .rposition(|p| !p.is_empty())
+        .map_or(0, |i| i + 1);
+    trimmed as i64
+}
+
+fn eval(cond: &Cond, method: &str, path: &str) -> bool {
+    match cond {
+        Cond::Method(m) => m == method,
+        Cond::PathEquals(p) => p == path,
+        Cond::PathMatches(re) => Regex::new(&format!("^(?:{re})$")).is_ok_and(|r| r.is_match(path)),
+        Cond::PathStartsWith(p) => path.starts_with(p.as_str()),
+        Cond::PathEndsWith(p) => path.ends_with(p.as_str()),
+        Cond::SegCount { op, n } => {
+            let len = java_split_len(path);
+            match op.as_str() {
+                "==" => len == *n,
+                "!=" => len != *n,
+                ">" => len > *n,
+                ">=" => len >= *n,
+                "<" => len < *n,
+                "<=" => len <= *n,
+                _ => false,
+            }
+        }
+        Cond::Not(c) => !eval(c, method, path),
+        Cond::Or(cs) => cs.iter().any(|c| eval(c, method, path)),
+        Cond::And(cs) => cs.iter().all(|c| eval(c, method, path)),
+    }
+}
+
+/// Concrete request paths for a spec template.
+fn samples(spec: &[Seg]) -> Vec<String> {
+    SAMPLES
+        .iter()
+        .map(|v| {
+            let mut s: String = spec
+                .iter()
+                .map(|seg| match seg {
+                    Seg::Lit(l) => format!("/{l}"),
+                    Seg::Var(_) => format!("/{v}"),
+                })
+                .collect();
+            if s.is_empty() {
+                s.push('/');
+            }
+            s
+        })
+        .collect()
+}
+
+/// The outcome of matching one candidate spec path.
+enum Outcome {
+    Found(usize),
+    /// Path matched, method did not: the routes whose path matched.
+    MethodDiffers(Vec<usize>),
+    /// A JDK context was reached but no branch serves the request.
+    NoBranch(usize),
+    None,
+}
+
+fn match_path(routes: &[Route], method: &str, spec_path: &str) -> Outcome {
+    let spec = segments(spec_path);
+    let mut best: Option<(Vec<bool>, bool, usize)> = None;
+    let mut path_only = Vec::new();
+    for (i, r) in routes.iter().enumerate() {
+        let PathMatcher::Template(code) = &r.matcher else {
+            continue;
+        };
+        let Some(fit) = template_fit(code, &spec) else {
+            continue;
+        };
+        let exact = match r.method.as_deref() {
+            Some(m) if m == method => true,
+            Some(_) => {
+                path_only.push((fit, i));
+                continue;
+            }
+            None => false,
+        };
+        let better = match &best {
+            None => true,
+            Some((bf, be, _)) => (&fit, exact) > (bf, *be),
+        };
+        if better {
+            best = Some((fit, exact, i));
+        }
+    }
+    if let Some((_, _, i)) = best {
+        return Outcome::Found(i);
+    }
+    // JDK: longest context that prefixes the request, then the first satisfied branch.
+    let concrete = samples(&spec);
+    let mut best_ctx: Option<&str> = None;
+    for r in routes {
+        if let PathMatcher::Jdk { context, .. } = &r.matcher
+            && concrete.iter().any(|p| p.starts_with(context.as_str()))
+            && best_ctx.is_none_or(|b| context.len() > b.len())
+        {
+            best_ctx = Some(context);
+        }
+    }
+    if let Some(ctx) = best_ctx {
+        let mut first = None;
+        for (i, r) in routes.iter().enumerate() {
+            let PathMatcher::Jdk { context, conds } = &r.matcher else {
+                continue;
+            };
+            if context != ctx {
+                continue;
+            }
+            first.get_or_insert(i);
+            if concrete
+                .iter()
+                .any(|p| conds.iter().all(|c| eval(c, method, p)))
+            {
+                return Outcome::Found(i);
+            }
+        }
+        if let Some(i) = first {
+            return Outcome::NoBranch(i);
+        }
+    }
+    // Report only the most specific path matches (`/x` before `/{id}`).
+    match path_only.iter().map(|(f, _)| f).max().cloned() {
+        None => Outcome::None,
+        Some(top) => Outcome::MethodDiffers(
+            path_only
+                .into_iter()
+                .filter(|(f, _)| *f == top)
+                .map(|(_, i)| i)
+                .collect(),
+        ),
+    }
+}
+
+/// The route nearest to `spec_path` for an error message (most equal leading segments,
+/// then closest length).
+fn nearest<'a>(routes: &'a [Route], spec_path: &str) -> Option<&'a Route> {
+    let spec = segments(spec_path);
+    routes
+        .iter()
+        .filter_map(|r| {
+            let PathMatcher::Template(code) = &r.matcher else {
+                return None;
+            };
+            let common = code
+                .iter()
+                .zip(&spec)
+                .take_while(|(c, s)| match (c, s) {
+                    (Seg::Lit(a), Seg::Lit(b)) => a == b,
+                    _ => true,
+                })
+                .count();
+            let diff = code.len().abs_diff(spec.len());
+            Some((common, std::cmp::Reverse(diff), r))
+        })
+        .max_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)))
+        .filter(|(common, _, _)| *common > 0)
+        .map(|(_, _, r)| r)
+}
+
+fn place(r: &Route) -> String {
+    let file = r.handler.file.rsplit('/').next().unwrap_or(&r.handler.file);
+    format!("{} in {file}:{}", r.display(), r.handler.line)
+}
+
+/// Matches every operation; `base_path` is the spec's basePath / server path, if any.
+pub fn match_operations(
+    ops: &[SpecOperation],
+    routes: &[Route],
+    base_path: Option<&str>,
+) -> Vec<OpMatch> {
+    let base = base_path
+        .map(|b| b.trim_end_matches('/'))
+        .filter(|b| !b.is_empty());
+    ops.iter()
+        .map(|op| {
+            let mut candidates = Vec::new();
+            if let Some(b) = base
+                && !op.path.starts_with(&format!("{b}/"))
+            {
+                candidates.push(format!("{b}{}", op.path));
+            }
+            candidates.push(op.path.clone());
+            let mut first_problem: Option<String> = None;
+            for cand in &candidates {
+                match match_path(routes, &op.method, cand) {
+                    Outcome::Found(i) => return OpMatch::Route(i),
+                    Outcome::MethodDiffers(list) => {
+                        let methods: Vec<String> =
+                            list.iter().map(|&i| place(&routes[i])).collect();
+                        first_problem.get_or_insert(format!(
+                            "path matches {} but method differs",
+                            methods.join(", ")
+                        ));
+                    }
+                    Outcome::NoBranch(i) => {
+                        let r = &routes[i];
+                        first_problem.get_or_insert(format!(
+                            "{} {} reaches handler {} ({}) but no branch serves it",
+                            op.method, cand, r.handler.class, r.entry_file
+                        ));
+                    }
+                    Outcome::None => {}
+                }
+            }
+            if let Some(p) = first_problem {
+                return OpMatch::Unmatched(p);
+            }
+            let near = candidates
+                .iter()
+                .find_map(|c| nearest(routes, c).map(|r| (c.clone(), r)));
+            let shown = &op.path;
+            OpMatch::Unmatched(match near {
+                Some((cand, r)) => {
+                    format!("no route for {} {cand}; nearest: {}", op.method, place(r))
+                }
+                None if routes.is_empty() => {
+                    format!(
+                        "no route for {} {shown} (no routes found in the code)",
+                        op.method
+                    )
+                }
+                None => format!("no route for {} {shown}", op.method),
+            })
+        })
+        .collect()
+}
