@@ -1,4 +1,4 @@
-//! `mastor export`: write the reviewed oracles of a suite file (or session) as JUnit 5
+//! `mastor export`: write the reviewed oracles of a session or suite file as JUnit 5
 //! sources, a Postman collection, readable Markdown or JSON.
 //!
 //! Loading and writing are the `export` module's work; this file only parses arguments,
@@ -12,10 +12,11 @@ use std::path::PathBuf;
 /// Arguments of `mastor export`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
-    mastor export suite.json --format junit --out build/junit\n  \
+    mastor export .mastor --format junit --out build/junit\n  \
     mastor export suite.json --format postman,readable --all --out build/export")]
 pub struct ExportArgs {
-    /// A suite file (JSON, as written by `--format json`).
+    /// A session directory (e.g. `.mastor`) or a suite file (JSON, as written by
+    /// `--format json`).
     pub source: PathBuf,
     /// Output formats: junit, postman, readable, json (comma-separated or repeated).
     #[arg(long, short, value_delimiter = ',', required = true, value_parser = parse_format)]
@@ -39,22 +40,18 @@ pub fn run(args: ExportArgs) -> color_eyre::Result<i32> {
     } else {
         Selection::Reviewed
     };
-    if args.source.is_dir() {
-        eprintln!(
-            "mastor export: {} is a directory; reading sessions is not supported yet, \
-             pass a suite file (JSON)",
-            args.source.display()
-        );
-        return Ok(EXIT_INPUT);
-    }
-    let suite = match ExportInput::load_suite_file(&args.source) {
-        Ok(suite) => suite,
+    let loaded = if args.source.is_dir() {
+        export::load_session(&args.source, selection)
+    } else {
+        ExportInput::load_suite_file(&args.source).map(|s| ExportInput::from_suite(s, selection))
+    };
+    let input = match loaded {
+        Ok(input) => input,
         Err(e) => {
             eprintln!("mastor export: {e}");
             return Ok(EXIT_INPUT);
         }
     };
-    let input = ExportInput::from_suite(suite, selection);
     for format in args.format {
         match export::export(&input, format, &args.out) {
             Ok(report) => {

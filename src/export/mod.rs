@@ -10,14 +10,17 @@
 //! rules are spelled out once in [`request`] for the parts decided at export time.
 //!
 //! This module does not run anything (compiling or launching the exported suites is the
-//! user's or the test's business) and does not read sessions: callers build an
-//! [`ExportInput`] from a suite file or a session.
+//! user's or the test's business) and never writes to a session: [`load_session`] and
+//! [`ExportInput::load_suite_file`] only read.
 
 pub mod json;
 pub mod junit;
 pub mod postman;
 pub mod readable;
 pub mod request;
+pub mod session;
+
+pub use session::load_session;
 
 use crate::model::{MultiOpOracle, Oracle, ReviewState, SCHEMA_VERSION, SuiteFile, Verdict};
 use std::collections::BTreeMap;
@@ -191,6 +194,12 @@ pub enum ExportError {
     BadSuite { path: PathBuf, reason: String },
     #[error("oracle {o_id}: {reason}")]
     BadOracle { o_id: String, reason: String },
+    #[error("cannot read session {dir}: {source}")]
+    Session {
+        dir: PathBuf,
+        #[source]
+        source: crate::store::StoreError,
+    },
 }
 
 /// Writes the selected oracles of `input` in `format` into `out_dir` (created if needed).
