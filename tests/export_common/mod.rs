@@ -83,6 +83,8 @@ fn cases() -> Vec<Case> {
                 field("[1].age", Gt, json!(10)),
                 field("[*].ageCategory", Matches, json!("^(young|adult|senior)$")),
                 field("", Type, json!("array")),
+                // A missing index is null-or-missing.
+                field("[99].name", IsNull, Value::Null),
             ],
             (3, field("[0].name", Equals, json!("Tom"))),
         ),
@@ -115,6 +117,15 @@ fn cases() -> Vec<Case> {
             json!({"query": {"limit": 1}}),
             vec![status(200), field("", Length, json!(1))],
             (1, field("", Length, json!(2))),
+        ),
+        case(
+            "GET /pets",
+            "fv_tag_unknown",
+            Fv,
+            json!({"query": {"tag": "unicorn"}}),
+            vec![status(200), field("", Length, json!(0))],
+            // `[*]` over an empty array never holds, whatever the operator.
+            (1, field("[*].id", IsNull, Value::Null)),
         ),
         case(
             "POST /pets",
