@@ -280,6 +280,18 @@ fn junit_sources_trace_back_to_oracles() {
         .expect("item");
     assert_eq!(item.location, "mastor.suite.GetPetsPetIdTest#test_fv_rex");
     assert_eq!(item.op_id, "GET /pets/{petId}");
+
+    // Re-exporting fewer operations removes the classes of the others, keeps user files.
+    let user_file = dir.path().join("mastor/suite/Handwritten.java");
+    std::fs::write(&user_file, "package mastor.suite; class Handwritten {}").expect("write");
+    let mut fewer = petstore_suite(false);
+    fewer.oracles.retain(|o| o.op_id == "GET /stats");
+    fewer.multi_op.clear();
+    let input = ExportInput::from_suite(fewer, Selection::Reviewed);
+    export::export(&input, Format::Junit, dir.path()).expect("export");
+    assert!(!class.exists(), "stale class kept");
+    assert!(dir.path().join("mastor/suite/GetStatsTest.java").is_file());
+    assert!(user_file.is_file(), "user file removed");
 }
 
 #[test]
