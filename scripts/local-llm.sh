@@ -113,7 +113,8 @@ start() {
   log "starting the server on port $port with $(basename "$model"); log: $LOG_FILE"
   # setsid detaches the server from this shell so it outlives the script.
   setsid "$VENV/bin/python" -m llama_cpp.server \
-    --model "$model" --host 127.0.0.1 --port "$port" --n_ctx 8192 \
+    --model "$model" --model_alias "${MASTOR_LLM_MODEL_ALIAS:-smollm2}" \
+    --host 127.0.0.1 --port "$port" --n_ctx 8192 \
     >"$LOG_FILE" 2>&1 </dev/null &
   echo $! >"$PID_FILE"
   echo "$port" >"$PORT_FILE"
@@ -144,7 +145,9 @@ stop() {
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.5
       done
-      kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
+      if kill -0 "$pid" 2>/dev/null; then
+        kill -9 "$pid" 2>/dev/null || true
+      fi
       log "stopped (pid $pid)"
     fi
     rm -f "$PID_FILE" "$PORT_FILE"

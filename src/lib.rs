@@ -7,10 +7,12 @@
 pub mod agents;
 pub mod cli;
 pub mod export;
-pub mod model;
 pub mod llm;
+pub mod model;
 pub mod pipeline;
 pub mod prompts;
+pub mod runner;
 pub mod source;
 pub mod spec;
 pub mod store;
+pub mod suite;

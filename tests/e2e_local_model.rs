@@ -37,7 +37,9 @@ async fn real_model_answers_schema_constrained_json() {
         "e2e",
         "smoke",
         vec![
-            Message::system("You are a helpful assistant. Reply in JSON with the keys answer and confidence."),
+            Message::system(
+                "You are a helpful assistant. Reply in JSON with the keys answer and confidence.",
+            ),
             Message::user("What is the capital of France?"),
         ],
     )
@@ -47,7 +49,10 @@ async fn real_model_answers_schema_constrained_json() {
         .call_json::<Answer>(req)
         .await
         .unwrap_or_else(|f| panic!("{f}\nrecord: {:#?}", f.record));
-    eprintln!("answer: {a:?}\nusage: {:?}\nraw: {:?}", rec.usage, rec.raw_answer);
+    eprintln!(
+        "answer: {a:?}\nusage: {:?}\nraw: {:?}",
+        rec.usage, rec.raw_answer
+    );
     assert!(!a.answer.trim().is_empty(), "{a:?}");
     assert!(a.confidence.is_finite());
     assert!(rec.usage.prompt_tokens > 0, "{:?}", rec.usage);

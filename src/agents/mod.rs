@@ -6,5 +6,12 @@
 
 pub mod challenge;
 pub mod compress;
+pub mod discovery;
+pub mod extraction;
 pub mod groups;
+pub mod multi_op;
 pub mod normalize;
+pub mod runtime;
+pub mod schemas;
+pub mod semantic;
+pub mod single_op;

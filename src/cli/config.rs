@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 /// Arguments of `mastor config`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  mastor config init\n  MASTOR_API_KEY=sk-... mastor config show --provider deepseek")]
+#[command(
+    after_help = "Examples:\n  mastor config init\n  MASTOR_API_KEY=sk-... mastor config show --provider deepseek"
+)]
 pub struct ConfigArgs {
     #[command(subcommand)]
     pub command: ConfigCommand,

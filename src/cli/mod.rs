@@ -7,8 +7,11 @@ mod config;
 
 use clap::{Parser, Subcommand};
 
+pub mod check;
+pub mod import;
 pub mod export;
 mod prompts_cmd;
+mod run;
 mod scan;
 
 /// Exit code for success.
@@ -37,11 +40,17 @@ pub struct Cli {
 pub enum Command {
     /// List, show or export the agent prompts (to tune them with --prompts DIR).
     Prompts(prompts_cmd::PromptsArgs),
+    /// Run oracles (a session's accepted ones, or a suite file) against a live API.
+    Check(check::CheckArgs),
+    /// Turn an oracle file (suite, paper format or array) into a session for review.
+    Import(import::ImportArgs),
     /// Create or show the configuration (models, keys, limits)
     Config(config::ConfigArgs),
     /// Analyse a project's Java source against its spec: entry files, handlers per
     /// operation, bundles (no LLM).
     Scan(scan::ScanArgs),
+    /// Run the whole oracle pipeline on a project into a session directory.
+    Run(Box<run::RunArgs>),
     /// Export reviewed oracles as JUnit 5, Postman (newman), readable Markdown or JSON.
     Export(export::ExportArgs),
 }
@@ -50,8 +59,11 @@ pub enum Command {
 pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
         Command::Prompts(args) => prompts_cmd::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Import(args) => import::run(args),
         Command::Config(args) => config::run(args),
         Command::Scan(args) => scan::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Export(args) => export::run(args),
     }
 }

@@ -73,11 +73,7 @@ impl ResponseCache {
         let path = self.path(&entry.key);
         let parent = path.parent().unwrap_or(&self.dir);
         std::fs::create_dir_all(parent)?;
-        let tmp = parent.join(format!(
-            ".{}.{}.tmp",
-            entry.key,
-            rand::random::<u64>()
-        ));
+        let tmp = parent.join(format!(".{}.{}.tmp", entry.key, rand::random::<u64>()));
         let text = serde_json::to_vec_pretty(entry).map_err(std::io::Error::other)?;
         std::fs::write(&tmp, text)?;
         std::fs::rename(&tmp, &path).inspect_err(|_| {
@@ -111,7 +107,10 @@ mod tests {
         };
         c.put(&e).unwrap();
         assert_eq!(c.get(&k1), Some(e));
-        let leftovers: Vec<_> = walk(dir.path()).into_iter().filter(|p| p.ends_with(".tmp")).collect();
+        let leftovers: Vec<_> = walk(dir.path())
+            .into_iter()
+            .filter(|p| p.ends_with(".tmp"))
+            .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
     }
 

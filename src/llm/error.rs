@@ -9,7 +9,11 @@ pub enum LlmError {
     #[error("cannot build the HTTP client: {0}")]
     Build(String),
     #[error("{url} answered HTTP {status}: {body}")]
-    Status { url: String, status: u16, body: String },
+    Status {
+        url: String,
+        status: u16,
+        body: String,
+    },
     #[error("cannot reach {url}: {reason}")]
     Transport { url: String, reason: String },
     #[error("no answer from {url} within {secs:.1}s")]

@@ -25,7 +25,7 @@ pub mod scripted;
 mod secret;
 mod sse;
 
-pub use client::{LlmClient, Observer};
+pub use client::{LlmClient, Observer, ProgressSink, StreamProgress};
 pub use config::{CacheMode, ConfigError, JsonMode, LlmArgs, LlmConfig, Provider, RoleConfig};
 pub use error::{LlmError, LlmFailure};
 pub use record::{CallRecord, Ledger, Price, PriceTable, RetryNote, Totals, Usage};

@@ -2,8 +2,8 @@
 //! ([`PriceTable`]) and roll-ups per agent and per phase ([`Ledger`], the paper's
 //! Tables 12 and 13). Plain data; persisting records is the caller's job.
 
-use super::{Message, Role};
 use super::config::Provider;
+use super::{Message, Role};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -110,7 +110,8 @@ impl Price {
     pub fn cost(&self, u: &Usage) -> f64 {
         let hit = u.cached_tokens.min(u.prompt_tokens) as f64;
         let miss = u.prompt_tokens.saturating_sub(u.cached_tokens) as f64;
-        (hit * self.input_cache_hit + miss * self.input_cache_miss
+        (hit * self.input_cache_hit
+            + miss * self.input_cache_miss
             + u.completion_tokens as f64 * self.output)
             / 1_000_000.0
     }
@@ -255,7 +256,14 @@ mod tests {
         let d = Usage::from_json(&json!({"prompt_tokens": 10, "completion_tokens": 5,
             "prompt_cache_hit_tokens": 4, "prompt_cache_miss_tokens": 6}))
         .unwrap();
-        assert_eq!(d, Usage { prompt_tokens: 10, completion_tokens: 5, cached_tokens: 4 });
+        assert_eq!(
+            d,
+            Usage {
+                prompt_tokens: 10,
+                completion_tokens: 5,
+                cached_tokens: 4
+            }
+        );
         let o = Usage::from_json(&json!({"prompt_tokens": 8, "completion_tokens": 2,
             "prompt_tokens_details": {"cached_tokens": 3}}))
         .unwrap();
@@ -264,8 +272,16 @@ mod tests {
 
     #[test]
     fn cost_splits_hit_and_miss() {
-        let p = Price { input_cache_hit: 1.0, input_cache_miss: 10.0, output: 100.0 };
-        let u = Usage { prompt_tokens: 1_000_000, completion_tokens: 500_000, cached_tokens: 250_000 };
+        let p = Price {
+            input_cache_hit: 1.0,
+            input_cache_miss: 10.0,
+            output: 100.0,
+        };
+        let u = Usage {
+            prompt_tokens: 1_000_000,
+            completion_tokens: 500_000,
+            cached_tokens: 250_000,
+        };
         let cost = p.cost(&u);
         assert!((cost - (0.25 + 7.5 + 50.0)).abs() < 1e-9, "{cost}");
         let t = PriceTable::default();

@@ -16,7 +16,9 @@ pub(crate) fn prepare_messages(rc: &RoleConfig, messages: &[Message], json: bool
     let needs = json
         && rc.json_mode != JsonMode::None
         && rc.provider.quirks().needs_json_word
-        && !out.iter().any(|m| m.content.to_ascii_lowercase().contains("json"));
+        && !out
+            .iter()
+            .any(|m| m.content.to_ascii_lowercase().contains("json"));
     if needs {
         match out.iter_mut().find(|m| m.role == "system") {
             Some(sys) => {
@@ -120,17 +122,38 @@ mod tests {
     #[test]
     fn llamacpp_gets_schema_in_json_object() {
         let r = rc(Provider::Llamacpp);
-        let b = build_body(&r, &[Message::user("x")], true, Some(&json!({"type": "object"})), None);
-        assert_eq!(b["response_format"], json!({"type": "json_object", "schema": {"type": "object"}}));
-        assert!(b.get("stream").is_none(), "llama-cpp-python streams no usage");
+        let b = build_body(
+            &r,
+            &[Message::user("x")],
+            true,
+            Some(&json!({"type": "object"})),
+            None,
+        );
+        assert_eq!(
+            b["response_format"],
+            json!({"type": "json_object", "schema": {"type": "object"}})
+        );
+        assert!(
+            b.get("stream").is_none(),
+            "llama-cpp-python streams no usage"
+        );
     }
 
     #[test]
     fn vllm_gets_json_schema_and_seed() {
         let r = rc(Provider::Vllm);
-        let b = build_body(&r, &[Message::user("x")], true, Some(&json!({"type": "object"})), Some(64));
+        let b = build_body(
+            &r,
+            &[Message::user("x")],
+            true,
+            Some(&json!({"type": "object"})),
+            Some(64),
+        );
         assert_eq!(b["response_format"]["type"], "json_schema");
-        assert_eq!(b["response_format"]["json_schema"]["schema"], json!({"type": "object"}));
+        assert_eq!(
+            b["response_format"]["json_schema"]["schema"],
+            json!({"type": "object"})
+        );
         assert_eq!(b["seed"], 42);
         assert_eq!(b["max_tokens"], 64);
         assert_eq!(b["temperature"], 0.0);

@@ -50,7 +50,8 @@ impl SseParser {
         } else if line.starts_with(':') {
             // comment / keep-alive
         } else if let Some(rest) = line.strip_prefix("data:") {
-            self.data.push(rest.strip_prefix(' ').unwrap_or(rest).to_string());
+            self.data
+                .push(rest.strip_prefix(' ').unwrap_or(rest).to_string());
         }
     }
 }
@@ -75,8 +76,12 @@ impl StreamAnswer {
         if data.is_empty() {
             return Ok(());
         }
-        let v: Value = serde_json::from_str(data)
-            .map_err(|e| format!("bad stream chunk ({e}): {}", data.chars().take(200).collect::<String>()))?;
+        let v: Value = serde_json::from_str(data).map_err(|e| {
+            format!(
+                "bad stream chunk ({e}): {}",
+                data.chars().take(200).collect::<String>()
+            )
+        })?;
         if let Some(err) = v.get("error") {
             return Err(format!("error in stream: {err}"));
         }
@@ -121,10 +126,14 @@ mod tests {
     #[test]
     fn folds_chunks() {
         let mut a = StreamAnswer::default();
-        a.apply(r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#).unwrap();
-        a.apply(r#"{"choices":[{"delta":{"content":"{\"x\":"}}]}"#).unwrap();
-        a.apply(r#"{"choices":[{"delta":{"content":"1}"},"finish_reason":"stop"}]}"#).unwrap();
-        a.apply(r#"{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}"#).unwrap();
+        a.apply(r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#)
+            .unwrap();
+        a.apply(r#"{"choices":[{"delta":{"content":"{\"x\":"}}]}"#)
+            .unwrap();
+        a.apply(r#"{"choices":[{"delta":{"content":"1}"},"finish_reason":"stop"}]}"#)
+            .unwrap();
+        a.apply(r#"{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}"#)
+            .unwrap();
         a.apply("[DONE]").unwrap();
         assert_eq!(a.content, "{\"x\":1}");
         assert_eq!(a.finish_reason.as_deref(), Some("stop"));

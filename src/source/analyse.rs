@@ -32,6 +32,9 @@ pub struct Analysis {
     pub report: ScanReport,
     /// op_id → bundle, for matched operations; operations sharing an entry file share one.
     pub bundles: BTreeMap<String, Arc<Bundle>>,
+    /// entry file → its bundle, for every entry file (also those no operation matched:
+    /// model-based discovery looks at each).
+    pub entry_bundles: BTreeMap<String, Arc<Bundle>>,
     /// Parsed summaries of every Java file, in path order.
     pub files: Vec<JavaFile>,
     pub routes: Vec<Route>,
@@ -168,6 +171,28 @@ pub fn analyse_operations(
         entry_order.iter().map(|&fi| closures.closure(fi)).collect();
     tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: matched+closures done");
     let built = build_all(&paths, &texts, &closure_lists);
+    let mut entry_bundles: BTreeMap<String, Arc<Bundle>> = entry_order
+        .iter()
+        .zip(&built)
+        .map(|(&fi, b)| (paths[fi].clone(), Arc::clone(b)))
+        .collect();
+    let unmatched_entries: Vec<usize> = entry_files
+        .iter()
+        .filter_map(|e| index.file_index(&e.file))
+        .filter(|fi| !slot.contains_key(fi))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let extra: Vec<Vec<usize>> = unmatched_entries
+        .iter()
+        .map(|&fi| closures.closure(fi))
+        .collect();
+    for (&fi, b) in unmatched_entries
+        .iter()
+        .zip(build_all(&paths, &texts, &extra))
+    {
+        entry_bundles.insert(paths[fi].clone(), b);
+    }
     tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: bundles done");
     let mut frequency: BTreeMap<&str, usize> = BTreeMap::new();
     for b in &built {
@@ -263,6 +288,7 @@ pub fn analyse_operations(
     Ok(Analysis {
         report,
         bundles,
+        entry_bundles,
         files,
         routes,
     })

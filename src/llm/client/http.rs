@@ -4,11 +4,11 @@
 //! of the client's concurrency limit, and none while waiting.
 
 use super::Inner;
+use crate::llm::CallRequest;
 use crate::llm::config::RoleConfig;
 use crate::llm::error::LlmError;
 use crate::llm::record::{CallRecord, RetryNote, Usage};
 use crate::llm::sse::{SseParser, StreamAnswer};
-use crate::llm::CallRequest;
 use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
@@ -61,7 +61,9 @@ pub(crate) async fn exchange(
                 .acquire()
                 .await
                 .map_err(|e| LlmError::Build(e.to_string()))?;
-            match tokio::time::timeout(cfg.timeout, send_once(inner, rc, req, &url, body)).await {
+            match tokio::time::timeout(cfg.timeout, send_once(inner, rc, req, &rec.id, &url, body))
+                .await
+            {
                 Ok(r) => r,
                 Err(_) => Err(AttemptError::from(LlmError::Timeout {
                     url: url.clone(),
@@ -119,12 +121,24 @@ pub(crate) fn backoff(base: Duration, max: Duration, attempt: u32) -> Duration {
     let d = exp.min(max);
     let half = d / 2;
     let jitter_ms = (d - half).as_millis() as u64;
-    half + Duration::from_millis(if jitter_ms == 0 { 0 } else { rand::random_range(0..=jitter_ms) })
+    half + Duration::from_millis(if jitter_ms == 0 {
+        0
+    } else {
+        rand::random_range(0..=jitter_ms)
+    })
 }
 
 /// Reads `retry-after-ms` (milliseconds) or `Retry-After` (seconds or an HTTP date).
-pub(crate) fn retry_after(headers: &HeaderMap, now: chrono::DateTime<chrono::Utc>) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+pub(crate) fn retry_after(
+    headers: &HeaderMap,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<Duration> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0
@@ -144,6 +158,7 @@ async fn send_once(
     inner: &Inner,
     rc: &RoleConfig,
     req: &CallRequest,
+    call_id: &str,
     url: &str,
     body: &Value,
 ) -> Result<Answer, AttemptError> {
@@ -160,15 +175,14 @@ async fn send_once(
         rb = rb.bearer_auth(key.expose());
     }
     let transport = |e: reqwest::Error| -> AttemptError {
-        if e.is_timeout() {
-            LlmError::Timeout { url: url.to_string(), secs: 0.0 }.into()
-        } else {
-            LlmError::Transport {
-                url: url.to_string(),
-                reason: error_chain(&e),
-            }
-            .into()
+        // Only connecting has its own timeout here; the attempt timeout is applied
+        // around the whole exchange by the caller.
+        let prefix = if e.is_timeout() { "timed out: " } else { "" };
+        LlmError::Transport {
+            url: url.to_string(),
+            reason: format!("{prefix}{}", error_chain(&e)),
         }
+        .into()
     };
     let resp = rb.send().await.map_err(transport)?;
     let status = resp.status();
@@ -194,12 +208,29 @@ async fn send_once(
         let mut acc = StreamAnswer::default();
         let mut stream = resp.bytes_stream();
         let protocol = |reason: String| -> AttemptError {
-            LlmError::Protocol { url: url.to_string(), reason }.into()
+            LlmError::Protocol {
+                url: url.to_string(),
+                reason,
+            }
+            .into()
         };
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(transport)?;
+            let before = acc.content.len();
             for data in parser.push(&chunk) {
                 acc.apply(&data).map_err(protocol)?;
+            }
+            if let Some(sink) = &inner.progress
+                && acc.content.len() > before
+            {
+                let chars = acc.content.chars().count();
+                sink(&super::StreamProgress {
+                    call_id: call_id.to_string(),
+                    agent: req.agent.clone(),
+                    op_id: req.op_id.clone(),
+                    streamed_chars: chars,
+                    estimated_tokens: chars.div_ceil(4),
+                });
             }
             if acc.done {
                 break;
@@ -220,9 +251,15 @@ async fn send_once(
 
 /// Reads a non-streamed Chat Completions answer.
 pub(crate) fn parse_completion(url: &str, text: &str) -> Result<Answer, LlmError> {
-    let protocol = |reason: String| LlmError::Protocol { url: url.to_string(), reason };
+    let protocol = |reason: String| LlmError::Protocol {
+        url: url.to_string(),
+        reason,
+    };
     let v: Value = serde_json::from_str(text).map_err(|e| {
-        protocol(format!("not JSON ({e}): {}", text.chars().take(200).collect::<String>()))
+        protocol(format!(
+            "not JSON ({e}): {}",
+            text.chars().take(200).collect::<String>()
+        ))
     })?;
     if let Some(err) = v.get("error") {
         return Err(protocol(format!("error object in a 200 answer: {err}")));
@@ -237,8 +274,14 @@ pub(crate) fn parse_completion(url: &str, text: &str) -> Result<Answer, LlmError
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string(),
-        finish_reason: choice.get("finish_reason").and_then(Value::as_str).map(str::to_string),
-        usage: v.get("usage").and_then(Usage::from_json).unwrap_or_default(),
+        finish_reason: choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        usage: v
+            .get("usage")
+            .and_then(Usage::from_json)
+            .unwrap_or_default(),
     })
 }
 
@@ -259,11 +302,16 @@ mod tests {
 
     #[test]
     fn retry_after_forms() {
-        let now = chrono::DateTime::parse_from_rfc3339("2015-10-21T07:27:50Z").unwrap().to_utc();
+        let now = chrono::DateTime::parse_from_rfc3339("2015-10-21T07:27:50Z")
+            .unwrap()
+            .to_utc();
         let mut h = HeaderMap::new();
         h.insert("retry-after", HeaderValue::from_static("3"));
         assert_eq!(retry_after(&h, now), Some(Duration::from_secs(3)));
-        h.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        h.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
         assert_eq!(retry_after(&h, now), Some(Duration::from_secs(10)));
         h.insert("retry-after-ms", HeaderValue::from_static("250"));
         assert_eq!(retry_after(&h, now), Some(Duration::from_millis(250)));
@@ -290,7 +338,13 @@ mod tests {
         let a = parse_completion("u", r#"{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#).unwrap();
         assert_eq!(a.content, "hi");
         assert_eq!(a.usage.completion_tokens, 2);
-        assert!(matches!(parse_completion("u", "{}"), Err(LlmError::Protocol { .. })));
-        assert!(matches!(parse_completion("u", r#"{"error":{"message":"x"}}"#), Err(LlmError::Protocol { .. })));
+        assert!(matches!(
+            parse_completion("u", "{}"),
+            Err(LlmError::Protocol { .. })
+        ));
+        assert!(matches!(
+            parse_completion("u", r#"{"error":{"message":"x"}}"#),
+            Err(LlmError::Protocol { .. })
+        ));
     }
 }

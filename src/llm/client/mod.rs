@@ -24,6 +24,21 @@ use tokio::sync::Semaphore;
 /// Receives every finished call record (success and failure), e.g. to persist it.
 pub type Observer = Arc<dyn Fn(&CallRecord) + Send + Sync>;
 
+/// Receives live progress of streamed answers (for live token counts in the TUI).
+pub type ProgressSink = Arc<dyn Fn(&StreamProgress) + Send + Sync>;
+
+/// How far a streamed answer has come. Token counts are estimates (characters / 4)
+/// until the final usage arrives in the [`CallRecord`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamProgress {
+    /// The [`CallRecord::id`] the answer belongs to.
+    pub call_id: String,
+    pub agent: String,
+    pub op_id: Option<String>,
+    pub streamed_chars: usize,
+    pub estimated_tokens: usize,
+}
+
 /// The model client. Cheap to clone; clones share limits, cache and ledger.
 #[derive(Clone)]
 pub struct LlmClient {
@@ -36,6 +51,7 @@ pub(crate) struct Inner {
     pub(crate) limit: Arc<Semaphore>,
     cache: Option<ResponseCache>,
     observer: Option<Observer>,
+    pub(crate) progress: Option<ProgressSink>,
     ledger: Arc<Mutex<Ledger>>,
 }
 
@@ -77,6 +93,7 @@ impl LlmClient {
                 http,
                 cache,
                 observer: None,
+                progress: None,
                 ledger: Arc::new(Mutex::new(Ledger::default())),
             }),
         })
@@ -93,6 +110,24 @@ impl LlmClient {
                 limit: i.limit.clone(),
                 cache: i.cache.clone(),
                 observer: Some(observer),
+                progress: i.progress.clone(),
+                ledger: i.ledger.clone(),
+            }),
+        }
+    }
+
+    /// The same client (sharing limit, cache and ledger) reporting the progress of
+    /// streamed answers to `sink`.
+    pub fn with_progress(&self, sink: ProgressSink) -> Self {
+        let i = &self.inner;
+        Self {
+            inner: Arc::new(Inner {
+                cfg: i.cfg.clone(),
+                http: i.http.clone(),
+                limit: i.limit.clone(),
+                cache: i.cache.clone(),
+                observer: i.observer.clone(),
+                progress: Some(sink),
                 ledger: i.ledger.clone(),
             }),
         }
@@ -105,7 +140,11 @@ impl LlmClient {
 
     /// A snapshot of the roll-ups of every call made through this client and its clones.
     pub fn ledger(&self) -> Ledger {
-        self.inner.ledger.lock().map(|l| l.clone()).unwrap_or_default()
+        self.inner
+            .ledger
+            .lock()
+            .map(|l| l.clone())
+            .unwrap_or_default()
     }
 
     /// Asks for JSON and decodes it into `T` (repairing wrapped or broken JSON, with one

@@ -42,7 +42,9 @@ pub enum ConfigError {
         file: PathBuf,
         reason: String,
     },
-    #[error("the {role} model has no base URL: provider `custom` needs --base-url, MASTOR_BASE_URL or base_url in the config file")]
+    #[error(
+        "the {role} model has no base URL: provider `custom` needs --base-url, MASTOR_BASE_URL or base_url in the config file"
+    )]
     NoBaseUrl { role: &'static str },
 }
 
@@ -118,6 +120,8 @@ pub struct LlmConfig {
 
 impl LlmConfig {
     /// A configuration for one base URL used by both roles (tests, local servers).
+    /// The response cache is off: set `cache` and `cache_dir` to use one, so that tests
+    /// never write into the user's cache directory by accident.
     pub fn for_base_url(provider: Provider, base_url: impl Into<String>, model: &str) -> Self {
         let mut role = RoleConfig::preset(provider, base_url);
         role.model = model.to_string();
@@ -129,7 +133,7 @@ impl LlmConfig {
             timeout: Duration::from_secs(120),
             backoff_base: Duration::from_millis(500),
             backoff_max: Duration::from_secs(30),
-            cache: CacheMode::Normal,
+            cache: CacheMode::Off,
             cache_dir: None,
             prices: PriceTable::default(),
             source_file: None,
@@ -171,7 +175,11 @@ impl LlmConfig {
         let get = |k: &str| env.get(k).filter(|v| !v.trim().is_empty()).cloned();
 
         let primary_in = RoleInputs {
-            provider: args.provider.map(Ok).or_else(|| get("MASTOR_PROVIDER").map(|v| parse_provider("MASTOR_PROVIDER", &v))).transpose()?,
+            provider: args
+                .provider
+                .map(Ok)
+                .or_else(|| get("MASTOR_PROVIDER").map(|v| parse_provider("MASTOR_PROVIDER", &v)))
+                .transpose()?,
             base_url: args.base_url.clone().or_else(|| get("MASTOR_BASE_URL")),
             model: args.model.clone().or_else(|| get("MASTOR_MODEL")),
             key_env_flag: args.api_key_env.clone(),
@@ -179,14 +187,32 @@ impl LlmConfig {
         };
         let primary = resolve_role(Role::Primary, primary_in, &f.primary, None, env)?;
         let challenger_in = RoleInputs {
-            provider: args.challenger_provider.map(Ok).or_else(|| get("MASTOR_CHALLENGER_PROVIDER").map(|v| parse_provider("MASTOR_CHALLENGER_PROVIDER", &v))).transpose()?,
-            base_url: args.challenger_base_url.clone().or_else(|| get("MASTOR_CHALLENGER_BASE_URL")),
-            model: args.challenger_model.clone().or_else(|| get("MASTOR_CHALLENGER_MODEL")),
+            provider: args
+                .challenger_provider
+                .map(Ok)
+                .or_else(|| {
+                    get("MASTOR_CHALLENGER_PROVIDER")
+                        .map(|v| parse_provider("MASTOR_CHALLENGER_PROVIDER", &v))
+                })
+                .transpose()?,
+            base_url: args
+                .challenger_base_url
+                .clone()
+                .or_else(|| get("MASTOR_CHALLENGER_BASE_URL")),
+            model: args
+                .challenger_model
+                .clone()
+                .or_else(|| get("MASTOR_CHALLENGER_MODEL")),
             key_env_flag: args.challenger_api_key_env.clone(),
             key_env_var: "MASTOR_CHALLENGER_API_KEY",
         };
-        let challenger =
-            resolve_role(Role::Challenger, challenger_in, &f.challenger, Some(&primary), env)?;
+        let challenger = resolve_role(
+            Role::Challenger,
+            challenger_in,
+            &f.challenger,
+            Some(&primary),
+            env,
+        )?;
 
         let mut prices = PriceTable::default();
         for (model, price) in f.prices {
@@ -212,9 +238,18 @@ impl LlmConfig {
         Ok(LlmConfig {
             primary,
             challenger,
-            concurrency: positive("concurrency", args.concurrency.or(f.concurrency).unwrap_or(4) as u64)? as usize,
-            max_attempts: positive("max_attempts", u64::from(args.max_attempts.or(f.max_attempts).unwrap_or(4)))? as u32,
-            timeout: Duration::from_secs(positive("timeout", args.timeout.or(f.timeout_secs).unwrap_or(120))?),
+            concurrency: positive(
+                "concurrency",
+                args.concurrency.or(f.concurrency).unwrap_or(4) as u64,
+            )? as usize,
+            max_attempts: positive(
+                "max_attempts",
+                u64::from(args.max_attempts.or(f.max_attempts).unwrap_or(4)),
+            )? as u32,
+            timeout: Duration::from_secs(positive(
+                "timeout",
+                args.timeout.or(f.timeout_secs).unwrap_or(120),
+            )?),
             backoff_base: Duration::from_millis(f.backoff_base_ms.unwrap_or(500)),
             backoff_max: Duration::from_millis(f.backoff_max_ms.unwrap_or(30_000)),
             cache,
@@ -256,12 +291,14 @@ impl LlmConfig {
             let key = match (&r.api_key, &r.key_source) {
                 (Some(k), Some(s)) => format!("\"{k}\"   # from {s}"),
                 (Some(k), None) => format!("\"{k}\""),
-                (None, _) => "none".into(),
+                (None, _) => {
+                    "\"\"   # none set (MASTOR_API_KEY, api_key_env or api_key_file)".into()
+                }
             };
             let _ = writeln!(out, "api_key = {key}");
             let _ = writeln!(out, "thinking = {}", r.thinking);
             let _ = writeln!(out, "stream = {}", r.stream);
-            let _ = writeln!(out, "json_mode = \"{:?}\"", r.json_mode);
+            let _ = writeln!(out, "json_mode = \"{}\"", r.json_mode.as_str());
             if let Some(s) = r.seed {
                 let _ = writeln!(out, "seed = {s}");
             }
@@ -325,11 +362,23 @@ fn resolve_role(
         rc.model = m;
     }
     let from = |p: Option<&RoleConfig>, pick: fn(&RoleConfig) -> bool| p.map(pick);
-    rc.thinking = f.thinking.or(from(inherit, |p| p.thinking)).unwrap_or(false);
-    rc.stream = f.stream.or(from(inherit, |p| p.stream)).unwrap_or(rc.stream);
-    rc.json_mode = f.json_mode.or(inherit.map(|p| p.json_mode)).unwrap_or(rc.json_mode);
+    rc.thinking = f
+        .thinking
+        .or(from(inherit, |p| p.thinking))
+        .unwrap_or(false);
+    rc.stream = f
+        .stream
+        .or(from(inherit, |p| p.stream))
+        .unwrap_or(rc.stream);
+    rc.json_mode = f
+        .json_mode
+        .or(inherit.map(|p| p.json_mode))
+        .unwrap_or(rc.json_mode);
     rc.seed = f.seed.or(inherit.and_then(|p| p.seed)).or(rc.seed);
-    rc.temperature = f.temperature.or(inherit.map(|p| p.temperature)).unwrap_or(0.0);
+    rc.temperature = f
+        .temperature
+        .or(inherit.map(|p| p.temperature))
+        .unwrap_or(0.0);
 
     // Key precedence: --api-key-env NAME > MASTOR_[CHALLENGER_]API_KEY > file api_key_env
     // > file api_key_file > the provider's own variable > the primary's key.
@@ -364,7 +413,10 @@ fn resolve_role(
     if key.is_none()
         && let Some(p) = inherit
     {
-        key = p.api_key.clone().map(|k| (k, "the primary's key".to_string()));
+        key = p
+            .api_key
+            .clone()
+            .map(|k| (k, "the primary's key".to_string()));
     }
     if let Some((k, src)) = key.filter(|(k, _)| !k.is_empty()) {
         rc.api_key = Some(k);

@@ -50,6 +50,18 @@ pub struct Quirks {
     pub stream_usage: bool,
 }
 
+impl JsonMode {
+    /// The name as written in config files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JsonMode::Schema => "schema",
+            JsonMode::ObjectSchema => "object_schema",
+            JsonMode::Object => "object",
+            JsonMode::None => "none",
+        }
+    }
+}
+
 impl Provider {
     /// All presets, for help texts and the default config file.
     pub const ALL: [Provider; 7] = [
@@ -198,11 +210,29 @@ mod tests {
     }
 
     #[test]
+    fn json_mode_names_match_serde() {
+        for m in [
+            JsonMode::Schema,
+            JsonMode::ObjectSchema,
+            JsonMode::Object,
+            JsonMode::None,
+        ] {
+            assert_eq!(
+                serde_json::to_string(&m).unwrap(),
+                format!("\"{}\"", m.as_str())
+            );
+        }
+    }
+
+    #[test]
     fn quirks_match_providers() {
         assert_eq!(Provider::Deepseek.quirks().json_mode, JsonMode::Object);
         assert!(Provider::Deepseek.quirks().thinking_object);
         assert!(Provider::Qwen.quirks().enable_thinking_flag);
-        assert_eq!(Provider::Llamacpp.quirks().json_mode, JsonMode::ObjectSchema);
+        assert_eq!(
+            Provider::Llamacpp.quirks().json_mode,
+            JsonMode::ObjectSchema
+        );
         assert_eq!(Provider::Vllm.quirks().json_mode, JsonMode::Schema);
         assert!(!Provider::Openai.quirks().thinking_object);
     }

@@ -1,7 +1,10 @@
 use super::*;
 
 fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 fn write(dir: &Path, text: &str) -> PathBuf {
@@ -30,7 +33,10 @@ fn precedence_flags_over_env_over_file() {
     assert_eq!(c.primary.model, "file-model");
     assert_eq!(c.primary.base_url, "http://file.example/v1");
     assert_eq!(c.primary.provider, Provider::Qwen);
-    assert_eq!(c.primary.api_key.as_ref().unwrap().expose(), "k-file-000000");
+    assert_eq!(
+        c.primary.api_key.as_ref().unwrap().expose(),
+        "k-file-000000"
+    );
     assert_eq!(c.concurrency, 3);
 
     let e = env(&[
@@ -44,7 +50,10 @@ fn precedence_flags_over_env_over_file() {
     assert_eq!(c.primary.model, "env-model");
     assert_eq!(c.primary.base_url, "http://env.example/v1");
     assert_eq!(c.primary.provider, Provider::Vllm);
-    assert_eq!(c.primary.api_key.as_ref().unwrap().expose(), "k-env-1111111");
+    assert_eq!(
+        c.primary.api_key.as_ref().unwrap().expose(),
+        "k-env-1111111"
+    );
 
     let flags = LlmArgs {
         model: Some("flag-model".into()),
@@ -60,7 +69,10 @@ fn precedence_flags_over_env_over_file() {
     assert_eq!(c.primary.model, "flag-model");
     assert_eq!(c.primary.base_url, "http://flag.example/v1");
     assert_eq!(c.primary.provider, Provider::Llamacpp);
-    assert_eq!(c.primary.api_key.as_ref().unwrap().expose(), "k-flag-2222222");
+    assert_eq!(
+        c.primary.api_key.as_ref().unwrap().expose(),
+        "k-flag-2222222"
+    );
     assert_eq!(c.concurrency, 9);
 }
 
@@ -73,13 +85,19 @@ fn challenger_defaults_to_primary() {
         ("MASTOR_API_KEY", "sk-primary-99999"),
     ]);
     let c = LlmConfig::resolve(Some(Path::new("/nonexistent-ok")), &e, &LlmArgs::default());
-    assert!(matches!(c, Err(ConfigError::Read { .. })), "named missing file fails");
+    assert!(
+        matches!(c, Err(ConfigError::Read { .. })),
+        "named missing file fails"
+    );
     let mut e = e;
     e.insert("XDG_CONFIG_HOME".into(), "/nonexistent-xdg".into());
     let c = LlmConfig::resolve(None, &e, &LlmArgs::default()).unwrap();
     assert_eq!(c.challenger.base_url, "http://p.example/v1");
     assert_eq!(c.challenger.model, "m1");
-    assert_eq!(c.challenger.api_key.as_ref().unwrap().expose(), "sk-primary-99999");
+    assert_eq!(
+        c.challenger.api_key.as_ref().unwrap().expose(),
+        "sk-primary-99999"
+    );
 
     e.insert("MASTOR_CHALLENGER_MODEL".into(), "m2".into());
     e.insert("MASTOR_CHALLENGER_PROVIDER".into(), "deepseek".into());
@@ -87,7 +105,10 @@ fn challenger_defaults_to_primary() {
     assert_eq!(c.challenger.model, "m2");
     assert_eq!(c.challenger.provider, Provider::Deepseek);
     assert_eq!(c.challenger.base_url, "https://api.deepseek.com/v1");
-    assert!(c.challenger.api_key.is_none(), "other provider, no key of its own");
+    assert!(
+        c.challenger.api_key.is_none(),
+        "other provider, no key of its own"
+    );
 }
 
 #[test]
@@ -121,7 +142,10 @@ fn key_file_is_read_and_masked_in_render() {
     );
     let path = write(dir.path(), &text);
     let c = LlmConfig::resolve(Some(&path), &env(&[]), &LlmArgs::default()).unwrap();
-    assert_eq!(c.primary.api_key.as_ref().unwrap().expose(), "sk-test-SECRET123wxyz");
+    assert_eq!(
+        c.primary.api_key.as_ref().unwrap().expose(),
+        "sk-test-SECRET123wxyz"
+    );
     let shown = c.render();
     assert!(!shown.contains("SECRET123"), "{shown}");
     assert!(shown.contains("sk-…wxyz"), "{shown}");
@@ -131,17 +155,29 @@ fn key_file_is_read_and_masked_in_render() {
 #[test]
 fn missing_key_file_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), "[llm.primary]\napi_key_file = \"/no/such/key\"\n");
+    let path = write(
+        dir.path(),
+        "[llm.primary]\napi_key_file = \"/no/such/key\"\n",
+    );
     let err = LlmConfig::resolve(Some(&path), &env(&[]), &LlmArgs::default()).unwrap_err();
     assert!(err.to_string().contains("/no/such/key"), "{err}");
 }
 
 #[test]
 fn custom_provider_needs_a_base_url() {
-    let e = env(&[("MASTOR_PROVIDER", "custom"), ("XDG_CONFIG_HOME", "/nonexistent-xdg")]);
+    let e = env(&[
+        ("MASTOR_PROVIDER", "custom"),
+        ("XDG_CONFIG_HOME", "/nonexistent-xdg"),
+    ]);
     let err = LlmConfig::resolve(None, &e, &LlmArgs::default()).unwrap_err();
-    assert!(matches!(err, ConfigError::NoBaseUrl { role: "primary" }), "{err}");
-    let e = env(&[("MASTOR_PROVIDER", "bogus"), ("XDG_CONFIG_HOME", "/nonexistent-xdg")]);
+    assert!(
+        matches!(err, ConfigError::NoBaseUrl { role: "primary" }),
+        "{err}"
+    );
+    let e = env(&[
+        ("MASTOR_PROVIDER", "bogus"),
+        ("XDG_CONFIG_HOME", "/nonexistent-xdg"),
+    ]);
     let err = LlmConfig::resolve(None, &e, &LlmArgs::default()).unwrap_err();
     assert!(err.to_string().contains("MASTOR_PROVIDER"), "{err}");
 }
@@ -153,10 +189,16 @@ fn cache_flags() {
         no_cache: true,
         ..LlmArgs::default()
     };
-    assert_eq!(LlmConfig::resolve(None, &e, &no).unwrap().cache, CacheMode::Off);
+    assert_eq!(
+        LlmConfig::resolve(None, &e, &no).unwrap().cache,
+        CacheMode::Off
+    );
     let re = LlmArgs {
         refresh: true,
         ..LlmArgs::default()
     };
-    assert_eq!(LlmConfig::resolve(None, &e, &re).unwrap().cache, CacheMode::Refresh);
+    assert_eq!(
+        LlmConfig::resolve(None, &e, &re).unwrap().cache,
+        CacheMode::Refresh
+    );
 }

@@ -71,14 +71,19 @@ pub fn extract_json(text: &str) -> Result<Extracted, RepairError> {
                     return Ok(Extracted { value, repairs });
                 }
                 Err(e) => {
-                    first_error.get_or_insert_with(|| format!("{e} (in the repaired text `{}`)", excerpt(&fixed)));
+                    first_error.get_or_insert_with(|| {
+                        format!("{e} (in the repaired text `{}`)", excerpt(&fixed))
+                    });
                 }
             }
         }
     }
     Err(RepairError {
         reason: first_error.unwrap_or_else(|| {
-            format!("no JSON object or array found in the answer `{}`", excerpt(&body))
+            format!(
+                "no JSON object or array found in the answer `{}`",
+                excerpt(&body)
+            )
         }),
     })
 }
@@ -92,8 +97,8 @@ fn excerpt(s: &str) -> String {
     }
 }
 
-/// Removes `<think>…</think>` blocks (reasoning models); an unclosed block removes all
-/// that follows it only when JSON appears before it.
+/// Removes `<think>…</think>` blocks (reasoning models); an unclosed block removes
+/// everything after its opening tag.
 fn strip_think(s: &str) -> Option<String> {
     if !s.contains("<think>") {
         return None;
@@ -236,7 +241,11 @@ fn repair_from(s: &str, repairs: &mut Vec<String>) -> String {
                 literal_start = None;
                 out.push(c);
                 if let Some(top) = stack.last_mut() {
-                    top.1 = if top.0 == Kind::Obj { Expect::Key } else { Expect::Value };
+                    top.1 = if top.0 == Kind::Obj {
+                        Expect::Key
+                    } else {
+                        Expect::Value
+                    };
                 }
             }
             ':' => {

@@ -78,7 +78,10 @@ fn truncated_in_string() {
 
 #[test]
 fn truncated_after_comma_and_colon() {
-    assert_eq!(ok(r#"{"a": 1, "b": [1, 2,"#).value, json!({"a": 1, "b": [1, 2]}));
+    assert_eq!(
+        ok(r#"{"a": 1, "b": [1, 2,"#).value,
+        json!({"a": 1, "b": [1, 2]})
+    );
     assert_eq!(ok(r#"{"a": 1, "b":"#).value, json!({"a": 1, "b": null}));
     assert_eq!(ok(r#"{"a": 1, "b""#).value, json!({"a": 1, "b": null}));
     assert_eq!(ok(r#"{"a": 1,"#).value, json!({"a": 1}));
@@ -115,12 +118,18 @@ fn unquoted_keys() {
 
 #[test]
 fn comments_dropped() {
-    assert_eq!(ok("{\n\"a\": 1, // one\n\"b\": 2\n}").value, json!({"a": 1, "b": 2}));
+    assert_eq!(
+        ok("{\n\"a\": 1, // one\n\"b\": 2\n}").value,
+        json!({"a": 1, "b": 2})
+    );
 }
 
 #[test]
 fn top_level_array() {
-    assert_eq!(ok("Oracles:\n[{\"t\": 1}, {\"t\": 2}]").value, json!([{"t": 1}, {"t": 2}]));
+    assert_eq!(
+        ok("Oracles:\n[{\"t\": 1}, {\"t\": 2}]").value,
+        json!([{"t": 1}, {"t": 2}])
+    );
 }
 
 #[test]

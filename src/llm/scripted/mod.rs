@@ -84,12 +84,17 @@ impl ScriptedServer {
             requests: Mutex::new(Vec::new()),
         });
         install(&shared, script)?;
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| ScriptError::Bind { addr, reason: e.to_string() })?;
-        let addr = listener
-            .local_addr()
-            .map_err(|e| ScriptError::Bind { addr, reason: e.to_string() })?;
+        let listener =
+            tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| ScriptError::Bind {
+                    addr,
+                    reason: e.to_string(),
+                })?;
+        let addr = listener.local_addr().map_err(|e| ScriptError::Bind {
+            addr,
+            reason: e.to_string(),
+        })?;
         let app = Router::new()
             .route("/v1/chat/completions", post(chat))
             .route("/chat/completions", post(chat))
@@ -126,7 +131,10 @@ impl ScriptedServer {
 
     /// Requests answered by rule `index`.
     pub fn rule_calls(&self, index: usize) -> usize {
-        lock(&self.shared.rule_calls).get(index).copied().unwrap_or(0)
+        lock(&self.shared.rule_calls)
+            .get(index)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Requests answered by the rule named `name` (0 if none has that name).
@@ -172,7 +180,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 fn install(shared: &Shared, script: Script) -> Result<(), ScriptError> {
     let mut compiled = Vec::with_capacity(script.rules.len());
     for (index, rule) in script.rules.into_iter().enumerate() {
-        compiled.push(Compiled::new(rule).map_err(|e| ScriptError::Regex { index, reason: e.to_string() })?);
+        compiled.push(Compiled::new(rule).map_err(|e| ScriptError::Regex {
+            index,
+            reason: e.to_string(),
+        })?);
     }
     *lock(&shared.rule_calls) = vec![0; compiled.len()];
     *lock(&shared.rules) = compiled;
@@ -199,35 +210,65 @@ impl Drop for InFlight {
 }
 
 async fn models() -> impl IntoResponse {
-    axum::Json(json!({"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "mastor"}]}))
+    axum::Json(
+        json!({"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "mastor"}]}),
+    )
 }
 
-async fn chat(State(s): State<Arc<Shared>>, headers: HeaderMap, uri: axum::http::Uri, body: String) -> Response {
+async fn chat(
+    State(s): State<Arc<Shared>>,
+    headers: HeaderMap,
+    uri: axum::http::Uri,
+    body: String,
+) -> Response {
     let _guard = InFlight::new(s.clone());
     s.total.fetch_add(1, Ordering::SeqCst);
     let body: Value = match serde_json::from_str(&body) {
         Ok(v) => v,
-        Err(e) => return error(StatusCode::BAD_REQUEST, &format!("request body is not JSON: {e}")),
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                &format!("request body is not JSON: {e}"),
+            );
+        }
     };
-    let h = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let h = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
     let agent = h("x-mastor-agent");
     let op = h("x-mastor-op");
     let contents: Vec<String> = body["messages"]
         .as_array()
-        .map(|ms| ms.iter().filter_map(|m| m["content"].as_str().map(str::to_string)).collect())
+        .map(|ms| {
+            ms.iter()
+                .filter_map(|m| m["content"].as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     let text = contents.join("\n");
 
     let (rule, reply, delay) = {
         let rules = lock(&s.rules);
-        let probe = Probe { agent: agent.as_deref(), op: op.as_deref(), text: &text, contents: &contents };
+        let probe = Probe {
+            agent: agent.as_deref(),
+            op: op.as_deref(),
+            text: &text,
+            contents: &contents,
+        };
         match rules.iter().position(|c| c.matches(&probe)) {
             Some(i) => {
                 let mut counts = lock(&s.rule_calls);
                 let n = counts[i];
                 counts[i] += 1;
                 let replies = &rules[i].rule.replies;
-                (Some(i), replies.get(n.min(replies.len().saturating_sub(1))).cloned(), rules[i].rule.delay_ms)
+                (
+                    Some(i),
+                    replies.get(n.min(replies.len().saturating_sub(1))).cloned(),
+                    rules[i].rule.delay_ms,
+                )
             }
             None => {
                 let n = s.fallback_calls.fetch_add(1, Ordering::SeqCst);
@@ -240,7 +281,8 @@ async fn chat(State(s): State<Arc<Shared>>, headers: HeaderMap, uri: axum::http:
         path: uri.path().to_string(),
         agent,
         op,
-        authorization: h("authorization").map(|a| Secret::new(a.trim_start_matches("Bearer ").to_string())),
+        authorization: h("authorization")
+            .map(|a| Secret::new(a.trim_start_matches("Bearer ").to_string())),
         body: body.clone(),
         rule,
     });
@@ -248,10 +290,18 @@ async fn chat(State(s): State<Arc<Shared>>, headers: HeaderMap, uri: axum::http:
         tokio::time::sleep(Duration::from_millis(delay)).await;
     }
     let Some(reply) = reply else {
-        return error(StatusCode::BAD_REQUEST, "scripted server: no rule matches this request");
+        return error(
+            StatusCode::BAD_REQUEST,
+            "scripted server: no rule matches this request",
+        );
     };
     match &reply {
-        Reply::Status { status, retry_after, retry_after_ms, body: text } => {
+        Reply::Status {
+            status,
+            retry_after,
+            retry_after_ms,
+            body: text,
+        } => {
             let code = StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             let mut resp = error(code, text.as_deref().unwrap_or("scripted fault"));
             if let Some(ra) = retry_after.as_deref().and_then(|v| v.parse().ok()) {
@@ -274,7 +324,13 @@ async fn chat(State(s): State<Arc<Shared>>, headers: HeaderMap, uri: axum::http:
 }
 
 fn error(code: StatusCode, message: &str) -> Response {
-    (code, axum::Json(json!({"error": {"message": message, "type": "scripted", "code": code.as_u16()}}))).into_response()
+    (
+        code,
+        axum::Json(
+            json!({"error": {"message": message, "type": "scripted", "code": code.as_u16()}}),
+        ),
+    )
+        .into_response()
 }
 
 fn estimate_tokens(text: &str) -> u64 {
@@ -307,14 +363,22 @@ fn answer(req: &Value, prompt: &str, content: &str, finish: &str) -> Response {
         sse.push_str(&v.to_string());
         sse.push_str("\n\n");
     };
-    push(&chunk(json!({"role": "assistant", "content": ""}), Value::Null));
+    push(&chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    ));
     let chars: Vec<char> = content.chars().collect();
     for piece in chars.chunks(chars.len().div_ceil(3).max(1)) {
-        push(&chunk(json!({"content": piece.iter().collect::<String>()}), Value::Null));
+        push(&chunk(
+            json!({"content": piece.iter().collect::<String>()}),
+            Value::Null,
+        ));
     }
     push(&chunk(json!({}), json!(finish)));
     if req["stream_options"]["include_usage"].as_bool() == Some(true) {
-        push(&json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [], "usage": usage}));
+        push(
+            &json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": [], "usage": usage}),
+        );
     }
     sse.push_str("data: [DONE]\n\n");
     ([(header::CONTENT_TYPE, "text/event-stream")], sse).into_response()

@@ -179,8 +179,7 @@ impl Compiled {
         let r = &self.rule;
         r.agent.as_deref().is_none_or(|a| p.agent == Some(a))
             && r.op.as_deref().is_none_or(|o| p.op == Some(o))
-            && r
-                .contains
+            && r.contains
                 .as_deref()
                 .is_none_or(|c| p.contents.iter().any(|m| m.contains(c)))
             && self.regex.as_ref().is_none_or(|re| re.is_match(p.text))
@@ -196,9 +195,12 @@ mod tests {
     fn script_round_trips_through_json() {
         let s = Script {
             rules: vec![
-                Rule::agent("extraction", vec![Reply::rate_limited(1), Reply::json(json!({"a": 1}))])
-                    .named("x")
-                    .delay(5),
+                Rule::agent(
+                    "extraction",
+                    vec![Reply::rate_limited(1), Reply::json(json!({"a": 1}))],
+                )
+                .named("x")
+                .delay(5),
                 Rule::contains("hello", vec![Reply::Empty, Reply::Hang { ms: 10 }]),
             ],
             fallback: vec![Reply::text("fallback")],
@@ -210,10 +212,18 @@ mod tests {
 
     #[test]
     fn fault_contents() {
-        let (t, f) = Reply::TruncatedJson { value: json!({"answer": "long text here"}) }.content().unwrap();
+        let (t, f) = Reply::TruncatedJson {
+            value: json!({"answer": "long text here"}),
+        }
+        .content()
+        .unwrap();
         assert_eq!(f, "length");
         assert!(serde_json::from_str::<Value>(&t).is_err());
-        let (p, _) = Reply::ProseWrapped { value: json!({"a": 1}) }.content().unwrap();
+        let (p, _) = Reply::ProseWrapped {
+            value: json!({"a": 1}),
+        }
+        .content()
+        .unwrap();
         assert!(p.starts_with("Sure") && p.contains("```json"));
         assert!(Reply::status(500).content().is_none());
     }
@@ -228,10 +238,21 @@ mod tests {
         })
         .unwrap();
         let contents = vec!["op=12".to_string()];
-        let probe = |agent| Probe { agent, op: None, text: "op=12", contents: &contents };
+        let probe = |agent| Probe {
+            agent,
+            op: None,
+            text: "op=12",
+            contents: &contents,
+        };
         assert!(c.matches(&probe(Some("a"))));
         assert!(!c.matches(&probe(Some("b"))));
         assert!(!c.matches(&probe(None)));
-        assert!(Compiled::new(Rule { regex: Some("(".into()), ..Rule::default() }).is_err());
+        assert!(
+            Compiled::new(Rule {
+                regex: Some("(".into()),
+                ..Rule::default()
+            })
+            .is_err()
+        );
     }
 }

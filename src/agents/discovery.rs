@@ -1,0 +1,132 @@
+//! Endpoint discovery (paper 4.3.2, OAS matching): the model says which spec operations
+//! an entry file's bundle implements, choosing only from the spec's list. Its answer is
+//! compared with the static pre-match; disagreements are recorded, not resolved silently.
+
+use crate::agents::runtime::AgentCtx;
+use crate::agents::schemas;
+use crate::model::EntryRef;
+use serde::{Deserialize, Serialize};
+
+/// One claimed match, as the model answers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Claim {
+    pub op_id: String,
+    #[serde(default)]
+    pub class: String,
+    #[serde(default)]
+    pub method: String,
+    #[serde(default)]
+    pub file: String,
+    #[serde(default)]
+    pub line: usize,
+}
+
+#[derive(Debug, Deserialize)]
+struct Answer {
+    #[serde(default)]
+    matches: Vec<Claim>,
+}
+
+/// How the model's claim relates to the static pre-match for one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Agreement {
+    /// Same class and method.
+    Agree,
+    /// Both found a handler, but not the same one.
+    Conflict,
+    /// Only the model found it.
+    ModelOnly,
+}
+
+/// One line of `discovery.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub entry_file: String,
+    pub claim: Claim,
+    pub agreement: Agreement,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_entry: Option<EntryRef>,
+}
+
+/// Result of discovery over one bundle.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct DiscoveryRecord {
+    pub entry_file: String,
+    pub findings: Vec<Finding>,
+    /// Claims refused because they name operations outside the spec list.
+    pub refused: Vec<Claim>,
+}
+
+/// Runs discovery over `entry_file`'s bundle; returns the op_ids it claims.
+pub async fn run(ctx: &AgentCtx, entry_file: &str) -> Result<Vec<String>, String> {
+    let bundle = ctx
+        .project
+        .entry_bundles()
+        .get(entry_file)
+        .cloned()
+        .ok_or_else(|| format!("no bundle for entry file {entry_file}"))?;
+    let list = ctx.project.operation_list();
+    let answer = ctx
+        .call::<Answer>(
+            "discovery",
+            None,
+            &[
+                ("operations", &list),
+                ("entry_file", entry_file),
+                ("bundle", &bundle.text),
+            ],
+            Some(schemas::discovery()),
+        )
+        .await?;
+    let mut record = DiscoveryRecord {
+        entry_file: entry_file.to_string(),
+        ..Default::default()
+    };
+    for claim in answer.value.matches {
+        if !ctx.project.selected.contains(&claim.op_id) {
+            record.refused.push(claim);
+            continue;
+        }
+        let static_entry = ctx.project.static_entry(&claim.op_id).cloned();
+        let agreement = match &static_entry {
+            None => Agreement::ModelOnly,
+            Some(e) if same_handler(e, &claim) => Agreement::Agree,
+            Some(_) => Agreement::Conflict,
+        };
+        record.findings.push(Finding {
+            entry_file: entry_file.to_string(),
+            claim,
+            agreement,
+            static_entry,
+        });
+    }
+    let rel = format!("discovery/{}.json", crate::store::op_slug(entry_file));
+    ctx.session
+        .write_json(&rel, &record)
+        .map_err(|e| e.to_string())?;
+    let mut board = ctx.board();
+    for f in &record.findings {
+        let entry = EntryRef {
+            file: if f.claim.file.is_empty() {
+                entry_file.to_string()
+            } else {
+                f.claim.file.clone()
+            },
+            class: f.claim.class.clone(),
+            method: f.claim.method.clone(),
+            line: f.claim.line,
+        };
+        board
+            .discovered
+            .entry(f.claim.op_id.clone())
+            .or_insert((entry, entry_file.to_string()));
+    }
+    Ok(record.findings.into_iter().map(|f| f.claim.op_id).collect())
+}
+
+/// Class names compare by their last segment (`Outer.Inner` vs `Inner`, FQN vs simple).
+fn same_handler(e: &EntryRef, c: &Claim) -> bool {
+    let last = |s: &str| s.rsplit('.').next().unwrap_or(s).to_string();
+    last(&e.class) == last(&c.class) && e.method == c.method
+}

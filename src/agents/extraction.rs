@@ -1,0 +1,139 @@
+//! SourceExtractionAgent (paper 4.3.3): one per operation, reads the operation's bundle
+//! and the spec's claims, and writes a SourceContext whose verified part downstream agents
+//! trust and whose pending part the reviewer sees.
+//!
+//! The model's answer is sanitised, not trusted: the op_id is ours, parameter locations
+//! and status codes must be real, and whatever is removed is written down as pending with
+//! the reason, so nothing disappears unexplained.
+
+use crate::agents::runtime::AgentCtx;
+use crate::agents::schemas;
+use crate::model::{ContextParam, ErrorCase, PendingClaim, ResponseSchema, SourceContext};
+use serde::Deserialize;
+
+/// The answer's shape: a SourceContext whose op_id the model may omit.
+#[derive(Debug, Deserialize)]
+struct Answer {
+    #[serde(default)]
+    request_params: Vec<ContextParam>,
+    #[serde(default)]
+    response_schema: ResponseSchema,
+    #[serde(default)]
+    request_params_pending: Vec<PendingClaim>,
+    #[serde(default)]
+    response_schema_pending: Vec<PendingClaim>,
+}
+
+const LOCATIONS: [&str; 5] = ["path", "query", "header", "body", "cookie"];
+
+/// Extracts the source context of `op_id`.
+pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
+    let discovered = ctx.board().discovered.get(op_id).cloned();
+    let bundle = ctx
+        .project
+        .bundle_for(op_id, discovered.as_ref().map(|(_, f)| f.as_str()))
+        .ok_or_else(|| format!("{op_id}: no source bundle (no handler found)"))?;
+    let handler = match (ctx.project.static_entry(op_id), &discovered) {
+        (Some(e), _) | (None, Some((e, _))) => {
+            format!("{}.{} ({}:{})", e.class, e.method, e.file, e.line)
+        }
+        (None, None) => "unknown".into(),
+    };
+    let fragment = ctx.project.spec_fragment(op_id);
+    let answer = ctx
+        .call::<Answer>(
+            "extraction",
+            Some(op_id),
+            &[
+                ("op_id", op_id),
+                ("handler", &handler),
+                ("spec_fragment", &fragment),
+                ("seed_data", &ctx.project.seed_data),
+                ("bundle", &bundle.text),
+            ],
+            Some(schemas::context()),
+        )
+        .await?;
+    let context = sanitise(op_id, answer.value);
+    ctx.session
+        .write_context(&context)
+        .map_err(|e| e.to_string())?;
+    ctx.board().contexts.insert(op_id.to_string(), context);
+    Ok(())
+}
+
+fn sanitise(op_id: &str, a: Answer) -> SourceContext {
+    let mut ctx = SourceContext {
+        op_id: op_id.to_string(),
+        request_params: Vec::new(),
+        response_schema: ResponseSchema {
+            success_status: a
+                .response_schema
+                .success_status
+                .filter(|s| (100..=599).contains(s)),
+            fields: a
+                .response_schema
+                .fields
+                .into_iter()
+                .filter(|f| !f.name.trim().is_empty())
+                .collect(),
+            error_cases: Vec::new(),
+        },
+        request_params_pending: a.request_params_pending,
+        response_schema_pending: a.response_schema_pending,
+    };
+    for mut p in a.request_params {
+        p.location = p.location.to_ascii_lowercase();
+        if p.name.trim().is_empty() || !LOCATIONS.contains(&p.location.as_str()) {
+            ctx.request_params_pending.push(PendingClaim {
+                name: Some(p.name.clone()),
+                status: None,
+                oas_claim: serde_json::to_value(&p).unwrap_or_default(),
+                reason: format!("not a usable parameter (location '{}')", p.location),
+            });
+        } else {
+            ctx.request_params.push(p);
+        }
+    }
+    for e in a.response_schema.error_cases {
+        if (100..=599).contains(&e.status) {
+            ctx.response_schema.error_cases.push(ErrorCase { ..e });
+        } else {
+            ctx.response_schema_pending.push(PendingClaim {
+                name: None,
+                status: None,
+                oas_claim: serde_json::json!({"status": e.status, "condition": e.condition}),
+                reason: format!("{} is not an HTTP status", e.status),
+            });
+        }
+    }
+    ctx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitise_moves_impossible_claims_to_pending() {
+        let a: Answer = serde_json::from_value(serde_json::json!({
+            "op_id": "something else",
+            "request_params": [
+                {"name": "id", "location": "PATH", "type": "long", "required": true},
+                {"name": "x", "location": "astral", "type": "int"}],
+            "response_schema": {"success_status": 2000,
+                "fields": [{"name": "id", "type": "long"}, {"name": " "}],
+                "error_cases": [{"status": 404, "condition": "no pet"}, {"status": 42}]}
+        }))
+        .unwrap();
+        let c = sanitise("GET /pets/{id}", a);
+        assert_eq!(c.op_id, "GET /pets/{id}");
+        assert_eq!(c.request_params.len(), 1);
+        assert_eq!(c.request_params[0].location, "path");
+        assert_eq!(c.response_schema.success_status, None);
+        assert_eq!(c.response_schema.fields.len(), 1);
+        assert_eq!(c.response_schema.error_cases.len(), 1);
+        assert_eq!(c.request_params_pending.len(), 1);
+        assert!(c.response_schema_pending[0].reason.contains("42"));
+    }
+}

@@ -1,0 +1,189 @@
+//! MultiOpOracleAgent and MultiOpChallengerAgent (paper 4.4.2): per operation group,
+//! sequences with captures and `$captures.<name>` binds, normalized, reviewed with the
+//! sequence-logic dimension, and regenerated where flagged.
+
+use crate::agents::challenge::{self, check_hints, merge};
+use crate::agents::groups::Group;
+use crate::agents::normalize::{BundleIndex, KnownOps, normalize_multi};
+use crate::agents::runtime::{AgentCtx, to_prompt_json};
+use crate::agents::schemas;
+use crate::model::{ChallengerReview, MultiOpOracle, SourceContext};
+use crate::pipeline::prepare::bundle_index;
+use crate::store::{GroupRecord, op_slug};
+use std::collections::{BTreeSet, HashMap};
+
+struct Inputs {
+    group: Group,
+    record: GroupRecord,
+    contexts: HashMap<String, SourceContext>,
+    bundle: BundleIndex,
+}
+
+fn inputs(ctx: &AgentCtx, group_id: &str) -> Result<Inputs, String> {
+    let board = ctx.board();
+    let (group, record) = board
+        .groups
+        .get(group_id)
+        .cloned()
+        .ok_or_else(|| format!("no group {group_id}"))?;
+    let mut contexts = HashMap::new();
+    let mut files = BundleIndex::default();
+    for step in &group.sequence {
+        if let Some(c) = board.contexts.get(&step.op_id) {
+            contexts.insert(step.op_id.clone(), c.clone());
+        }
+        let discovered = board.discovered.get(&step.op_id).map(|(_, f)| f.as_str());
+        if let Some(b) = ctx.project.bundle_for(&step.op_id, discovered) {
+            files.files.extend(bundle_index(&b).files);
+        }
+    }
+    Ok(Inputs {
+        group,
+        record,
+        contexts,
+        bundle: files,
+    })
+}
+
+fn contexts_json(inp: &Inputs) -> String {
+    let ordered: std::collections::BTreeMap<_, _> = inp.contexts.iter().collect();
+    to_prompt_json(&ordered)
+}
+
+fn save(ctx: &AgentCtx, group: Group, record: GroupRecord) -> Result<(), String> {
+    ctx.session
+        .write_group(&record)
+        .map_err(|e| e.to_string())?;
+    ctx.board()
+        .groups
+        .insert(record.group_id.clone(), (group, record));
+    Ok(())
+}
+
+fn known_ops(ctx: &AgentCtx) -> KnownOps {
+    KnownOps::from_spec(&ctx.project.spec.operations)
+}
+
+/// First generation for one group; returns how many oracles survived normalization.
+pub async fn generate(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> {
+    let inp = inputs(ctx, group_id)?;
+    let sequence = to_prompt_json(&inp.group.sequence);
+    let contexts = contexts_json(&inp);
+    let pattern = serde_json::to_value(inp.group.pattern)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let answer = ctx
+        .call::<serde_json::Value>(
+            "multi_op",
+            None,
+            &[
+                ("group_id", group_id),
+                ("pattern", &pattern),
+                ("sequence", &sequence),
+                ("contexts", &contexts),
+            ],
+            Some(schemas::multi_oracles()),
+        )
+        .await?;
+    let outcome = normalize_multi(
+        group_id,
+        &answer.value,
+        &inp.contexts,
+        &known_ops(ctx),
+        &inp.bundle,
+    );
+    let mut record = inp.record;
+    record.normalization.push(outcome.report());
+    record.oracles = outcome.kept;
+    let kept = record.oracles.len();
+    save(ctx, inp.group, record)?;
+    Ok(kept)
+}
+
+/// Challenger review of one group; returns the number of hints kept.
+pub async fn challenge(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> {
+    let inp = inputs(ctx, group_id)?;
+    let contexts = contexts_json(&inp);
+    let oracles = to_prompt_json(&inp.record.oracles);
+    let answer = ctx
+        .call::<serde_json::Value>(
+            "multi_op_challenger",
+            None,
+            &[
+                ("group_id", group_id),
+                ("contexts", &contexts),
+                ("oracles", &oracles),
+            ],
+            Some(schemas::hints()),
+        )
+        .await?;
+    let ids: BTreeSet<&str> = inp
+        .record
+        .oracles
+        .iter()
+        .map(|o| o.test_id.as_str())
+        .collect();
+    let checked = check_hints(&answer.value, &ids, true);
+    let n = checked.hints.len();
+    let mut record = inp.record;
+    record.review = Some(ChallengerReview {
+        hints: checked.hints,
+    });
+    save(ctx, inp.group, record)?;
+    Ok(n)
+}
+
+/// Targeted regeneration of the flagged sequences of one group.
+pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
+    let inp = inputs(ctx, group_id)?;
+    let hints = inp.record.review.clone().unwrap_or_default().hints;
+    let flagged_ids = challenge::flagged(&hints);
+    let flagged: Vec<&MultiOpOracle> = inp
+        .record
+        .oracles
+        .iter()
+        .filter(|o| flagged_ids.contains(&o.test_id))
+        .collect();
+    let contexts = contexts_json(&inp);
+    let flagged_json = to_prompt_json(&flagged);
+    let hints_json = to_prompt_json(&hints);
+    let answer = ctx
+        .call::<serde_json::Value>(
+            "multi_op_regenerate",
+            None,
+            &[
+                ("group_id", group_id),
+                ("contexts", &contexts),
+                ("flagged", &flagged_json),
+                ("hints", &hints_json),
+            ],
+            Some(schemas::multi_oracles()),
+        )
+        .await?;
+    let outcome = normalize_multi(
+        group_id,
+        &answer.value,
+        &inp.contexts,
+        &known_ops(ctx),
+        &inp.bundle,
+    );
+    let regen = merge(&inp.record.oracles, &hints, outcome.kept.clone());
+    let rel = format!("regen/group-{}.json", op_slug(group_id));
+    ctx.session
+        .write_json(
+            &rel,
+            &serde_json::json!({"normalization": outcome.report(), "merge": regen}),
+        )
+        .map_err(|e| e.to_string())?;
+    let mut record = inp.record;
+    record.regenerated = regen
+        .replaced
+        .iter()
+        .map(|(_, after)| after.test_id.clone())
+        .chain(regen.added.iter().map(|o| o.test_id.clone()))
+        .collect();
+    record.normalization.push(outcome.report());
+    record.oracles = regen.suite;
+    save(ctx, inp.group, record)
+}

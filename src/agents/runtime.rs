@@ -1,0 +1,191 @@
+//! What every agent shares: the model client, the prompts, the session and the prepared
+//! project, plus one call helper that renders a prompt, calls the model and files the call
+//! record (prompt, raw answer, retries, tokens) in the session whatever the outcome.
+//!
+//! Agents are functions over this context. They never call each other; the blackboard
+//! (`Board`) holds what earlier agents produced, and every change to it is also written
+//! to the session so that a reviewer sees it and a resumed run can rely on it.
+
+use crate::agents::groups::Group;
+use crate::llm::{CallRecord, CallRequest, LlmClient, Message, Role};
+use crate::model::{EntryRef, SourceContext};
+use crate::pipeline::prepare::Prepared;
+use crate::prompts::Prompts;
+use crate::store::{Event, EventKind};
+use crate::store::{GroupRecord, Session, SuiteRecord};
+use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Receives every pipeline event as it happens (the TUI's live view, progress bars).
+pub type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
+
+/// The blackboard: every agent's latest output, by operation or group.
+#[derive(Debug, Default)]
+pub struct Board {
+    /// op_id → handler claimed by discovery, with the entry file whose bundle showed it.
+    pub discovered: BTreeMap<String, (EntryRef, String)>,
+    pub contexts: BTreeMap<String, SourceContext>,
+    pub suites: BTreeMap<String, SuiteRecord>,
+    pub groups: BTreeMap<String, (Group, GroupRecord)>,
+}
+
+/// Everything an agent needs; cheap to clone into tasks.
+#[derive(Clone)]
+pub struct AgentCtx {
+    pub client: LlmClient,
+    pub prompts: Arc<Prompts>,
+    pub session: Arc<Session>,
+    pub project: Arc<Prepared>,
+    pub board: Arc<Mutex<Board>>,
+    pub sink: Option<EventSink>,
+}
+
+/// A model answer with the record of the call that produced it.
+pub struct Answer<T> {
+    pub value: T,
+    pub record: CallRecord,
+}
+
+impl AgentCtx {
+    /// Locks the blackboard; a poisoned lock (a panicked agent) still yields the data.
+    pub fn board(&self) -> MutexGuard<'_, Board> {
+        self.board.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes an event to the session journal and to the live sink.
+    pub fn emit(&self, event: Event) {
+        if let Err(e) = self.session.append_event(&event) {
+            tracing::warn!("cannot append event: {e}");
+        }
+        if let Some(sink) = &self.sink {
+            sink(&event);
+        }
+    }
+
+    /// Renders the agent's prompt with `vars`, calls the model (the challenger role for
+    /// the challenger agents, the primary otherwise), files the call record, and
+    /// deserializes the answer. The error string names agent, operation and cause.
+    pub async fn call<T: DeserializeOwned>(
+        &self,
+        agent: &str,
+        op: Option<&str>,
+        vars: &[(&str, &str)],
+        schema: Option<serde_json::Value>,
+    ) -> Result<Answer<T>, String> {
+        let (prompt, phase, role) = (agent, phase_of(agent), role_of(agent));
+        let rendered = self
+            .prompts
+            .render(prompt, vars)
+            .map_err(|e| e.to_string())?;
+        let mut req = CallRequest::new(
+            agent,
+            phase,
+            vec![
+                Message::system(rendered.system),
+                Message::user(rendered.user),
+            ],
+        )
+        .role(role);
+        if let Some(op) = op {
+            req = req.op(op);
+        }
+        if let Some(schema) = schema {
+            req = req.schema(schema);
+        }
+        match self.client.call_json::<T>(req).await {
+            Ok((value, record)) => {
+                self.file_call(&record);
+                Ok(Answer { value, record })
+            }
+            Err(failure) => {
+                self.file_call(&failure.record);
+                Err(failure.error.to_string())
+            }
+        }
+    }
+
+    /// Keeps the call record in the session and reports its retries as events.
+    ///
+    /// The file name is derived from the request, not the record's random id, so a resumed
+    /// run that answers a call from the cache finds the original record (with its real
+    /// tokens and cost) and keeps it instead of adding a second, free copy.
+    fn file_call(&self, record: &CallRecord) {
+        let name = call_file_name(record);
+        let exists = self
+            .session
+            .path(&crate::store::call_rel(&name))
+            .map(|p| p.exists())
+            .unwrap_or(false);
+        if !(record.cache_hit && exists)
+            && let Err(e) = self.session.write_call(&name, record)
+        {
+            tracing::warn!("cannot write call record {name}: {e}");
+        }
+        let mut note = Event::new(EventKind::Note, record.agent.clone())
+            .phase(record.phase.clone())
+            .tokens(record.usage.prompt_tokens, record.usage.completion_tokens)
+            .cost(record.cost_usd)
+            .wall_ms(record.wall_ms)
+            .message(format!(
+                "call {name}{}",
+                if record.cache_hit { " (cache hit)" } else { "" }
+            ));
+        if let Some(op) = &record.op_id {
+            note = note.op(op.clone());
+        }
+        self.emit(note);
+        for retry in &record.retries {
+            let mut ev = Event::new(EventKind::AgentRetry, record.agent.clone())
+                .phase(record.phase.clone())
+                .message(format!(
+                    "attempt {}: {} (waiting {} ms)",
+                    retry.attempt, retry.reason, retry.wait_ms
+                ));
+            if let Some(op) = &record.op_id {
+                ev = ev.op(op.clone());
+            }
+            self.emit(ev);
+        }
+    }
+}
+
+/// The phase an agent belongs to (paper Tables 12 and 13).
+pub fn phase_of(agent: &str) -> &'static str {
+    match agent {
+        "discovery" | "extraction" | "semantic" => "source_analysis",
+        _ => "oracle_generation",
+    }
+}
+
+/// Challengers run on the challenger model, as in the paper; everything else on the primary.
+pub fn role_of(agent: &str) -> Role {
+    if agent.ends_with("_challenger") {
+        Role::Challenger
+    } else {
+        Role::Primary
+    }
+}
+
+/// A stable name for a call: agent, operation and a hash of the messages.
+pub fn call_file_name(record: &CallRecord) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(record.agent.as_bytes());
+    h.update([0]);
+    h.update(record.op_id.as_deref().unwrap_or("").as_bytes());
+    for m in &record.messages {
+        h.update([0]);
+        h.update(m.role.as_bytes());
+        h.update([0]);
+        h.update(m.content.as_bytes());
+    }
+    let hash = hex::encode(h.finalize());
+    format!("{}-{}", record.agent, &hash[..16])
+}
+
+/// Pretty JSON for prompts; serialization of our own types cannot fail in practice, and
+/// an empty string is a harmless fallback if it ever did.
+pub fn to_prompt_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}

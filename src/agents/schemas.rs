@@ -1,0 +1,98 @@
+//! JSON schemas sent with each agent's request where the provider accepts one
+//! (llama.cpp, vLLM). They keep small models on the right shape; the parsers downstream
+//! stay lenient, since providers without schema support answer free-form JSON.
+
+use serde_json::{Value, json};
+
+fn string() -> Value {
+    json!({"type": "string"})
+}
+
+fn input() -> Value {
+    json!({"type": "object", "properties": {
+        "path": {"type": "object"}, "query": {"type": "object"},
+        "body": {}, "headers": {"type": "object"}}})
+}
+
+fn assertions() -> Value {
+    json!({"type": "array", "items": {"type": "object",
+        "properties": {"type": {"enum": ["status", "field"]}, "expected": {},
+            "field_path": string(), "op": {"enum": ["equals", "not_equals", "not_null",
+            "is_null", "gt", "gte", "lt", "lte", "matches", "type", "contains", "length"]}},
+        "required": ["type", "expected"]}})
+}
+
+/// `{"matches": [{op_id, class, method, file, line}]}`.
+pub fn discovery() -> Value {
+    json!({"type": "object", "properties": {"matches": {"type": "array", "items": {
+        "type": "object", "properties": {"op_id": string(), "class": string(),
+        "method": string(), "file": string(), "line": {"type": "integer"}},
+        "required": ["op_id", "class", "method"]}}}, "required": ["matches"]})
+}
+
+/// The SourceContext shape (paper Listing 3).
+pub fn context() -> Value {
+    let pending = json!({"type": "array", "items": {"type": "object", "properties": {
+        "name": string(), "status": {"type": "integer"}, "oas_claim": {}, "reason": string()}}});
+    json!({"type": "object", "properties": {
+        "op_id": string(),
+        "request_params": {"type": "array", "items": {"type": "object", "properties": {
+            "name": string(), "location": {"enum": ["path", "query", "header", "body", "cookie"]},
+            "type": string(), "required": {"type": "boolean"},
+            "constraints": {"type": "array", "items": string()}, "oas_match": {"type": "boolean"}},
+            "required": ["name", "location"]}},
+        "response_schema": {"type": "object", "properties": {
+            "success_status": {"type": "integer"},
+            "fields": {"type": "array", "items": {"type": "object", "properties": {
+                "name": string(), "type": string(), "nullable": {"type": "boolean"}},
+                "required": ["name"]}},
+            "error_cases": {"type": "array", "items": {"type": "object", "properties": {
+                "status": {"type": "integer"}, "condition": string()}, "required": ["status"]}}}},
+        "request_params_pending": pending.clone(),
+        "response_schema_pending": pending},
+        "required": ["request_params", "response_schema"]})
+}
+
+/// `{"groups": [...]}` for the semantic agent.
+pub fn groups() -> Value {
+    json!({"type": "object", "properties": {"groups": {"type": "array", "items": {
+        "type": "object", "properties": {"group_id": string(),
+        "pattern": {"enum": ["resource_lifecycle", "identifier_flow", "field_data_passing",
+            "nested_resource", "state_propagation"]},
+        "rationale": string(),
+        "sequence": {"type": "array", "items": {"type": "object", "properties": {
+            "op_id": string(), "captures": {"type": "object"}, "binds": {"type": "object"}},
+            "required": ["op_id"]}}},
+        "required": ["group_id", "pattern", "sequence"]}}}, "required": ["groups"]})
+}
+
+/// `{"oracles": [...]}` of single-op oracles.
+pub fn oracles() -> Value {
+    json!({"type": "object", "properties": {"oracles": {"type": "array", "items": {
+        "type": "object", "properties": {"test_id": string(), "description": string(),
+        "oracle_strategy": {"enum": ["fv", "fi", "bv", "bi"]}, "input": input(),
+        "assertions": assertions(), "evidence": string(),
+        "evidence_refs": {"type": "array", "items": {"type": "object", "properties": {
+            "file": string(), "start_line": {"type": "integer"}, "end_line": {"type": "integer"}}}}},
+        "required": ["test_id", "oracle_strategy", "input", "assertions"]}}},
+        "required": ["oracles"]})
+}
+
+/// `{"oracles": [...]}` of multi-op oracles.
+pub fn multi_oracles() -> Value {
+    json!({"type": "object", "properties": {"oracles": {"type": "array", "items": {
+        "type": "object", "properties": {"test_id": string(), "description": string(),
+        "steps": {"type": "array", "items": {"type": "object", "properties": {
+            "op_id": string(), "input": input(), "captures": {"type": "object"},
+            "assertions": assertions()}, "required": ["op_id", "assertions"]}},
+        "evidence": string()}, "required": ["test_id", "steps"]}}}, "required": ["oracles"]})
+}
+
+/// `{"hints": [...]}` for both challengers.
+pub fn hints() -> Value {
+    json!({"type": "object", "properties": {"hints": {"type": "array", "items": {
+        "type": "object", "properties": {"test_id": string(),
+        "dimension": {"enum": ["structural_completeness", "coverage_gaps",
+            "assertion_correctness", "sequence_logic"]}, "text": string()},
+        "required": ["test_id", "dimension", "text"]}}}, "required": ["hints"]})
+}

@@ -1,0 +1,157 @@
+//! SingleOpOracleAgent and SingleOpChallengerAgent (paper 4.4.1): generate the four
+//! strategies' oracles for one operation, normalize them, have the challenger review the
+//! suite, and regenerate only what it flagged.
+
+use crate::agents::challenge::{self, check_hints, merge};
+use crate::agents::normalize::normalize_single;
+use crate::agents::runtime::{AgentCtx, to_prompt_json};
+use crate::agents::schemas;
+use crate::model::{ChallengerReview, Oracle, SourceContext};
+use crate::pipeline::prepare::bundle_index;
+use crate::store::{SuiteRecord, op_slug};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+struct Inputs {
+    context: SourceContext,
+    bundle: Arc<crate::source::bundle::Bundle>,
+}
+
+fn inputs(ctx: &AgentCtx, op_id: &str) -> Result<Inputs, String> {
+    let board = ctx.board();
+    let context = board
+        .contexts
+        .get(op_id)
+        .cloned()
+        .ok_or_else(|| format!("{op_id}: no source context"))?;
+    let discovered = board.discovered.get(op_id).map(|(_, f)| f.clone());
+    drop(board);
+    let bundle = ctx
+        .project
+        .bundle_for(op_id, discovered.as_deref())
+        .ok_or_else(|| format!("{op_id}: no source bundle"))?;
+    Ok(Inputs { context, bundle })
+}
+
+fn save(ctx: &AgentCtx, suite: SuiteRecord) -> Result<(), String> {
+    ctx.session.write_suite(&suite).map_err(|e| e.to_string())?;
+    ctx.board().suites.insert(suite.op_id.clone(), suite);
+    Ok(())
+}
+
+/// First generation; returns how many oracles survived normalization.
+pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
+    let inp = inputs(ctx, op_id)?;
+    let context_json = to_prompt_json(&inp.context);
+    let answer = ctx
+        .call::<serde_json::Value>(
+            "single_op",
+            Some(op_id),
+            &[
+                ("op_id", op_id),
+                ("context", &context_json),
+                ("seed_data", &ctx.project.seed_data),
+                ("bundle", &inp.bundle.text),
+            ],
+            Some(schemas::oracles()),
+        )
+        .await?;
+    let index = bundle_index(&inp.bundle);
+    let outcome = normalize_single(op_id, &answer.value, Some(&inp.context), &index);
+    let mut suite = SuiteRecord::new(op_id);
+    suite.normalization.push(outcome.report());
+    suite.oracles = outcome.kept;
+    let kept = suite.oracles.len();
+    save(ctx, suite)?;
+    Ok(kept)
+}
+
+/// Challenger review; returns the number of hints kept.
+pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
+    let inp = inputs(ctx, op_id)?;
+    let mut suite = ctx
+        .board()
+        .suites
+        .get(op_id)
+        .cloned()
+        .ok_or_else(|| format!("{op_id}: no suite to review"))?;
+    let context_json = to_prompt_json(&inp.context);
+    let oracles_json = to_prompt_json(&suite.oracles);
+    let answer = ctx
+        .call::<serde_json::Value>(
+            "single_op_challenger",
+            Some(op_id),
+            &[
+                ("op_id", op_id),
+                ("context", &context_json),
+                ("oracles", &oracles_json),
+            ],
+            Some(schemas::hints()),
+        )
+        .await?;
+    let ids: BTreeSet<&str> = suite.oracles.iter().map(|o| o.test_id.as_str()).collect();
+    let checked = check_hints(&answer.value, &ids, false);
+    let n = checked.hints.len();
+    if !checked.refused.is_empty() {
+        let rel = format!("reviews/{}.refused.json", op_slug(op_id));
+        let _ = ctx.session.write_json(&rel, &checked.refused);
+    }
+    suite.review = Some(ChallengerReview {
+        hints: checked.hints,
+    });
+    save(ctx, suite)?;
+    Ok(n)
+}
+
+/// The one targeted regeneration: only flagged oracles change.
+pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
+    let inp = inputs(ctx, op_id)?;
+    let mut suite = ctx
+        .board()
+        .suites
+        .get(op_id)
+        .cloned()
+        .ok_or_else(|| format!("{op_id}: no suite to regenerate"))?;
+    let hints = suite.review.clone().unwrap_or_default().hints;
+    let flagged_ids = challenge::flagged(&hints);
+    let flagged: Vec<&Oracle> = suite
+        .oracles
+        .iter()
+        .filter(|o| flagged_ids.contains(&o.test_id))
+        .collect();
+    let context_json = to_prompt_json(&inp.context);
+    let flagged_json = to_prompt_json(&flagged);
+    let hints_json = to_prompt_json(&hints);
+    let answer = ctx
+        .call::<serde_json::Value>(
+            "single_op_regenerate",
+            Some(op_id),
+            &[
+                ("op_id", op_id),
+                ("context", &context_json),
+                ("flagged", &flagged_json),
+                ("hints", &hints_json),
+            ],
+            Some(schemas::oracles()),
+        )
+        .await?;
+    let index = bundle_index(&inp.bundle);
+    let outcome = normalize_single(op_id, &answer.value, Some(&inp.context), &index);
+    let regen = merge(&suite.oracles, &hints, outcome.kept.clone());
+    let rel = format!("regen/{}.json", op_slug(op_id));
+    ctx.session
+        .write_json(
+            &rel,
+            &serde_json::json!({"normalization": outcome.report(), "merge": regen}),
+        )
+        .map_err(|e| e.to_string())?;
+    suite.regenerated = regen
+        .replaced
+        .iter()
+        .map(|(_, after)| after.test_id.clone())
+        .chain(regen.added.iter().map(|o| o.test_id.clone()))
+        .collect();
+    suite.normalization.push(outcome.report());
+    suite.oracles = regen.suite;
+    save(ctx, suite)
+}

@@ -1,0 +1,164 @@
+//! `mastor check`: run a session's (or a suite file's) oracles against a live API.
+//!
+//! Input errors (unreadable suite, unknown `--op`, bad or unreachable base URL, writes
+//! refused, nothing selected) exit 2 before any oracle runs; oracle failures or errors
+//! exit 1. Skipped oracles (a sequence whose capture was missing) do not fail the run on
+//! their own: they are counted in the summary, and the capture's step says why.
+
+use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_OK};
+use crate::runner::{self, RunConfig, junit, report};
+use crate::store::{MANIFEST_FILE, Session};
+use crate::suite::{self, Only, session};
+use clap::Args;
+use color_eyre::eyre::{WrapErr, bail, eyre};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Arguments of `mastor check`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    mastor check .mastor --base-url http://127.0.0.1:8080\n  \
+    mastor check suite.json --base-url http://localhost:8080/api --op 'GET /pets/{id}' \
+--repeat 3 --junit-xml report.xml")]
+pub struct CheckArgs {
+    /// A session directory (runs accepted and edited oracles) or a suite file (runs all).
+    pub input: PathBuf,
+    /// Base URL of the running API, optionally with a path prefix.
+    #[arg(long, env = "MASTOR_BASE_URL")]
+    pub base_url: String,
+    /// Which oracles to run (default: `accepted` for a session, `all` for a suite file).
+    #[arg(long, value_enum)]
+    pub only: Option<OnlyArg>,
+    /// Run only oracles of this operation (`GET /pets/{id}`) or group; repeatable.
+    #[arg(long = "op", value_name = "OP")]
+    pub ops: Vec<String>,
+    /// Run each oracle N times and flag assertions that differ between runs.
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+    /// Also write a JUnit XML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit_xml: Option<PathBuf>,
+    /// Print verdicts and summary as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Stop after N requests; the rest become errors ("budget exhausted").
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+    /// Single-operation oracles in flight at once.
+    #[arg(long, default_value_t = 8, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub concurrency: u32,
+    /// Allow POST/PUT/PATCH/DELETE against a host that is not loopback.
+    #[arg(long)]
+    pub allow_writes: bool,
+}
+
+/// `--only` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnlyArg {
+    /// Accepted and edited oracles (edited ones in their edited form).
+    Accepted,
+    /// Every oracle, whatever its review state.
+    All,
+}
+
+impl From<OnlyArg> for Only {
+    fn from(a: OnlyArg) -> Self {
+        match a {
+            OnlyArg::Accepted => Only::Accepted,
+            OnlyArg::All => Only::All,
+        }
+    }
+}
+
+/// Runs `mastor check`.
+pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        bail!(
+            "--timeout must be a positive number of seconds, got {}",
+            args.timeout
+        );
+    }
+    let is_session = args.input.is_dir();
+    let (suite_file, store) = if is_session {
+        if !args.input.join(MANIFEST_FILE).exists() {
+            bail!(
+                "{} is a directory but not a mastor session (no {MANIFEST_FILE})",
+                args.input.display()
+            );
+        }
+        let store = Session::open(&args.input)?;
+        let loaded = session::read(&store)?;
+        for p in &loaded.problems {
+            eprintln!("warning: {p}");
+        }
+        (loaded.suite, Some(store))
+    } else {
+        let loaded = suite::load_file(&args.input)?;
+        for p in &loaded.problems {
+            eprintln!("skipped: {p}");
+        }
+        (loaded.suite, None)
+    };
+    let only = args.only.map(Only::from).unwrap_or(if is_session {
+        Only::Accepted
+    } else {
+        Only::All
+    });
+    let plan = suite::select(&suite_file, only, &args.ops).map_err(|e| eyre!(e))?;
+    if plan.oracles.is_empty() && plan.multi_op.is_empty() {
+        eprintln!(
+            "error: nothing to run in {} (only: {only:?}, {} oracle(s) and {} sequence(s) in \
+             total){}",
+            args.input.display(),
+            suite_file.oracles.len(),
+            suite_file.multi_op.len(),
+            if only == Only::Accepted {
+                "; accept oracles in review or pass --only all"
+            } else {
+                ""
+            }
+        );
+        return Ok(EXIT_INPUT);
+    }
+    let cfg = RunConfig {
+        base_url: args.base_url.clone(),
+        timeout: Duration::from_secs_f64(args.timeout),
+        budget: args.budget,
+        concurrency: args.concurrency as usize,
+        allow_writes: args.allow_writes,
+        repeat: args.repeat as usize,
+        ..RunConfig::default()
+    };
+    let rt = tokio::runtime::Runtime::new().wrap_err("cannot start the async runtime")?;
+    let report = rt.block_on(runner::run(&plan, &cfg))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report::render(&report));
+    }
+    if let Some(path) = &args.junit_xml {
+        let xml = junit::render(&report.verdicts)?;
+        std::fs::write(path, xml)
+            .wrap_err_with(|| format!("cannot write JUnit XML to {}", path.display()))?;
+        eprintln!("JUnit XML written to {}", path.display());
+    }
+    if let Some(store) = &store {
+        let stamped = session::save_verdicts(store, &args.base_url, &report)?;
+        eprintln!(
+            "verdicts stored in {}/{} and {}",
+            store.dir().display(),
+            session::LATEST_VERDICTS,
+            stamped
+        );
+    }
+    Ok(if report.summary.all_passed() {
+        EXIT_OK
+    } else {
+        EXIT_FAILURES
+    })
+}

@@ -1,0 +1,98 @@
+//! `mastor import`: turn an oracle file (our suite, the paper's per-operation format, or
+//! an array of oracles) into a session directory for review and `mastor check`.
+//!
+//! Malformed entries are listed on stderr, one line each, and left out; the import
+//! itself succeeds if anything loaded. With `--spec`, the spec's operations are stored
+//! too and oracles on operations the spec does not declare are flagged.
+
+use crate::cli::{EXIT_INPUT, EXIT_OK};
+use crate::store::{Manifest, Session};
+use crate::suite::{self, session};
+use clap::Args;
+use color_eyre::eyre::WrapErr;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// Arguments of `mastor import`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  mastor import oracles.json --spec openapi.json --out .mastor \
+&& mastor check .mastor --only all --base-url http://127.0.0.1:8080"
+)]
+pub struct ImportArgs {
+    /// The oracle file to import.
+    pub file: PathBuf,
+    /// The API's OpenAPI/Swagger spec, stored with the session.
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+    /// Session directory to create (must not hold a session yet).
+    #[arg(long, default_value = ".mastor", value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// Runs `mastor import`.
+pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
+    let loaded = suite::load_file(&args.file)?;
+    for p in &loaded.problems {
+        eprintln!("skipped: {p}");
+    }
+    let total = loaded.suite.oracles.len() + loaded.suite.multi_op.len();
+    if total == 0 {
+        eprintln!(
+            "error: {} holds no loadable oracle ({} problem(s) above)",
+            args.file.display(),
+            loaded.problems.len()
+        );
+        return Ok(EXIT_INPUT);
+    }
+    let spec = args.spec.as_deref().map(crate::spec::load).transpose()?;
+    if let Some(spec) = &spec {
+        let declared: HashSet<&str> = spec.operations.iter().map(|o| o.op_id.as_str()).collect();
+        let mut unknown: Vec<&str> = loaded
+            .suite
+            .oracles
+            .iter()
+            .map(|o| o.op_id.as_str())
+            .chain(
+                loaded
+                    .suite
+                    .multi_op
+                    .iter()
+                    .flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())),
+            )
+            .filter(|op| !declared.contains(op))
+            .collect();
+        unknown.sort_unstable();
+        unknown.dedup();
+        for op in unknown {
+            eprintln!(
+                "warning: {op} is not an operation of {}",
+                spec.file.display()
+            );
+        }
+    }
+    let spec_file = args
+        .spec
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let mut manifest = Manifest::new(String::new(), spec_file);
+    manifest.config.settings.insert(
+        "imported_from".to_string(),
+        serde_json::Value::String(args.file.display().to_string()),
+    );
+    let store = Session::create(&args.out, manifest)?;
+    if let Some(spec) = &spec {
+        store.write_operations(&spec.operations)?;
+    }
+    session::write(&store, &loaded.suite)
+        .wrap_err_with(|| format!("cannot write the session in {}", args.out.display()))?;
+    println!(
+        "imported {} oracle(s) and {} sequence(s) into {} ({} skipped)",
+        loaded.suite.oracles.len(),
+        loaded.suite.multi_op.len(),
+        args.out.display(),
+        loaded.problems.len()
+    );
+    Ok(EXIT_OK)
+}

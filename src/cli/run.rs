@@ -1,0 +1,158 @@
+//! `mastor run`: the whole pipeline, headless, into a session directory, then the
+//! summary. A second run on the same session resumes: every call already answered comes
+//! from the session's response cache, so nothing is asked twice.
+
+use crate::agents::runtime::{AgentCtx, Board, EventSink};
+use crate::cli::EXIT_OK;
+use crate::llm::{LlmArgs, LlmClient, LlmConfig};
+use crate::pipeline::orchestrator::PipelineOptions;
+use crate::pipeline::prepare::Prepared;
+use crate::pipeline::{driver, summary};
+use crate::prompts::Prompts;
+use crate::spec::Exclusions;
+use crate::store::EventKind;
+use crate::store::{Manifest, Session};
+use clap::Args;
+use color_eyre::eyre::{WrapErr, eyre};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Arguments of `mastor run`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  mastor run tests/fixtures/petstore-jdk --base-url http://127.0.0.1:8080/v1 --model smollm2\n  mastor run . --op 'GET /pets/{id}' --no-multi-op      # debug one endpoint\n  mastor run . --provider deepseek --challenger-provider qwen"
+)]
+pub struct RunArgs {
+    /// The Java project to analyse.
+    pub project: PathBuf,
+    /// The OpenAPI/Swagger file (found in the project when omitted).
+    #[arg(long)]
+    pub spec: Option<PathBuf>,
+    /// Run only this operation (repeatable), e.g. --op 'GET /pets/{id}'.
+    #[arg(long = "op", value_name = "OP_ID")]
+    pub ops: Vec<String>,
+    /// Skip the semantic grouping and multi-op oracles (ablation).
+    #[arg(long)]
+    pub no_multi_op: bool,
+    /// Skip the challengers and their regeneration (ablation).
+    #[arg(long)]
+    pub no_challenger: bool,
+    /// Skip model-based endpoint discovery; use the static pre-match only.
+    #[arg(long)]
+    pub no_discovery: bool,
+    /// Session directory (default: <project>/.mastor).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Directory with prompt overrides (<agent>.md).
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+    /// Extra path patterns to exclude (framework endpoints are excluded by default).
+    #[arg(long = "exclude", value_name = "PATTERN")]
+    pub exclude: Vec<String>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// Runs `mastor run`.
+pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
+    let mut exclusions = Exclusions::default();
+    if !args.exclude.is_empty() {
+        let mut patterns: Vec<String> = crate::spec::DEFAULT_EXCLUSIONS
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        patterns.extend(args.exclude.iter().cloned());
+        exclusions = Exclusions::from_patterns(patterns);
+    }
+    let project = Prepared::load(&args.project, args.spec.as_deref(), &exclusions, &args.ops)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.project.join(".mastor"));
+    let mut config = LlmConfig::resolve(None, &LlmConfig::process_env(), &args.llm)?;
+    if config.cache_dir.is_none() {
+        config.cache_dir = Some(out.join("cache"));
+    }
+    let manifest = Manifest::new(
+        args.project.display().to_string(),
+        project.spec.file.display().to_string(),
+    );
+    let session = Session::open_or_create(&out, manifest)
+        .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
+    session.write_operations(&project.analysis.report)?;
+    let prompts = match &args.prompts {
+        Some(dir) => Prompts::with_overrides(dir)?,
+        None => Prompts::embedded(),
+    };
+    let options = PipelineOptions {
+        discovery: !args.no_discovery,
+        multi_op: !args.no_multi_op,
+        challenger: !args.no_challenger,
+    };
+    let quiet = args.json || !std::io::stderr().is_terminal();
+    eprintln!(
+        "mastor: {} operations selected ({} with a static handler), session {}",
+        project.selected.len(),
+        project.static_matched().len(),
+        out.display()
+    );
+    let client = LlmClient::new(config).map_err(|e| eyre!("{e}"))?;
+    let ctx = AgentCtx {
+        client,
+        prompts: Arc::new(prompts),
+        session: Arc::new(session),
+        project: Arc::new(project),
+        board: Arc::new(Mutex::new(Board::default())),
+        sink: Some(progress_sink(quiet)),
+    };
+    let session = Arc::clone(&ctx.session);
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(driver::run(ctx, options));
+    let summary = summary::from_session(&session)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print!("{summary}");
+        println!("session: {}", session.dir().display());
+    }
+    Ok(EXIT_OK)
+}
+
+/// A progress bar over agent tasks on a terminal; silent otherwise.
+fn progress_sink(quiet: bool) -> EventSink {
+    let bar = ProgressBar::new(0);
+    if quiet {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos}/{len} agent tasks {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Arc::new(move |event| match event.kind {
+        EventKind::AgentStarted => {
+            bar.inc_length(1);
+            bar.set_message(format!(
+                "{} {}",
+                event.agent,
+                event.op_id.as_deref().unwrap_or("")
+            ));
+        }
+        EventKind::AgentFinished | EventKind::AgentFailed => {
+            bar.inc(1);
+            if event.kind == EventKind::AgentFailed {
+                bar.println(format!(
+                    "failed: {} {}: {}",
+                    event.agent,
+                    event.op_id.as_deref().unwrap_or(""),
+                    event.message.as_deref().unwrap_or("")
+                ));
+            }
+        }
+        _ => {}
+    })
+}

@@ -1,0 +1,141 @@
+//! The driver: carries out the orchestrator's tasks as concurrent tokio tasks and feeds
+//! their outcomes back. The model client's semaphore bounds calls in flight; the driver
+//! itself starts every task as soon as the orchestrator allows it.
+//!
+//! After every transition the orchestrator's state is written to `state.json`, so a
+//! reviewer (or the TUI) sees where each operation stands, and failures keep their reason.
+
+use crate::agents::runtime::AgentCtx;
+use crate::agents::{discovery, extraction, multi_op, semantic, single_op};
+use crate::pipeline::orchestrator::{Event, Orchestrator, Outcome, PipelineOptions, Task};
+use crate::store::{Event as StoreEvent, EventKind};
+use std::time::Instant;
+use tokio::task::JoinSet;
+
+/// File in the session holding the orchestrator's last state.
+pub const STATE_FILE: &str = "state.json";
+
+/// Runs the whole pipeline over the prepared project; returns the final state.
+pub async fn run(ctx: AgentCtx, options: PipelineOptions) -> Orchestrator {
+    let project = &ctx.project;
+    let entry_files: Vec<String> = project.entry_bundles().keys().cloned().collect();
+    let mut orch = Orchestrator::new(
+        options,
+        project.selected.clone(),
+        project.static_matched(),
+        entry_files,
+    );
+    let mut running = JoinSet::new();
+    for task in orch.start() {
+        spawn(&mut running, &ctx, task);
+    }
+    save_state(&ctx, &orch);
+    while let Some(joined) = running.join_next().await {
+        let event = match joined {
+            Ok(event) => event,
+            Err(e) => {
+                // A panicking agent is a bug; the run goes on without its task.
+                tracing::error!("agent task panicked: {e}");
+                continue;
+            }
+        };
+        for task in orch.handle(event) {
+            spawn(&mut running, &ctx, task);
+        }
+        save_state(&ctx, &orch);
+    }
+    for note in &orch.notes {
+        ctx.emit(StoreEvent::new(EventKind::Note, "orchestrator").message(note.clone()));
+    }
+    orch
+}
+
+fn spawn(set: &mut JoinSet<Event>, ctx: &AgentCtx, task: Task) {
+    let ctx = ctx.clone();
+    set.spawn(async move {
+        let started = Instant::now();
+        ctx.emit(with_op(
+            StoreEvent::new(EventKind::AgentStarted, task.agent()).phase(task.phase()),
+            &task,
+        ));
+        let result = execute(&ctx, &task).await;
+        let wall_ms = started.elapsed().as_millis() as u64;
+        match result {
+            Ok(outcome) => {
+                ctx.emit(with_op(
+                    StoreEvent::new(EventKind::AgentFinished, task.agent())
+                        .phase(task.phase())
+                        .wall_ms(wall_ms),
+                    &task,
+                ));
+                Event::Succeeded { task, outcome }
+            }
+            Err(reason) => {
+                ctx.emit(with_op(
+                    StoreEvent::new(EventKind::AgentFailed, task.agent())
+                        .phase(task.phase())
+                        .wall_ms(wall_ms)
+                        .message(reason.clone()),
+                    &task,
+                ));
+                Event::Failed { task, reason }
+            }
+        }
+    });
+}
+
+/// Labels an event with the task's operation or group.
+fn with_op(event: StoreEvent, task: &Task) -> StoreEvent {
+    match task {
+        Task::Extract { op_id }
+        | Task::SingleOp { op_id }
+        | Task::SingleChallenge { op_id }
+        | Task::SingleRegen { op_id } => event.op(op_id.clone()),
+        Task::MultiOp { group_id }
+        | Task::MultiChallenge { group_id }
+        | Task::MultiRegen { group_id } => event.op(format!("group:{group_id}")),
+        Task::Discover { entry_file } => event.message(format!("bundle {entry_file}")),
+        Task::Group => event,
+    }
+}
+
+async fn execute(ctx: &AgentCtx, task: &Task) -> Result<Outcome, String> {
+    Ok(match task {
+        Task::Discover { entry_file } => Outcome::Discovered {
+            op_ids: discovery::run(ctx, entry_file).await?,
+        },
+        Task::Extract { op_id } => {
+            extraction::run(ctx, op_id).await?;
+            Outcome::Done
+        }
+        Task::Group => Outcome::Grouped {
+            group_ids: semantic::run(ctx).await?,
+        },
+        Task::SingleOp { op_id } => Outcome::Generated {
+            kept: single_op::generate(ctx, op_id).await?,
+        },
+        Task::SingleChallenge { op_id } => Outcome::Reviewed {
+            hints: single_op::challenge(ctx, op_id).await?,
+        },
+        Task::SingleRegen { op_id } => {
+            single_op::regenerate(ctx, op_id).await?;
+            Outcome::Done
+        }
+        Task::MultiOp { group_id } => Outcome::Generated {
+            kept: multi_op::generate(ctx, group_id).await?,
+        },
+        Task::MultiChallenge { group_id } => Outcome::Reviewed {
+            hints: multi_op::challenge(ctx, group_id).await?,
+        },
+        Task::MultiRegen { group_id } => {
+            multi_op::regenerate(ctx, group_id).await?;
+            Outcome::Done
+        }
+    })
+}
+
+fn save_state(ctx: &AgentCtx, orch: &Orchestrator) {
+    if let Err(e) = ctx.session.write_json(STATE_FILE, orch) {
+        tracing::warn!("cannot write {STATE_FILE}: {e}");
+    }
+}

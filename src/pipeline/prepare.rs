@@ -1,0 +1,204 @@
+//! The rule-based preparation before any model call: load the spec, apply exclusions,
+//! analyse the Java project (entries, closures, static pre-match, bundles) and collect the
+//! seed data the code ships. Everything the agents read about the project comes from here.
+
+use crate::agents::normalize::BundleIndex;
+use crate::model::{EntryRef, SpecOperation};
+use crate::source::bundle::Bundle;
+use crate::source::{AnalyseOptions, Analysis, SpecInfo, analyse_operations};
+use crate::spec::{Exclusions, LoadedSpec};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Most characters of seed data offered to an agent (a prompt is not a database dump).
+const SEED_DATA_CAP: usize = 6_000;
+
+/// Why preparation failed; each names the file or operation.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    #[error("project directory {0} does not exist or is not a directory")]
+    NoProject(PathBuf),
+    #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
+    #[error(transparent)]
+    Source(#[from] crate::source::SourceError),
+    #[error("--op {op}: no such operation in {spec}; known operations include: {known}")]
+    UnknownOp {
+        op: String,
+        spec: String,
+        known: String,
+    },
+}
+
+/// The project as the agents see it.
+pub struct Prepared {
+    pub root: PathBuf,
+    pub spec: LoadedSpec,
+    pub analysis: Analysis,
+    /// Seed data files concatenated (capped), or "(none)".
+    pub seed_data: String,
+    /// op_ids this run covers: not excluded, and within `--op` when given.
+    pub selected: Vec<String>,
+}
+
+impl Prepared {
+    /// Loads and analyses `root` with the spec at `spec` (found in the project if `None`).
+    pub fn load(
+        root: &Path,
+        spec: Option<&Path>,
+        exclusions: &Exclusions,
+        only: &[String],
+    ) -> Result<Self, PrepareError> {
+        if !root.is_dir() {
+            return Err(PrepareError::NoProject(root.to_path_buf()));
+        }
+        let spec_path = match spec {
+            Some(p) => p.to_path_buf(),
+            None => crate::spec::find_spec(root)?.path,
+        };
+        let mut spec = crate::spec::load(&spec_path)?;
+        spec.apply_exclusions(exclusions);
+        let info = SpecInfo {
+            file: relative(root, &spec_path),
+            version: spec.version.clone(),
+            base_path: spec.base_path.clone(),
+        };
+        let analysis =
+            analyse_operations(root, &info, &spec.operations, &AnalyseOptions::default())?;
+        for op in only {
+            if !spec.operations.iter().any(|o| &o.op_id == op) {
+                let known: Vec<&str> = spec
+                    .operations
+                    .iter()
+                    .take(8)
+                    .map(|o| o.op_id.as_str())
+                    .collect();
+                return Err(PrepareError::UnknownOp {
+                    op: op.clone(),
+                    spec: spec_path.display().to_string(),
+                    known: known.join(", "),
+                });
+            }
+        }
+        let selected = spec
+            .operations
+            .iter()
+            .filter(|o| o.excluded.is_none())
+            .filter(|o| only.is_empty() || only.contains(&o.op_id))
+            .map(|o| o.op_id.clone())
+            .collect();
+        let seed_data = read_seed_data(root, &analysis.report.seed_files);
+        Ok(Self {
+            root: root.to_path_buf(),
+            spec,
+            analysis,
+            seed_data,
+            selected,
+        })
+    }
+
+    /// The spec operation `op_id`.
+    pub fn op(&self, op_id: &str) -> Option<&SpecOperation> {
+        self.spec.operations.iter().find(|o| o.op_id == op_id)
+    }
+
+    /// The statically matched handler of `op_id`.
+    pub fn static_entry(&self, op_id: &str) -> Option<&EntryRef> {
+        self.analysis
+            .report
+            .operations
+            .iter()
+            .find(|o| o.op_id == op_id)
+            .and_then(|o| o.entry.as_ref())
+    }
+
+    /// The selected operations that have a statically matched handler.
+    pub fn static_matched(&self) -> Vec<String> {
+        self.selected
+            .iter()
+            .filter(|op| self.static_entry(op).is_some())
+            .cloned()
+            .collect()
+    }
+
+    /// Bundles of every entry file (discovery looks at each).
+    pub fn entry_bundles(&self) -> &BTreeMap<String, Arc<Bundle>> {
+        &self.analysis.entry_bundles
+    }
+
+    /// The bundle the agents read for `op_id`: the static match's, else the bundle in
+    /// which discovery found it.
+    pub fn bundle_for(&self, op_id: &str, discovered_in: Option<&str>) -> Option<Arc<Bundle>> {
+        self.analysis
+            .bundles
+            .get(op_id)
+            .cloned()
+            .or_else(|| discovered_in.and_then(|f| self.entry_bundles().get(f).cloned()))
+    }
+
+    /// The spec's parameters, request body and responses of `op_id`, as prompt JSON.
+    pub fn spec_fragment(&self, op_id: &str) -> String {
+        let Some(op) = self.op(op_id) else {
+            return "{}".into();
+        };
+        let fragment = serde_json::json!({
+            "operationId": op.operation_id,
+            "parameters": op.parameters,
+            "requestBody": op.request_body,
+            "responses": op.responses,
+        });
+        serde_json::to_string_pretty(&fragment).unwrap_or_default()
+    }
+
+    /// The numbered list of selected operations, for discovery and the DP baseline.
+    pub fn operation_list(&self) -> String {
+        self.selected
+            .iter()
+            .enumerate()
+            .map(|(i, op)| format!("{}. {op}", i + 1))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Files and line counts of a bundle, for checking evidence refs.
+pub fn bundle_index(bundle: &Bundle) -> BundleIndex {
+    let mut files = Vec::new();
+    for line in bundle.text.lines() {
+        if let Some(rest) = line.strip_prefix("// ===== FILE: ")
+            && let Some((path, tail)) = rest.rsplit_once(" (")
+            && let Some(n) = tail.split_whitespace().next()
+        {
+            files.push((path.to_string(), n.parse().unwrap_or(0)));
+        }
+    }
+    BundleIndex::from_files(files)
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn read_seed_data(root: &Path, files: &[String]) -> String {
+    let mut out = String::new();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(root.join(f)) else {
+            continue;
+        };
+        out.push_str(&format!("-- {f}\n{text}\n"));
+        if out.len() > SEED_DATA_CAP {
+            let mut cut = SEED_DATA_CAP;
+            while !out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.truncate(cut);
+            out.push_str("\n-- (seed data truncated)\n");
+            break;
+        }
+    }
+    if out.is_empty() { "(none)".into() } else { out }
+}

@@ -1,0 +1,207 @@
+//! The run summary, computed from the session on disk (never from memory), so what the
+//! command prints is exactly what the session holds: operations and why any failed,
+//! oracles by type (paper Table 9), normalization drops by rule, grouping compression,
+//! and calls, tokens, cost and time per agent and per phase (paper Tables 12 and 13).
+
+use crate::agents::semantic::GroupingRecord;
+use crate::llm::{CallRecord, Ledger, Totals};
+use crate::model::{Assertion, Strategy};
+use crate::pipeline::driver::STATE_FILE;
+use crate::pipeline::orchestrator::{OpState, Orchestrator};
+use crate::store::{Session, StoreError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+
+/// Everything the summary reports.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Summary {
+    pub operations: usize,
+    pub ok: usize,
+    pub unmatched: Vec<String>,
+    /// op_id → "agent: reason".
+    pub failed: BTreeMap<String, String>,
+    pub single_op_oracles: usize,
+    pub by_strategy: BTreeMap<String, usize>,
+    /// Status assertions over all single-op oracles (paper Table 9 #Status).
+    pub status_assertions: usize,
+    /// Field assertions over all single-op oracles (#Field).
+    pub field_assertions: usize,
+    pub groups: usize,
+    /// Multi-op oracles (#Multi-Op).
+    pub multi_op_oracles: usize,
+    pub hints: usize,
+    pub regenerated: usize,
+    /// Rule id → dropped or changed count, over every normalization pass.
+    pub normalization: BTreeMap<String, usize>,
+    pub dropped: usize,
+    pub compression: Option<(usize, usize, f64)>,
+    pub ledger: Ledger,
+    pub notes: Vec<String>,
+}
+
+/// Reads the session and builds its summary.
+pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
+    let mut s = Summary::default();
+    let state: Option<Orchestrator> = session.read_json(STATE_FILE)?;
+    let Some(state) = state else {
+        return Ok(s);
+    };
+    s.notes = state.notes.clone();
+    s.operations = state.ops.len();
+    for (op_id, st) in &state.ops {
+        match st {
+            OpState::Done => s.ok += 1,
+            OpState::Unmatched => s.unmatched.push(op_id.clone()),
+            OpState::Failed { agent, reason } => {
+                s.failed.insert(op_id.clone(), format!("{agent}: {reason}"));
+            }
+            _ => {}
+        }
+        if let Some(suite) = session.read_suite(op_id)? {
+            s.single_op_oracles += suite.oracles.len();
+            s.regenerated += suite.regenerated.len();
+            s.hints += suite.review.map_or(0, |r| r.hints.len());
+            for o in &suite.oracles {
+                let strategy = o.oracle_strategy.map_or("none", strategy_name);
+                *s.by_strategy.entry(strategy.to_string()).or_default() += 1;
+                for a in &o.assertions {
+                    match a {
+                        Assertion::Status { .. } => s.status_assertions += 1,
+                        Assertion::Field { .. } => s.field_assertions += 1,
+                    }
+                }
+            }
+            for n in suite.normalization {
+                s.dropped += n.dropped.len();
+                add_counts(&mut s.normalization, &n.counts);
+            }
+        }
+    }
+    for gid in state.groups.keys() {
+        if let Some(g) = session.read_group(gid)? {
+            s.groups += 1;
+            s.multi_op_oracles += g.oracles.len();
+            s.regenerated += g.regenerated.len();
+            s.hints += g.review.map_or(0, |r| r.hints.len());
+            for n in g.normalization {
+                s.dropped += n.dropped.len();
+                add_counts(&mut s.normalization, &n.counts);
+            }
+        }
+    }
+    let grouping: Option<GroupingRecord> = session.read_json("groups.json")?;
+    s.compression = grouping.map(|g| {
+        (
+            g.contexts_json_chars,
+            g.compressed_chars,
+            g.reduction_percent,
+        )
+    });
+    for name in session.list("calls")? {
+        let rel = format!("calls/{name}");
+        if let Some(record) = session.read_json::<CallRecord>(&rel)? {
+            s.ledger.add(&record);
+        }
+    }
+    Ok(s)
+}
+
+fn add_counts(into: &mut BTreeMap<String, usize>, counts: &BTreeMap<String, usize>) {
+    for (rule, n) in counts {
+        if *n > 0 {
+            *into.entry(rule.clone()).or_default() += n;
+        }
+    }
+}
+
+fn strategy_name(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Fv => "fv",
+        Strategy::Fi => "fi",
+        Strategy::Bv => "bv",
+        Strategy::Bi => "bi",
+    }
+}
+
+fn totals_row(out: &mut String, name: &str, t: &Totals) {
+    let _ = writeln!(
+        out,
+        "  {name:<22} {:>5} {:>5} {:>10} {:>9} {:>9} {:>10.4} {:>9.1}",
+        t.calls,
+        t.cache_hits,
+        t.prompt_tokens,
+        t.cached_tokens,
+        t.completion_tokens,
+        t.cost_usd,
+        t.wall_ms as f64 / 1000.0
+    );
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "Operations: {} ({} ok, {} failed, {} without handler)",
+            self.operations,
+            self.ok,
+            self.failed.len(),
+            self.unmatched.len()
+        );
+        for (op, why) in &self.failed {
+            let _ = writeln!(out, "  FAILED {op}: {why}");
+        }
+        for op in &self.unmatched {
+            let _ = writeln!(out, "  no handler: {op}");
+        }
+        let strategies: Vec<String> = self
+            .by_strategy
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Oracles: {} single-op ({}), {} multi-op in {} groups",
+            self.single_op_oracles,
+            strategies.join(", "),
+            self.multi_op_oracles,
+            self.groups
+        );
+        let _ = writeln!(
+            out,
+            "  #Status {}  #Field {}  #Multi-Op {}",
+            self.status_assertions, self.field_assertions, self.multi_op_oracles
+        );
+        let _ = writeln!(
+            out,
+            "Challenger: {} hints, {} oracles regenerated",
+            self.hints, self.regenerated
+        );
+        let _ = writeln!(out, "Normalization: {} oracles dropped", self.dropped);
+        for (rule, n) in &self.normalization {
+            let _ = writeln!(out, "  {rule:<28} {n}");
+        }
+        if let Some((json, compressed, pct)) = self.compression {
+            let _ = writeln!(
+                out,
+                "Grouping input: {json} chars of JSON compressed to {compressed} ({pct:.1}% smaller)"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "LLM calls:               calls  hits     prompt    cached    output   cost USD    time s"
+        );
+        for (agent, t) in &self.ledger.by_agent {
+            totals_row(&mut out, agent, t);
+        }
+        for (phase, t) in &self.ledger.by_phase {
+            totals_row(&mut out, &format!("[{phase}]"), t);
+        }
+        totals_row(&mut out, "TOTAL", &self.ledger.total);
+        for n in &self.notes {
+            let _ = writeln!(out, "note: {n}");
+        }
+        f.write_str(&out)
+    }
+}

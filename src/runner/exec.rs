@@ -1,0 +1,281 @@
+//! Sending one oracle request: URL building, the HTTP call, and the `Exchange` record with
+//! a `curl` line that reproduces the request.
+//!
+//! Path parameters are substituted into the operation's path template and URL-encoded as
+//! one path segment each; query values that are arrays become repeated keys; the body is
+//! sent as JSON (`Content-Type: application/json`) exactly as the oracle gives it, so a
+//! string body is sent as a JSON string. Header and parameter values that are not strings
+//! are sent as their JSON text. The base URL may carry a path prefix (`http://h:p/api`).
+//! Redirects are not followed: a `302` is an answer an oracle can assert on.
+//!
+//! This module does not evaluate assertions, enforce budgets or decide what to run next.
+
+use crate::model::{Exchange, OracleInput};
+use crate::runner::assert::string_form;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use reqwest::{Client, Method, Url};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// Characters kept verbatim in a path segment (RFC 3986 unreserved).
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Splits `GET /pets/{id}` into an upper-case method and the path template.
+pub fn split_op_id(op_id: &str) -> Result<(Method, &str), String> {
+    let (method, path) = op_id
+        .trim()
+        .split_once(char::is_whitespace)
+        .ok_or_else(|| format!("op_id `{op_id}` is not `METHOD /path`"))?;
+    let path = path.trim();
+    if !path.starts_with('/') {
+        return Err(format!("op_id `{op_id}`: the path must start with `/`"));
+    }
+    let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+        .map_err(|_| format!("op_id `{op_id}`: `{method}` is not an HTTP method"))?;
+    Ok((method, path))
+}
+
+/// Text of a parameter value: strings as is, the rest as JSON.
+fn param_text(v: &Value) -> String {
+    string_form(v)
+}
+
+/// Builds the full request URL from the base URL, the path template and the input.
+pub fn build_url(base: &Url, template: &str, input: &OracleInput) -> Result<Url, String> {
+    let mut path = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..]
+            .find('}')
+            .map(|c| c + open)
+            .ok_or_else(|| format!("unclosed `{{` in path template `{template}`"))?;
+        let name = &rest[open + 1..close];
+        let value = input
+            .path
+            .get(name)
+            .ok_or_else(|| format!("path parameter `{name}` has no value in input.path"))?;
+        path.push_str(&rest[..open]);
+        path.extend(utf8_percent_encode(&param_text(value), SEGMENT));
+        rest = &rest[close + 1..];
+    }
+    path.push_str(rest);
+    let prefix = base.as_str().trim_end_matches('/');
+    let base_no_query = prefix.split(['?', '#']).next().unwrap_or(prefix);
+    let mut url = Url::parse(&format!("{base_no_query}{path}"))
+        .map_err(|e| format!("cannot build a URL from `{base_no_query}{path}`: {e}"))?;
+    if !input.query.is_empty() {
+        let mut pairs = url.query_pairs_mut();
+        for (k, v) in &input.query {
+            match v {
+                Value::Array(items) => {
+                    for item in items {
+                        pairs.append_pair(k, &param_text(item));
+                    }
+                }
+                Value::Null => {}
+                other => {
+                    pairs.append_pair(k, &param_text(other));
+                }
+            }
+        }
+    }
+    Ok(url)
+}
+
+/// The response as received, or why there is none.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub status: u16,
+    pub headers: BTreeMap<String, String>,
+    pub text: String,
+}
+
+/// Sends one request and returns the exchange record plus the response (Err: why no
+/// usable answer, e.g. timeout or connection refused).
+pub async fn send(
+    client: &Client,
+    base: &Url,
+    op_id: &str,
+    input: &OracleInput,
+    timeout: Duration,
+) -> (Exchange, Result<Received, String>) {
+    let mut exchange = Exchange::default();
+    let (method, template) = match split_op_id(op_id) {
+        Ok(x) => x,
+        Err(e) => return (exchange, Err(e)),
+    };
+    exchange.method = method.to_string();
+    let url = match build_url(base, template, input) {
+        Ok(u) => u,
+        Err(e) => return (exchange, Err(e)),
+    };
+    exchange.url = url.to_string();
+    let mut headers: BTreeMap<String, String> = input
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), param_text(v)))
+        .collect();
+    let body_text = input.body.as_ref().map(Value::to_string);
+    if body_text.is_some()
+        && !headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("content-type"))
+    {
+        headers.insert("Content-Type".into(), "application/json".into());
+    }
+    exchange.request_headers = headers.clone();
+    exchange.request_body = input.body.clone();
+    exchange.curl = curl_line(
+        &exchange.method,
+        &exchange.url,
+        &headers,
+        body_text.as_deref(),
+    );
+
+    let mut req = client.request(method, url).timeout(timeout);
+    for (k, v) in &headers {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    if let Some(body) = body_text {
+        req = req.body(body);
+    }
+    let started = Instant::now();
+    let result = async {
+        let resp = req.send().await?;
+        let status = resp.status().as_u16();
+        let mut headers = BTreeMap::new();
+        for (name, value) in resp.headers() {
+            let v = String::from_utf8_lossy(value.as_bytes()).into_owned();
+            headers
+                .entry(name.as_str().to_string())
+                .and_modify(|old: &mut String| {
+                    old.push_str(", ");
+                    old.push_str(&v);
+                })
+                .or_insert(v);
+        }
+        let text = resp.text().await?;
+        Ok::<_, reqwest::Error>(Received {
+            status,
+            headers,
+            text,
+        })
+    }
+    .await;
+    exchange.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    match result {
+        Ok(r) => {
+            exchange.status = Some(r.status);
+            exchange.response_headers = r.headers.clone();
+            exchange.response_body = r.text.clone();
+            (exchange, Ok(r))
+        }
+        Err(e) => {
+            let why = if e.is_timeout() {
+                format!("timed out after {} s", timeout.as_secs_f64())
+            } else if e.is_connect() {
+                format!("cannot connect to {}: {}", exchange.url, root_cause(&e))
+            } else {
+                format!("request failed: {}", root_cause(&e))
+            };
+            (exchange, Err(why))
+        }
+    }
+}
+
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+/// Quotes a word for a POSIX shell: single quotes, with `'` written as `'\''`.
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// A `curl` command line that sends the same request (method, URL, headers, body bytes).
+pub fn curl_line(
+    method: &str,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    body: Option<&str>,
+) -> String {
+    let mut parts = vec!["curl".to_string(), "-sS".to_string(), "-i".to_string()];
+    match method {
+        "GET" => {}
+        "HEAD" => parts.push("--head".to_string()),
+        other => {
+            parts.push("-X".to_string());
+            parts.push(other.to_string());
+        }
+    }
+    parts.push(sh_quote(url));
+    for (k, v) in headers {
+        parts.push("-H".to_string());
+        parts.push(sh_quote(&format!("{k}: {v}")));
+    }
+    if let Some(b) = body {
+        parts.push("--data-raw".to_string());
+        parts.push(sh_quote(b));
+    }
+    parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn input(v: Value) -> OracleInput {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn builds_urls_with_prefix_encoded_path_params_and_query() {
+        let base = Url::parse("http://127.0.0.1:8080/api/").unwrap();
+        let i = input(
+            json!({"path": {"id": "a b/c", "n": 5}, "query": {"tag": ["x", "y&z"], "limit": 2}}),
+        );
+        let url = build_url(&base, "/pets/{id}/n/{n}", &i).unwrap();
+        assert_eq!(
+            url.as_str(),
+            "http://127.0.0.1:8080/api/pets/a%20b%2Fc/n/5?limit=2&tag=x&tag=y%26z"
+        );
+        let e = build_url(&base, "/pets/{missing}", &i).unwrap_err();
+        assert!(e.contains("missing"), "{e}");
+    }
+
+    #[test]
+    fn splits_op_ids() {
+        let (m, p) = split_op_id("post /pets").unwrap();
+        assert_eq!((m, p), (Method::POST, "/pets"));
+        assert!(split_op_id("GET pets").is_err());
+        assert!(split_op_id("/pets").is_err());
+    }
+
+    #[test]
+    fn curl_line_quotes_single_quotes_and_keeps_body_bytes() {
+        let headers: BTreeMap<String, String> =
+            [("Content-Type".to_string(), "application/json".to_string())]
+                .into_iter()
+                .collect();
+        let line = curl_line(
+            "POST",
+            "http://h/p?a=1&b=2",
+            &headers,
+            Some(r#"{"name":"O'Neil"}"#),
+        );
+        assert_eq!(
+            line,
+            r#"curl -sS -i -X POST 'http://h/p?a=1&b=2' -H 'Content-Type: application/json' --data-raw '{"name":"O'\''Neil"}'"#
+        );
+    }
+}

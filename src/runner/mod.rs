@@ -1,0 +1,251 @@
+//! Runs oracles against a live API and produces verdicts (DESIGN.md section 2, `runner`).
+//!
+//! `run` checks the plan before any traffic: write methods against a host that is not
+//! loopback are refused unless `allow_writes`, and the base URL must accept a TCP
+//! connection within a short timeout (so an unreachable URL fails fast, once, with its
+//! name). It then executes the plan (`run.rs`), evaluating assertions (`assert.rs`) on
+//! field paths (`path.rs`), wiring captures (`binds.rs`) and recording each exchange with
+//! a `curl` line (`exec.rs`). Text and JUnit renderings live in `report.rs`/`junit.rs`.
+//!
+//! The runner does not choose which oracles to run (review state, `--op` filters): the
+//! caller builds the `Plan`. It never prints; the CLI does.
+
+pub mod assert;
+pub mod binds;
+pub mod exec;
+pub mod junit;
+pub mod path;
+pub mod report;
+mod run;
+
+#[cfg(test)]
+mod assert_tests;
+
+use crate::model::{MultiOpOracle, Oracle, Outcome, Verdict};
+use reqwest::Url;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::net::IpAddr;
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
+
+/// What to run: single-op oracles and multi-op sequences, already filtered.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub oracles: Vec<Oracle>,
+    pub multi_op: Vec<MultiOpOracle>,
+}
+
+/// How to run it.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Base URL, possibly with a path prefix (`http://127.0.0.1:8080/api`).
+    pub base_url: String,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// Maximum number of requests for the whole run (repeats included); `None`: no limit.
+    pub budget: Option<usize>,
+    /// Single-op oracles in flight at once; sequences count as one each.
+    pub concurrency: usize,
+    /// Allow methods other than GET/HEAD/OPTIONS against a non-loopback host.
+    pub allow_writes: bool,
+    /// Runs per oracle; more than one enables unstable-assertion detection.
+    pub repeat: usize,
+    /// Timeout of the up-front reachability check.
+    pub connect_timeout: Duration,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            base_url: String::new(),
+            timeout: Duration::from_secs(10),
+            budget: None,
+            concurrency: 8,
+            allow_writes: false,
+            repeat: 1,
+            connect_timeout: Duration::from_secs(3),
+        }
+    }
+}
+
+/// An assertion that behaved differently across repeated runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnstableAssertion {
+    pub o_id: String,
+    /// Step index (0 for single-op oracles).
+    pub step: usize,
+    /// Assertion index within the step.
+    pub index: usize,
+    /// The assertion's field path, or `status`.
+    pub field_path: String,
+    /// Actual value per run.
+    pub actuals: Vec<Value>,
+    /// Outcome per run.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// Counts per oracle outcome, plus unstable assertions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    pub skipped: usize,
+    #[serde(default)]
+    pub unstable: Vec<UnstableAssertion>,
+}
+
+impl Summary {
+    /// True when nothing failed or errored (skipped oracles do not fail a run).
+    pub fn all_passed(&self) -> bool {
+        self.failed == 0 && self.errors == 0
+    }
+}
+
+/// Verdicts in plan order, with the summary.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    pub verdicts: Vec<Verdict>,
+    pub summary: Summary,
+}
+
+/// Why a run could not start. Per-oracle problems are verdicts, not errors.
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    #[error("bad base URL `{url}`: {reason}")]
+    BadBaseUrl { url: String, reason: String },
+    #[error("cannot reach base URL {url}: {reason}")]
+    Unreachable { url: String, reason: String },
+    #[error(
+        "refusing to send {ops} to {url}: the host is not loopback; pass --allow-writes to \
+         send writes to this API"
+    )]
+    WritesRefused { url: String, ops: String },
+    #[error("cannot create the HTTP client: {0}")]
+    Client(String),
+}
+
+/// Parses and checks a base URL: http(s) with a host.
+pub fn parse_base_url(text: &str) -> Result<Url, RunnerError> {
+    let bad = |reason: &str| RunnerError::BadBaseUrl {
+        url: text.to_string(),
+        reason: reason.to_string(),
+    };
+    let url = Url::parse(text.trim()).map_err(|e| bad(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("the scheme must be http or https"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("no host"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("a base URL carries no query or fragment"));
+    }
+    Ok(url)
+}
+
+/// True for `localhost`, `*.localhost` and loopback addresses.
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+/// Methods that never change server state, allowed against any host.
+pub const SAFE_METHODS: [&str; 3] = ["GET", "HEAD", "OPTIONS"];
+
+/// Refuses write methods against a non-loopback host unless allowed. Runs before any
+/// connection is opened.
+pub fn check_write_safety(plan: &Plan, base: &Url, allow_writes: bool) -> Result<(), RunnerError> {
+    if allow_writes || is_loopback(base) {
+        return Ok(());
+    }
+    let op_ids = plan.oracles.iter().map(|o| o.op_id.as_str()).chain(
+        plan.multi_op
+            .iter()
+            .flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())),
+    );
+    let mut writes: Vec<&str> = op_ids
+        .filter(|op| {
+            let method = op.split_whitespace().next().unwrap_or_default();
+            !SAFE_METHODS.contains(&method.to_ascii_uppercase().as_str())
+        })
+        .collect();
+    writes.sort_unstable();
+    writes.dedup();
+    if writes.is_empty() {
+        return Ok(());
+    }
+    let mut ops = writes
+        .iter()
+        .take(5)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if writes.len() > 5 {
+        ops.push_str(&format!(" and {} more", writes.len() - 5));
+    }
+    Err(RunnerError::WritesRefused {
+        url: base.to_string(),
+        ops,
+    })
+}
+
+/// Opens (and closes) one TCP connection to the base URL's host and port.
+pub async fn check_reachable(base: &Url, timeout: Duration) -> Result<(), RunnerError> {
+    let unreachable = |reason: String| RunnerError::Unreachable {
+        url: base.to_string(),
+        reason,
+    };
+    let host = base
+        .host_str()
+        .ok_or_else(|| unreachable("no host".into()))?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
+    let port = base
+        .port_or_known_default()
+        .ok_or_else(|| unreachable("no port".into()))?;
+    match tokio::time::timeout(
+        timeout,
+        tokio::net::TcpStream::connect((host.as_str(), port)),
+    )
+    .await
+    {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(unreachable(e.to_string())),
+        Err(_) => Err(unreachable(format!(
+            "no connection within {} s",
+            timeout.as_secs_f64()
+        ))),
+    }
+}
+
+/// Checks the plan and the base URL, then runs every oracle.
+pub async fn run(plan: &Plan, cfg: &RunConfig) -> Result<RunReport, RunnerError> {
+    let base = parse_base_url(&cfg.base_url)?;
+    check_write_safety(plan, &base, cfg.allow_writes)?;
+    check_reachable(&base, cfg.connect_timeout).await?;
+    let mut builder = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
+    if is_loopback(&base) {
+        // A local API is never reached through a proxy from the environment.
+        builder = builder.no_proxy();
+    }
+    let client = builder
+        .build()
+        .map_err(|e| RunnerError::Client(e.to_string()))?;
+    let ctx = run::Ctx {
+        client,
+        base: &base,
+        cfg,
+        budget: AtomicUsize::new(cfg.budget.unwrap_or(usize::MAX)),
+    };
+    Ok(run::run_plan(plan, &ctx).await)
+}

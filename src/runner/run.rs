@@ -1,0 +1,366 @@
+//! Running a plan of oracles: concurrency, request budget, multi-step sequences and
+//! repeated runs.
+//!
+//! Single-operation oracles run concurrently (bounded by `concurrency`); then the multi-op
+//! sequences run one at a time, each step in order, so that a sequence checking counts or
+//! existence is not disturbed by other oracles' writes. Verdicts come back in plan order
+//! (single-op oracles first, then sequences), whatever order the requests finished in.
+//!
+//! Repeat: each unit runs `repeat` times in a row; the verdict kept is the first run's, and
+//! an assertion is marked `unstable` when its outcome differs between runs, or when it
+//! fails with a different actual value in different runs (a timestamp pinned by `equals`
+//! fails every time, but never the same way).
+
+use crate::model::{
+    Assertion, AssertionVerdict, MultiOpOracle, Oracle, OracleInput, Outcome, StepVerdict, Verdict,
+};
+use crate::runner::assert::{self, Response};
+use crate::runner::binds::{self, Captures};
+use crate::runner::exec;
+use crate::runner::{Plan, RunConfig, RunReport, Summary, UnstableAssertion};
+use futures_util::StreamExt;
+use reqwest::{Client, Url};
+use serde_json::Value;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Shared state of one run.
+pub(crate) struct Ctx<'a> {
+    pub client: Client,
+    pub base: &'a Url,
+    pub cfg: &'a RunConfig,
+    /// Requests left; `usize::MAX` without a budget.
+    pub budget: AtomicUsize,
+}
+
+impl Ctx<'_> {
+    fn take_request(&self) -> bool {
+        self.budget
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
+}
+
+enum Unit<'a> {
+    Single(&'a Oracle),
+    Multi(&'a MultiOpOracle),
+}
+
+impl Unit<'_> {
+    fn o_id(&self) -> String {
+        match self {
+            Unit::Single(o) => o.o_id(),
+            Unit::Multi(m) => m.o_id(),
+        }
+    }
+
+    /// Assertions per step, to name unstable ones in the summary.
+    fn step_assertions(&self) -> Vec<&[Assertion]> {
+        match self {
+            Unit::Single(o) => vec![o.assertions.as_slice()],
+            Unit::Multi(m) => m.steps.iter().map(|s| s.assertions.as_slice()).collect(),
+        }
+    }
+}
+
+/// Runs every unit of the plan and returns verdicts plus the summary.
+pub(crate) async fn run_plan<'a>(plan: &'a Plan, ctx: &'a Ctx<'a>) -> RunReport {
+    let repeat = ctx.cfg.repeat.max(1);
+    let run_repeated = |unit: Unit<'a>| async move {
+        let first = run_unit(&unit, ctx).await;
+        let mut rest = Vec::with_capacity(repeat - 1);
+        for _ in 1..repeat {
+            rest.push(run_unit(&unit, ctx).await);
+        }
+        merge_runs(&unit, first, &rest)
+    };
+    let mut results: Vec<(Verdict, Vec<UnstableAssertion>)> =
+        futures_util::stream::iter(plan.oracles.iter().map(Unit::Single))
+            .map(run_repeated)
+            .buffered(ctx.cfg.concurrency.max(1))
+            .collect()
+            .await;
+    // Sequences reason about server state (counts, existence), which concurrent writes
+    // would disturb: they run one at a time, after the single-op oracles.
+    for m in &plan.multi_op {
+        results.push(run_repeated(Unit::Multi(m)).await);
+    }
+    let mut summary = Summary::default();
+    let mut verdicts = Vec::with_capacity(results.len());
+    for (verdict, unstable) in results {
+        match verdict.outcome {
+            Outcome::Pass => summary.passed += 1,
+            Outcome::Fail => summary.failed += 1,
+            Outcome::Error => summary.errors += 1,
+            Outcome::Skipped => summary.skipped += 1,
+        }
+        summary.unstable.extend(unstable);
+        verdicts.push(verdict);
+    }
+    RunReport { verdicts, summary }
+}
+
+async fn run_unit(unit: &Unit<'_>, ctx: &Ctx<'_>) -> Verdict {
+    let steps = match unit {
+        Unit::Single(o) => vec![
+            run_step(ctx, &o.op_id, &o.input, &o.assertions, None)
+                .await
+                .0,
+        ],
+        Unit::Multi(m) => run_sequence(m, ctx).await,
+    };
+    Verdict {
+        o_id: unit.o_id(),
+        outcome: overall(steps.iter().map(|s| s.outcome)),
+        steps,
+        at: chrono::Utc::now().to_rfc3339(),
+        base_url: ctx.base.to_string(),
+    }
+}
+
+/// The worst outcome wins: error, then fail, then skipped, then pass.
+pub(crate) fn overall(outcomes: impl IntoIterator<Item = Outcome>) -> Outcome {
+    let mut result = Outcome::Pass;
+    for o in outcomes {
+        let rank = |o: Outcome| match o {
+            Outcome::Pass => 0,
+            Outcome::Skipped => 1,
+            Outcome::Fail => 2,
+            Outcome::Error => 3,
+        };
+        if rank(o) > rank(result) {
+            result = o;
+        }
+    }
+    result
+}
+
+async fn run_sequence(m: &MultiOpOracle, ctx: &Ctx<'_>) -> Vec<StepVerdict> {
+    let mut captures = Captures::new();
+    let mut verdicts = Vec::with_capacity(m.steps.len());
+    let mut stop: Option<(Outcome, String)> = None;
+    for (n, step) in m.steps.iter().enumerate() {
+        if let Some((outcome, why)) = &stop {
+            verdicts.push(not_run(
+                &step.op_id,
+                *outcome,
+                why.clone(),
+                &step.assertions,
+            ));
+            continue;
+        }
+        let bound = bind_step(&step.input, &step.assertions, &captures);
+        let (input, assertions) = match bound {
+            Ok(x) => x,
+            Err(name) => {
+                let why =
+                    format!("capture `{name}` is not available (no earlier step captured it)");
+                verdicts.push(not_run(
+                    &step.op_id,
+                    Outcome::Skipped,
+                    why,
+                    &step.assertions,
+                ));
+                stop = Some((
+                    Outcome::Skipped,
+                    format!("an earlier step (step {}) was skipped", n + 1),
+                ));
+                continue;
+            }
+        };
+        let (mut verdict, response) =
+            run_step(ctx, &step.op_id, &input, &assertions, Some(&step.captures)).await;
+        if let Some((resp, headers)) = response {
+            let json = resp.json.as_ref().ok();
+            let mut missing = Vec::new();
+            for (name, path) in &step.captures {
+                match binds::capture(path, json, &resp.text, &headers) {
+                    Some(v) => {
+                        captures.insert(name.clone(), v);
+                    }
+                    None => missing.push(format!("`{name}` (at `{path}`)")),
+                }
+            }
+            if !missing.is_empty() {
+                let note = format!("capture {} not found in the response", missing.join(", "));
+                verdict.message = join_msg(&verdict.message, &note);
+            }
+        }
+        if verdict.outcome == Outcome::Error {
+            let why = if verdict.message.contains("budget exhausted") {
+                "budget exhausted".to_string()
+            } else {
+                format!("an earlier step (step {}) had no usable answer", n + 1)
+            };
+            stop = Some((Outcome::Error, why));
+        }
+        verdicts.push(verdict);
+    }
+    verdicts
+}
+
+fn join_msg(a: &str, b: &str) -> String {
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{a}; {b}")
+    }
+}
+
+type Bound = (OracleInput, Vec<Assertion>);
+
+fn bind_step(
+    input: &OracleInput,
+    assertions: &[Assertion],
+    caps: &Captures,
+) -> Result<Bound, String> {
+    let map = |m: &std::collections::BTreeMap<String, Value>| {
+        m.iter()
+            .map(|(k, v)| Ok((k.clone(), binds::substitute(v, caps)?)))
+            .collect::<Result<_, String>>()
+    };
+    let input = OracleInput {
+        path: map(&input.path)?,
+        query: map(&input.query)?,
+        body: input
+            .body
+            .as_ref()
+            .map(|b| binds::substitute(b, caps))
+            .transpose()?,
+        headers: map(&input.headers)?,
+    };
+    let assertions = assertions
+        .iter()
+        .map(|a| match a {
+            Assertion::Field {
+                field_path,
+                op,
+                expected,
+            } => Ok(Assertion::Field {
+                field_path: field_path.clone(),
+                op: *op,
+                expected: binds::substitute(expected, caps)?,
+            }),
+            other => Ok(other.clone()),
+        })
+        .collect::<Result<_, String>>()?;
+    Ok((input, assertions))
+}
+
+fn not_run(op_id: &str, outcome: Outcome, why: String, assertions: &[Assertion]) -> StepVerdict {
+    StepVerdict {
+        op_id: op_id.to_string(),
+        outcome,
+        assertions: assertions
+            .iter()
+            .enumerate()
+            .map(|(index, a)| AssertionVerdict {
+                index,
+                outcome,
+                expected: expected_of(a),
+                actual: Value::Null,
+                message: why.clone(),
+                unstable: false,
+            })
+            .collect(),
+        exchange: None,
+        message: why,
+    }
+}
+
+fn expected_of(a: &Assertion) -> Value {
+    match a {
+        Assertion::Status { expected } => Value::from(*expected),
+        Assertion::Field { expected, .. } => expected.clone(),
+    }
+}
+
+type StepResponse = Option<(Response, std::collections::BTreeMap<String, String>)>;
+
+/// Sends one request and evaluates its assertions. Returns the response too when the
+/// caller has captures to read.
+async fn run_step(
+    ctx: &Ctx<'_>,
+    op_id: &str,
+    input: &OracleInput,
+    assertions: &[Assertion],
+    captures: Option<&std::collections::BTreeMap<String, String>>,
+) -> (StepVerdict, StepResponse) {
+    if !ctx.take_request() {
+        let why = "budget exhausted".to_string();
+        return (not_run(op_id, Outcome::Error, why, assertions), None);
+    }
+    let (exchange, received) =
+        exec::send(&ctx.client, ctx.base, op_id, input, ctx.cfg.timeout).await;
+    match received {
+        Err(why) => {
+            let mut v = not_run(op_id, Outcome::Error, why, assertions);
+            v.exchange = Some(exchange);
+            (v, None)
+        }
+        Ok(received) => {
+            let resp = Response::new(received.status, received.text);
+            let verdicts: Vec<AssertionVerdict> = assertions
+                .iter()
+                .enumerate()
+                .map(|(i, a)| assert::evaluate(i, a, &resp))
+                .collect();
+            let outcome = overall(verdicts.iter().map(|v| v.outcome));
+            let message = verdicts
+                .iter()
+                .find(|v| v.outcome != Outcome::Pass)
+                .map(|v| v.message.clone())
+                .unwrap_or_default();
+            let step = StepVerdict {
+                op_id: op_id.to_string(),
+                outcome,
+                assertions: verdicts,
+                exchange: Some(exchange),
+                message,
+            };
+            let keep = captures.is_some_and(|c| !c.is_empty());
+            (step, keep.then_some((resp, received.headers)))
+        }
+    }
+}
+
+/// Keeps the first run and flags assertions that behaved differently across runs.
+fn merge_runs(
+    unit: &Unit<'_>,
+    mut first: Verdict,
+    rest: &[Verdict],
+) -> (Verdict, Vec<UnstableAssertion>) {
+    let step_assertions = unit.step_assertions();
+    let mut unstable = Vec::new();
+    for (s, step) in first.steps.iter_mut().enumerate() {
+        for a in step.assertions.iter_mut() {
+            let others: Vec<&AssertionVerdict> = rest
+                .iter()
+                .filter_map(|r| r.steps.get(s).and_then(|st| st.assertions.get(a.index)))
+                .collect();
+            let outcome_differs = others.iter().any(|o| o.outcome != a.outcome);
+            let failing_differently = (a.outcome == Outcome::Fail
+                || others.iter().any(|o| o.outcome == Outcome::Fail))
+                && others.iter().any(|o| o.actual != a.actual);
+            if outcome_differs || failing_differently {
+                a.unstable = true;
+                let field_path = match step_assertions.get(s).and_then(|l| l.get(a.index)) {
+                    Some(Assertion::Field { field_path, .. }) => field_path.clone(),
+                    _ => "status".to_string(),
+                };
+                unstable.push(UnstableAssertion {
+                    o_id: first.o_id.clone(),
+                    step: s,
+                    index: a.index,
+                    field_path,
+                    actuals: std::iter::once(a.actual.clone())
+                        .chain(others.iter().map(|o| o.actual.clone()))
+                        .collect(),
+                    outcomes: std::iter::once(a.outcome)
+                        .chain(others.iter().map(|o| o.outcome))
+                        .collect(),
+                });
+            }
+        }
+    }
+    (first, unstable)
+}

@@ -1,0 +1,178 @@
+//! Oracle suites inside a session directory: reading every suite and group record with
+//! the review journal's states, writing an imported suite, and storing verdicts.
+//!
+//! Edited oracles come back in their edited form (the `edited` value of the latest
+//! decision). This module does not decide which states run; `suite::select` does.
+
+use crate::model::{Decision, MultiOpOracle, Oracle, ReviewDecision, ReviewState, SuiteFile};
+use crate::runner::RunReport;
+use crate::store::{GroupRecord, Session, StoreError, SuiteRecord};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Latest verdicts of a session, relative to its directory.
+pub const LATEST_VERDICTS: &str = "verdicts/latest.json";
+
+/// A session's oracles as one suite, plus edits that could not be applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSuite {
+    pub suite: SuiteFile,
+    /// E.g. an edited oracle that no longer parses: the original is kept and this says so.
+    pub problems: Vec<String>,
+}
+
+/// Reads `suites/*.json`, `groups/*.json` and the review journal.
+pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
+    let decisions = session.read_decisions()?;
+    let mut suite = SuiteFile {
+        schema_version: crate::model::SCHEMA_VERSION,
+        ..SuiteFile::default()
+    };
+    let mut problems = Vec::new();
+    for name in session.list("suites")? {
+        if !name.ends_with(".json") {
+            continue;
+        }
+        if let Some(rec) = session.read_json::<SuiteRecord>(&format!("suites/{name}"))? {
+            for o in rec.oracles {
+                let o = edited(o, &decisions, &mut problems, Oracle::o_id);
+                suite.oracles.push(o);
+            }
+        }
+    }
+    for name in session.list("groups")? {
+        if !name.ends_with(".json") {
+            continue;
+        }
+        if let Some(rec) = session.read_json::<GroupRecord>(&format!("groups/{name}"))? {
+            for m in rec.oracles {
+                let m = edited(m, &decisions, &mut problems, MultiOpOracle::o_id);
+                suite.multi_op.push(m);
+            }
+        }
+    }
+    for (o_id, d) in &decisions {
+        let state = match d.decision {
+            Decision::Accepted => ReviewState::Accepted,
+            Decision::Edited => ReviewState::Edited,
+            Decision::Rejected => ReviewState::Rejected,
+        };
+        suite.review.insert(o_id.clone(), state);
+    }
+    Ok(SessionSuite { suite, problems })
+}
+
+/// The edited form of an oracle when its latest decision is `edited` with a value that
+/// parses; otherwise the oracle itself.
+fn edited<T: serde::de::DeserializeOwned>(
+    original: T,
+    decisions: &BTreeMap<String, ReviewDecision>,
+    problems: &mut Vec<String>,
+    o_id: impl Fn(&T) -> String,
+) -> T {
+    let id = o_id(&original);
+    let Some(d) = decisions.get(&id) else {
+        return original;
+    };
+    match (&d.decision, &d.edited) {
+        (Decision::Edited, Some(value)) => match serde_json::from_value::<T>(value.clone()) {
+            Ok(e) => e,
+            Err(err) => {
+                problems.push(format!(
+                    "{id}: the edited version does not parse ({err}); running the original"
+                ));
+                original
+            }
+        },
+        _ => original,
+    }
+}
+
+/// Writes a suite into a fresh session: one suite record per operation, one group record
+/// per group, and the suite's review states as journal decisions.
+pub fn write(session: &Session, suite: &SuiteFile) -> Result<(), StoreError> {
+    let mut by_op: BTreeMap<&str, SuiteRecord> = BTreeMap::new();
+    for o in &suite.oracles {
+        by_op
+            .entry(o.op_id.as_str())
+            .or_insert_with(|| SuiteRecord::new(o.op_id.clone()))
+            .oracles
+            .push(o.clone());
+    }
+    for rec in by_op.values() {
+        session.write_suite(rec)?;
+    }
+    let mut by_group: BTreeMap<&str, GroupRecord> = BTreeMap::new();
+    for m in &suite.multi_op {
+        by_group
+            .entry(m.group_id.as_str())
+            .or_insert_with(|| GroupRecord::new(m.group_id.clone()))
+            .oracles
+            .push(m.clone());
+    }
+    for rec in by_group.values() {
+        session.write_group(rec)?;
+    }
+    let now = chrono::Utc::now().to_rfc3339();
+    for (o_id, state) in &suite.review {
+        let decision = match state {
+            ReviewState::Proposed => continue,
+            ReviewState::Accepted => Decision::Accepted,
+            ReviewState::Edited => Decision::Edited,
+            ReviewState::Rejected => Decision::Rejected,
+        };
+        let edited = (decision == Decision::Edited)
+            .then(|| {
+                suite
+                    .oracles
+                    .iter()
+                    .find(|o| &o.o_id() == o_id)
+                    .and_then(|o| serde_json::to_value(o).ok())
+                    .or_else(|| {
+                        suite
+                            .multi_op
+                            .iter()
+                            .find(|m| &m.o_id() == o_id)
+                            .and_then(|m| serde_json::to_value(m).ok())
+                    })
+            })
+            .flatten();
+        session.append_decision(&ReviewDecision {
+            o_id: o_id.clone(),
+            decision,
+            edited,
+            note: Some("imported".to_string()),
+            at: now.clone(),
+        })?;
+    }
+    Ok(())
+}
+
+/// What `verdicts/*.json` holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerdictFile {
+    /// RFC 3339 time the run finished.
+    pub at: String,
+    pub base_url: String,
+    #[serde(flatten)]
+    pub report: RunReport,
+}
+
+/// Stores a run as `verdicts/latest.json` and `verdicts/<timestamp>.json`; returns the
+/// timestamped path (relative to the session).
+pub fn save_verdicts(
+    session: &Session,
+    base_url: &str,
+    report: &RunReport,
+) -> Result<String, StoreError> {
+    let now = chrono::Utc::now();
+    let file = VerdictFile {
+        at: now.to_rfc3339(),
+        base_url: base_url.to_string(),
+        report: report.clone(),
+    };
+    let stamped = format!("verdicts/{}.json", now.format("%Y%m%dT%H%M%S%.3fZ"));
+    session.write_json(&stamped, &file)?;
+    session.write_json(LATEST_VERDICTS, &file)?;
+    Ok(stamped)
+}

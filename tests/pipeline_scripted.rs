@@ -1,0 +1,173 @@
+//! The whole pipeline through the real binary, against the scripted LLM server, on the
+//! petstore fixture: contexts, groups, suites, normalization, the challenger's targeted
+//! regeneration, ablations, failure isolation and the summary.
+
+mod support;
+
+use mastor::llm::scripted::{Reply, Rule, ScriptedServer};
+use mastor::model::{Oracle, SourceContext};
+use mastor::store::{Session, SuiteRecord};
+use serde_json::Value;
+use support::*;
+
+fn run_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["run", "tests/fixtures/petstore-jdk", "--out", out, "--json"];
+    for op in [POST, GET, DELETE] {
+        args.extend(["--op", op]);
+    }
+    args.extend_from_slice(extra);
+    args
+}
+
+fn root() -> &'static str {
+    env!("CARGO_MANIFEST_DIR")
+}
+
+struct Run {
+    summary: Value,
+    session: Session,
+    _dir: tempfile::TempDir,
+}
+
+fn run_pipeline(server: &ScriptedServer, extra: &[&str]) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session");
+    let out_s = out.to_str().unwrap().to_string();
+    let mut cmd = mastor_cmd(&server.base_url(), dir.path(), &run_args(&out_s, extra));
+    cmd.current_dir(root());
+    let output = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "mastor run failed: {stderr}");
+    let summary: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("summary is not JSON ({e}): {stderr}"));
+    Run {
+        summary,
+        session: Session::open(&out).unwrap(),
+        _dir: dir,
+    }
+}
+
+fn suite(run: &Run, op: &str) -> SuiteRecord {
+    run.session.read_suite(op).unwrap().expect("suite written")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_pipeline_on_petstore() {
+    let server = ScriptedServer::start(petstore_script()).await.unwrap();
+    let srv = &server;
+    let run = tokio::task::block_in_place(|| run_pipeline(srv, &["--concurrency", "4"]));
+
+    // Source analysis: three contexts, verified part as scripted.
+    let ctx: SourceContext = run.session.read_context(GET).unwrap().unwrap();
+    assert_eq!(ctx.response_schema.success_status, Some(200));
+    assert_eq!(ctx.response_schema.error_cases.len(), 2);
+    assert_eq!(ctx.response_schema_pending.len(), 1);
+
+    // Single-op: normalization dropped two, stripped a key, removed a foreign ref.
+    let get = suite(&run, GET);
+    let ids: Vec<&str> = get.oracles.iter().map(|o| o.test_id.as_str()).collect();
+    assert_eq!(ids, vec!["fv_get_rex", "fi_bad_id", "bi_missing"]);
+    let first = &get.normalization[0];
+    assert_eq!(first.counts["no_status"], 1);
+    assert_eq!(first.counts["no_field_fv_bv"], 1);
+    assert_eq!(first.dropped.len(), 2);
+    assert!(first.dropped.iter().all(|d| !d.reason.is_empty()));
+    let bi = get
+        .oracles
+        .iter()
+        .find(|o| o.test_id == "bi_missing")
+        .unwrap();
+    assert!(
+        bi.evidence_refs.is_empty(),
+        "ref outside the bundle removed"
+    );
+
+    // Challenger: one valid hint (the unknown test id is refused); only the flagged
+    // oracle changed, the other keeps its first-pass content byte for byte.
+    let hints = &get.review.as_ref().unwrap().hints;
+    assert_eq!(hints.len(), 1);
+    assert_eq!(get.regenerated, vec!["fv_get_rex"]);
+    let rex: Oracle = serde_json::from_value(fv_get_rex("Rex")).unwrap();
+    assert_eq!(get.oracles[0].assertions, rex.assertions);
+    let fi: Oracle = serde_json::from_value(fi_bad_id()).unwrap();
+    assert_eq!(get.oracles[1].input, fi.input, "unflagged oracle untouched");
+
+    let post = suite(&run, POST);
+    assert_eq!(post.oracles.len(), 2);
+    assert!(post.regenerated.is_empty());
+
+    // Multi-op: one group kept (the one naming an unknown op refused), one oracle kept.
+    let group = run.session.read_group("pets_lifecycle").unwrap().unwrap();
+    assert_eq!(group.oracles.len(), 1);
+    assert_eq!(group.oracles[0].steps.len(), 3);
+    assert_eq!(group.normalization[0].counts["undeclared_capture"], 1);
+
+    // Calls per agent: discovery once per entry file, the rest as the flow dictates.
+    assert_eq!(agent_calls(&server, "discovery"), 4);
+    assert_eq!(agent_calls(&server, "extraction"), 3);
+    assert_eq!(agent_calls(&server, "single_op"), 3);
+    assert_eq!(agent_calls(&server, "single_op_challenger"), 2);
+    assert_eq!(agent_calls(&server, "single_op_regenerate"), 1);
+    assert_eq!(agent_calls(&server, "semantic"), 1);
+    assert_eq!(agent_calls(&server, "multi_op"), 1);
+    assert_eq!(agent_calls(&server, "multi_op_challenger"), 1);
+    assert_eq!(agent_calls(&server, "multi_op_regenerate"), 0);
+
+    // The summary printed is the session's content.
+    let s = &run.summary;
+    assert_eq!(s["operations"], 3);
+    assert_eq!(s["ok"], 3);
+    assert_eq!(s["single_op_oracles"], 5);
+    assert_eq!(s["multi_op_oracles"], 1);
+    assert_eq!(s["status_assertions"], 5);
+    assert_eq!(s["field_assertions"], 2);
+    assert_eq!(s["groups"], 1);
+    assert_eq!(s["ledger"]["total"]["calls"], server.calls() as u64);
+    assert!(s["compression"][2].as_f64().unwrap() > 30.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ablations_change_the_call_counts() {
+    let server = ScriptedServer::start(petstore_script()).await.unwrap();
+    let srv = &server;
+    tokio::task::block_in_place(|| {
+        run_pipeline(srv, &["--no-challenger", "--no-multi-op", "--no-discovery"])
+    });
+    assert_eq!(agent_calls(&server, "discovery"), 0);
+    assert_eq!(agent_calls(&server, "semantic"), 0);
+    assert_eq!(agent_calls(&server, "multi_op"), 0);
+    assert_eq!(agent_calls(&server, "single_op_challenger"), 0);
+    assert_eq!(agent_calls(&server, "extraction"), 3);
+    assert_eq!(agent_calls(&server, "single_op"), 3);
+    assert_eq!(server.calls(), 6);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_failing_operation_leaves_the_others_complete() {
+    let mut script = petstore_script();
+    script.rules.insert(
+        0,
+        Rule {
+            agent: Some("extraction".into()),
+            op: Some(POST.into()),
+            replies: vec![Reply::status(500)],
+            ..Rule::default()
+        },
+    );
+    let server = ScriptedServer::start(script).await.unwrap();
+    let srv = &server;
+    let run = tokio::task::block_in_place(|| {
+        run_pipeline(srv, &["--max-attempts", "2", "--no-discovery"])
+    });
+    let failed = &run.summary["failed"];
+    let why = failed[POST].as_str().expect("POST failed with a reason");
+    assert!(
+        why.starts_with("extraction:") && why.contains("500"),
+        "{why}"
+    );
+    assert_eq!(run.summary["ok"], 2);
+    assert_eq!(suite(&run, GET).oracles.len(), 3);
+    // the failed operation's prompt and error are kept in the call log
+    let calls = run.session.list("calls").unwrap();
+    assert!(calls.iter().any(|c| c.starts_with("extraction")));
+}
