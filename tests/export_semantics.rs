@@ -1,8 +1,8 @@
 //! The assertion semantics of the generated support code, case by case: the same table of
-//! (response body, field path, operator, expected value) runs through the exported Java
-//! `MastorAssert` (javac + java, Jackson) and the Postman script library (node), and both
-//! must give the outcome the rules say. This pins the two implementations to each other
-//! and to the rules, without a live API.
+//! (response body, field path, operator, expected value) runs through mastor's own runner
+//! (`runner::assert`), the exported Java `MastorAssert` (javac + java, Jackson) and the
+//! Postman script library (node), and all three must give the outcome the rules say. This
+//! pins the exports to the runner, without a live API.
 //!
 //! Needs what scripts/setup.sh installs (Jackson jars; node comes with npm).
 
@@ -10,6 +10,8 @@ mod export_common;
 
 use export_common::*;
 use mastor::export::{self, ExportInput, Format, Selection};
+use mastor::model::{Assertion, FieldOp, Outcome};
+use mastor::runner::assert::{Response, evaluate};
 use serde_json::{Value, json};
 use std::process::Command;
 
@@ -19,8 +21,11 @@ fn cases() -> Vec<(&'static str, &'static str, &'static str, Value, bool)> {
         // equals: numbers numerically, numeric-string expectation by the number's text.
         (r#"{"a":10}"#, "a", "equals", json!(10.0), true),
         (r#"{"a":10}"#, "a", "equals", json!("10"), true),
-        (r#"{"a":10}"#, "a", "equals", json!("10.0"), false),
-        (r#"{"a":"10"}"#, "a", "equals", json!(10), false),
+        (r#"{"a":10}"#, "a", "equals", json!("10.0"), true),
+        (r#"{"a":"10"}"#, "a", "equals", json!(10), true),
+        (r#"{"a":"ten"}"#, "a", "equals", json!(10), false),
+        (r#"{"a":true}"#, "a", "equals", json!("true"), false),
+        ("[1,2]", "", "contains", json!("2"), true),
         (
             r#"{"a":{"x":1,"y":[1,2]}}"#,
             "a",
@@ -38,7 +43,21 @@ fn cases() -> Vec<(&'static str, &'static str, &'static str, Value, bool)> {
         (r#"{"a":null}"#, "a", "is_null", Value::Null, true),
         (r#"{}"#, "a", "not_null", Value::Null, false),
         ("", "", "is_null", Value::Null, true),
+        ("  ", "$", "is_null", Value::Null, true),
         ("", "", "not_null", Value::Null, false),
+        // Only the whole body can be read from an empty or non-JSON body.
+        ("", "a", "is_null", Value::Null, false),
+        ("not json", "a", "is_null", Value::Null, false),
+        // Path spellings: `$.`, `$`, quoted keys.
+        (r#"{"a":1}"#, "$.a", "equals", json!(1), true),
+        (r#"{"a":1}"#, "$", "type", json!("object"), true),
+        (
+            r#"{"a.b":{"c":1}}"#,
+            r#"["a.b"].c"#,
+            "equals",
+            json!(1),
+            true,
+        ),
         // paths: [n], [*], nesting.
         (
             r#"{"a":{"b":[{"c":1},{"c":2}]}}"#,
@@ -82,6 +101,7 @@ fn cases() -> Vec<(&'static str, &'static str, &'static str, Value, bool)> {
         (r#"{"s":"abc"}"#, "s", "matches", json!("b"), true),
         (r#"{"s":"abc"}"#, "s", "matches", json!("^b"), false),
         (r#"{"n":5}"#, "n", "matches", json!("^5$"), true),
+        (r#"{"n":5}"#, "n", "matches", json!(5), false),
         // type.
         (r#"{"n":5.0}"#, "n", "type", json!("integer"), true),
         (r#"{"n":5.5}"#, "n", "type", json!("integer"), false),
@@ -93,6 +113,7 @@ fn cases() -> Vec<(&'static str, &'static str, &'static str, Value, bool)> {
         // contains: substring, array element, object key.
         (r#"{"o":{"k":1}}"#, "o", "contains", json!("k"), true),
         (r#"{"o":{"k":1}}"#, "o", "contains", json!("z"), false),
+        (r#"{"o":{"1":true}}"#, "o", "contains", json!(1), true),
         ("[1,2,3]", "", "contains", json!(2.0), true),
         (r#""abc""#, "", "contains", json!("bc"), true),
         (r#"{"a":5}"#, "a", "contains", json!(5), false),
@@ -101,6 +122,20 @@ fn cases() -> Vec<(&'static str, &'static str, &'static str, Value, bool)> {
         ("[1,2,3]", "", "length", json!(3), true),
         (r#"{"o":{"k":1,"l":2}}"#, "o", "length", json!(2), true),
         (r#"{"a":5}"#, "a", "length", json!(1), false),
+        (
+            r#"{"a":[1,2]}"#,
+            "a",
+            "length",
+            json!({"op": "gte", "value": 2}),
+            true,
+        ),
+        (
+            r#"{"a":[1,2]}"#,
+            "a",
+            "length",
+            json!({"op": "gt", "value": 2}),
+            false,
+        ),
     ]
 }
 
@@ -171,7 +206,7 @@ fn outcomes(stdout: &str) -> Vec<bool> {
 }
 
 #[test]
-fn java_and_javascript_apply_the_same_rules() {
+fn runner_java_and_javascript_apply_the_same_rules() {
     let work = tempfile::tempdir().expect("tempdir");
     let table: Vec<Value> = cases()
         .iter()
@@ -239,27 +274,40 @@ fn java_and_javascript_apply_the_same_rules() {
     let js = outcomes(&node_out);
 
     let cases = cases();
+    let rust: Vec<bool> = cases
+        .iter()
+        .map(|(text, path, op, expected, _)| {
+            let op: FieldOp = serde_json::from_value(json!(op)).expect("op");
+            let assertion = Assertion::Field {
+                field_path: path.to_string(),
+                op,
+                expected: expected.clone(),
+            };
+            evaluate(0, &assertion, &Response::new(200, text.to_string())).outcome == Outcome::Pass
+        })
+        .collect();
     assert_eq!(java.len(), cases.len(), "java: {java_out}");
     assert_eq!(js.len(), cases.len(), "node: {node_out}");
     let mut wrong = Vec::new();
     println!(
-        "{:<34} {:<10} {:<16} {:<6} {:<6} {:<6}",
-        "body", "path", "op expected", "rule", "java", "js"
+        "{:<34} {:<10} {:<16} {:<6} {:<6} {:<6} {:<6}",
+        "body", "path", "op expected", "rule", "runner", "java", "js"
     );
     for (i, (text, path, op, expected, holds)) in cases.iter().enumerate() {
         println!(
-            "{:<34} {:<10} {:<16} {:<6} {:<6} {:<6}",
+            "{:<34} {:<10} {:<16} {:<6} {:<6} {:<6} {:<6}",
             text,
             path,
             format!("{op} {expected}"),
             holds,
+            rust[i],
             java[i],
             js[i]
         );
-        if java[i] != *holds || js[i] != *holds {
+        if rust[i] != *holds || java[i] != *holds || js[i] != *holds {
             wrong.push(format!(
-                "{text} `{path}` {op} {expected}: rule {holds}, java {}, js {}",
-                java[i], js[i]
+                "{text} `{path}` {op} {expected}: rule {holds}, runner {}, java {}, js {}",
+                rust[i], java[i], js[i]
             ));
         }
     }

@@ -20,8 +20,9 @@ const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// A capture reference anywhere in a string.
-pub static CAPTURE_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\$captures\.([A-Za-z0-9_]+)").unwrap_or_else(|_| unreachable!()));
+pub static CAPTURE_RE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\$captures\.([A-Za-z0-9_-]+)").unwrap_or_else(|_| unreachable!())
+});
 
 /// Percent-encodes one path segment or query component (UTF-8, unreserved kept).
 pub fn encode_component(text: &str) -> String {
@@ -41,8 +42,11 @@ pub fn string_form(value: &Value) -> String {
 /// is replaced by the captured JSON value with its type kept.
 pub fn whole_capture(text: &str) -> Option<&str> {
     let name = text.strip_prefix("$captures.")?;
-    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        .then_some(name)
+    (!name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+    .then_some(name)
 }
 
 /// Names of the `{placeholders}` in a path template, in order.
@@ -100,12 +104,14 @@ pub fn substitute_path(
     out
 }
 
-/// Query pairs in order; an array value repeats its key once per element.
+/// Query pairs in order; an array value repeats its key once per element, a null is left
+/// out (as the runner does).
 pub fn query_pairs(input: &OracleInput) -> Vec<(&str, &Value)> {
     let mut pairs = Vec::new();
     for (name, value) in &input.query {
         match value {
             Value::Array(items) => pairs.extend(items.iter().map(|v| (name.as_str(), v))),
+            Value::Null => {}
             other => pairs.push((name.as_str(), other)),
         }
     }
