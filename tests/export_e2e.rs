@@ -204,7 +204,9 @@ fn check_suite(name: &str, suite: SuiteFile, expect_pass: bool, api: &FixtureApi
 }
 
 fn load(path: &Path) -> SuiteFile {
-    ExportInput::load_suite_file(path).expect("fixture suite loads")
+    let loaded = mastor::suite::load_file(path).expect("fixture suite loads");
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    loaded.suite
 }
 
 #[test]

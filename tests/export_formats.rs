@@ -58,7 +58,15 @@ fn json_round_trips() {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = ExportInput::from_suite(suite.clone(), Selection::Reviewed);
     let report = export::export(&input, Format::Json, dir.path()).expect("export");
-    let loaded = ExportInput::load_suite_file(&report.files[0]).expect("reload");
+    let reloaded =
+        ExportInput::from_suite_file(&report.files[0], Selection::Reviewed).expect("reload");
+    assert!(reloaded.problems.is_empty(), "{:?}", reloaded.problems);
+    let loaded = SuiteFile {
+        schema_version: mastor::model::SCHEMA_VERSION,
+        oracles: reloaded.oracles,
+        multi_op: reloaded.multi_op,
+        review: reloaded.review,
+    };
     pretty_assertions::assert_eq!(loaded, suite);
 
     // Exporting the reloaded suite again gives the same bytes.
@@ -74,18 +82,27 @@ fn json_round_trips() {
 fn bad_suite_files_are_named_in_the_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("broken.json");
-    std::fs::write(
-        &path,
-        "{\"schema_version\": 1, \"oracles\": [{\"op_id\": 3}]}",
-    )
-    .expect("write");
-    let err = ExportInput::load_suite_file(&path).expect_err("must fail");
+    std::fs::write(&path, "{\"schema_version\": 1, \"oracles\": [").expect("write");
+    let err = ExportInput::from_suite_file(&path, Selection::All).expect_err("must fail");
     assert!(matches!(err, ExportError::BadSuite { .. }), "{err}");
     assert!(err.to_string().contains("broken.json"), "{err}");
 
     std::fs::write(&path, "{\"schema_version\": 99}").expect("write");
-    let err = ExportInput::load_suite_file(&path).expect_err("must fail");
+    let err = ExportInput::from_suite_file(&path, Selection::All).expect_err("must fail");
     assert!(err.to_string().contains("schema_version 99"), "{err}");
+
+    // One malformed entry is skipped and reported; the rest still export.
+    let mut suite = serde_json::to_value(petstore_suite(false)).expect("json");
+    suite["oracles"][1]["op_id"] = json!(3);
+    std::fs::write(&path, suite.to_string()).expect("write");
+    let input = ExportInput::from_suite_file(&path, Selection::All).expect("loads");
+    assert_eq!(input.problems.len(), 1, "{:?}", input.problems);
+    assert!(
+        input.problems[0].contains("oracles[1]"),
+        "{:?}",
+        input.problems
+    );
+    assert_eq!(input.oracles.len(), petstore_suite(false).oracles.len() - 1);
 }
 
 #[test]

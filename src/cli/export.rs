@@ -15,8 +15,8 @@ use std::path::PathBuf;
     mastor export .mastor --format junit --out build/junit\n  \
     mastor export suite.json --format postman,readable --all --out build/export")]
 pub struct ExportArgs {
-    /// A session directory (e.g. `.mastor`) or a suite file (JSON, as written by
-    /// `--format json`).
+    /// A session directory (e.g. `.mastor`) or a suite file (ours as written by
+    /// `--format json`, the paper's per-operation format, or an array of oracles).
     pub source: PathBuf,
     /// Output formats: junit, postman, readable, json (comma-separated or repeated).
     #[arg(long, short, value_delimiter = ',', required = true, value_parser = parse_format)]
@@ -43,7 +43,7 @@ pub fn run(args: ExportArgs) -> color_eyre::Result<i32> {
     let loaded = if args.source.is_dir() {
         export::load_session(&args.source, selection)
     } else {
-        ExportInput::load_suite_file(&args.source).map(|s| ExportInput::from_suite(s, selection))
+        ExportInput::from_suite_file(&args.source, selection)
     };
     let input = match loaded {
         Ok(input) => input,
@@ -52,6 +52,9 @@ pub fn run(args: ExportArgs) -> color_eyre::Result<i32> {
             return Ok(EXIT_INPUT);
         }
     };
+    for problem in &input.problems {
+        eprintln!("mastor export: warning: {problem}");
+    }
     for format in args.format {
         match export::export(&input, format, &args.out) {
             Ok(report) => {

@@ -1,5 +1,5 @@
 //! JSON export: the selected oracles as a schema-versioned [`SuiteFile`], loadable again
-//! with [`ExportInput::load_suite_file`] (and by `mastor export` itself).
+//! with [`ExportInput::from_suite_file`] (and by `mastor export`, `check` and `import`).
 //!
 //! Only the review states of exported oracles are kept; verdicts are not part of a suite.
 

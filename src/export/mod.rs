@@ -11,7 +11,7 @@
 //!
 //! This module does not run anything (compiling or launching the exported suites is the
 //! user's or the test's business) and never writes to a session: [`load_session`] and
-//! [`ExportInput::load_suite_file`] only read.
+//! [`ExportInput::from_suite_file`] only read, through the shared `suite` loaders.
 
 pub mod json;
 pub mod junit;
@@ -22,7 +22,7 @@ pub mod session;
 
 pub use session::load_session;
 
-use crate::model::{MultiOpOracle, Oracle, ReviewState, SCHEMA_VERSION, SuiteFile, Verdict};
+use crate::model::{MultiOpOracle, Oracle, ReviewState, SuiteFile, Verdict};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -39,6 +39,9 @@ pub struct ExportInput {
     pub verdicts: BTreeMap<String, Verdict>,
     /// Which review states are exported.
     pub selection: Selection,
+    /// What the loader skipped or could not apply (malformed entries, edits that do not
+    /// parse), one line each, for the caller to show: an export never hides them.
+    pub problems: Vec<String>,
 }
 
 /// Which oracles an export includes. Rejected oracles are never exported.
@@ -63,7 +66,7 @@ impl Selection {
 }
 
 impl ExportInput {
-    /// Builds an input from a loaded suite file (review states taken from the file).
+    /// Builds an input from a suite already in memory (review states taken from it).
     pub fn from_suite(suite: SuiteFile, selection: Selection) -> Self {
         ExportInput {
             oracles: suite.oracles,
@@ -71,30 +74,22 @@ impl ExportInput {
             review: suite.review,
             verdicts: BTreeMap::new(),
             selection,
+            problems: Vec::new(),
         }
     }
 
-    /// Reads a suite file (as written by `--format json`), checking its schema version.
-    pub fn load_suite_file(path: &Path) -> Result<SuiteFile, ExportError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ExportError::Io {
+    /// Reads a suite file with the shared loader (`crate::suite`), so `export` accepts
+    /// exactly what `check` and `import` accept: our `SuiteFile` (as `--format json`
+    /// writes it), the paper's per-operation format, or a bare array of oracles. Entries
+    /// the loader skips are listed in [`ExportInput::problems`].
+    pub fn from_suite_file(path: &Path, selection: Selection) -> Result<Self, ExportError> {
+        let loaded = crate::suite::load_file(path).map_err(|source| ExportError::BadSuite {
             path: path.to_path_buf(),
-            source,
+            reason: source.to_string(),
         })?;
-        let suite: SuiteFile =
-            serde_json::from_str(&text).map_err(|source| ExportError::BadSuite {
-                path: path.to_path_buf(),
-                reason: source.to_string(),
-            })?;
-        if suite.schema_version > SCHEMA_VERSION {
-            return Err(ExportError::BadSuite {
-                path: path.to_path_buf(),
-                reason: format!(
-                    "schema_version {} is newer than this mastor understands ({SCHEMA_VERSION})",
-                    suite.schema_version
-                ),
-            });
-        }
-        Ok(suite)
+        let mut input = ExportInput::from_suite(loaded.suite, selection);
+        input.problems = loaded.problems.iter().map(ToString::to_string).collect();
+        Ok(input)
     }
 
     /// Review state of an o_id (absent: proposed).
@@ -190,7 +185,7 @@ pub enum ExportError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path} is not a valid suite file: {reason}")]
+    #[error("{path}: {reason}")]
     BadSuite { path: PathBuf, reason: String },
     #[error("oracle {o_id}: {reason}")]
     BadOracle { o_id: String, reason: String },
