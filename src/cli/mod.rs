@@ -8,8 +8,8 @@ mod config;
 use clap::{Parser, Subcommand};
 
 pub mod check;
-pub mod import;
 pub mod export;
+pub mod import;
 mod prompts_cmd;
 mod run;
 mod scan;
