@@ -258,7 +258,7 @@ fn postman_collection_shape() {
         .find(|f| f["name"] == "sequence owner-pets#create_for_owner")
         .expect("sequence");
     let steps = seq["item"].as_array().expect("steps");
-    assert_eq!(steps.len(), 3);
+    assert_eq!(steps.len(), 4);
     assert_eq!(steps[1]["name"], "owner-pets#create_for_owner#2");
     let raw = steps[1]["request"]["body"]["raw"]
         .as_str()

@@ -341,12 +341,23 @@ fn sequences() -> Vec<(MultiOpOracle, (usize, usize, Assertion))> {
                     field("ownerId", Equals, json!("$captures.owner_id")),
                     field("ownerId", Type, json!("integer")),
                 ],
-                &[("kit_id", "id")],
+                &[("kit_id", "id"), ("kit_url", "header:Location")],
             ),
             step(
                 "DELETE /pets/{petId}",
                 json!({"path": {"petId": "$captures.kit_id"}}),
                 vec![status(204)],
+                &[],
+            ),
+            // A header capture: missing, it would fail the binding below.
+            step(
+                "GET /pets/{petId}",
+                json!({"path": {"petId": "$captures.kit_id"}}),
+                vec![
+                    status(404),
+                    field("error", Equals, json!("pet $captures.kit_id not found")),
+                    field("error", NotEquals, json!("$captures.kit_url")),
+                ],
                 &[],
             ),
         ],
