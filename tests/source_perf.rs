@@ -1,6 +1,6 @@
-//! Scale check on a synthetic Spring project (2,000 files, about 250,000 lines): the whole
-//! analysis must give every operation its handler and stay within a small factor of
-//! parse-only time. The absolute 3-second target is for release builds on 2 cores; the
+//! Scale check on a synthetic Spring project (2,000 files, about 250,000 lines, in release
+//! builds): the whole analysis must give every operation its handler and stay within a
+//! small factor of parse-only time. The absolute 3-second target is for release builds on 2 cores; the
 //! debug-build check here uses a looser bound so it stays meaningful but not flaky.
 
 use mastor::model::{SpecOperation, op_id};
@@ -11,7 +11,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
-const CONTROLLERS: usize = 250;
+/// 250 controllers give 2,000 files; debug builds use a quarter of that to keep the test
+/// suite quick (the ratio check is the same).
+const CONTROLLERS: usize = if cfg!(debug_assertions) { 60 } else { 250 };
+const FILES: usize = CONTROLLERS * 8;
 
 fn padding(out: &mut String, n: usize) {
     for i in 0..n {
@@ -80,7 +83,7 @@ fn synth(root: &Path) -> Vec<SpecOperation> {
         d.push_str("}\n");
         write(root, &format!("{base}/dto/Dto{i}.java"), &d);
     }
-    for m in 0..(2000 - 4 * CONTROLLERS - 1) {
+    for m in 0..(FILES - 4 * CONTROLLERS - 1) {
         let mut t = format!(
             "package com.acme.model;\npublic class Model{m} {{\n    Model{next} next;\n",
             next = m - m % 4 + (m + 1) % 4
@@ -114,9 +117,9 @@ fn synthetic_spring_project_scales() {
     let dir = tempfile::tempdir().unwrap();
     let ops = synth(dir.path());
     let inventory = scan(dir.path()).unwrap();
-    assert_eq!(inventory.java.len(), 2000);
+    assert_eq!(inventory.java.len(), FILES);
     let lines: usize = inventory.java.iter().map(|f| f.text.lines().count()).sum();
-    assert!(lines >= 240_000, "only {lines} lines");
+    assert!(lines >= FILES * 120, "only {lines} lines");
     let sources: Vec<SourceText> = inventory.java.clone();
 
     let t = Instant::now();
@@ -157,7 +160,7 @@ fn synthetic_spring_project_scales() {
     );
     // Whole analysis (walk + read + parse + closures + bundles) within a small factor of
     // parse-only; generous in debug builds.
-    let factor = if cfg!(debug_assertions) { 6 } else { 2 };
+    let factor = if cfg!(debug_assertions) { 3 } else { 2 };
     assert!(
         whole <= parse_only * factor + std::time::Duration::from_millis(500),
         "whole {whole:?} vs parse-only {parse_only:?}"

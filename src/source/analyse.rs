@@ -3,7 +3,7 @@
 use super::SourceError;
 use super::bundle::{Bundle, build_all};
 use super::closure::Closures;
-use super::entries::{EntryPatterns, detect, spec_first_controller};
+use super::entries::{EntryPatterns, detect, spec_first_match};
 use super::index::TypeIndex;
 use super::java::{JavaFile, parse_all};
 use super::report::{
@@ -132,23 +132,11 @@ pub fn analyse_operations(
             }
             OpMatch::Unmatched(reason) => {
                 // Spec-first: the operationId names a method of the tagged controller.
-                let spec_first = spec_first_controller(&index, patterns, &ops[i]).and_then(|id| {
-                    let op_id = ops[i].operation_id.as_deref()?;
-                    let m = index.decl(id).methods.iter().find(|m| m.name == op_id)?;
-                    let file = index.files[id.file].path.clone();
-                    Some((
-                        EntryRef {
-                            file: file.clone(),
-                            class: index.decl(id).nested_name.clone(),
-                            method: m.name.clone(),
-                            line: m.line,
-                        },
-                        file,
-                    ))
-                });
+                let spec_first = spec_first_match(&index, patterns, &ops[i]);
                 match spec_first {
-                    Some(found) => outcome[i] = Some(found),
-                    None => reasons[i] = Some(reason),
+                    Ok(found) => outcome[i] = Some(found),
+                    Err(Some(why)) => reasons[i] = Some(format!("{reason}; {why}")),
+                    Err(None) => reasons[i] = Some(reason),
                 }
             }
         }
@@ -284,7 +272,6 @@ pub fn analyse_operations(
         syntax_errors,
         warnings,
     };
-    drop(index);
     Ok(Analysis {
         report,
         bundles,

@@ -5,7 +5,7 @@
 //! Entry detection does not compose routes; that is `routes`.
 
 use super::index::{TypeId, TypeIndex};
-use crate::model::SpecOperation;
+use crate::model::{EntryRef, SpecOperation};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -156,6 +156,40 @@ pub fn spec_first_controller(
     })
 }
 
+/// The spec-first handler of `op` as (handler, entry file), or why there is none: `Err(Some)`
+/// when a controller was named but lacks the `operationId` method, `Err(None)` when no
+/// controller applies.
+pub fn spec_first_match(
+    index: &TypeIndex,
+    patterns: &EntryPatterns,
+    op: &SpecOperation,
+) -> Result<(EntryRef, String), Option<String>> {
+    let id = spec_first_controller(index, patterns, op).ok_or(None)?;
+    let decl = index.decl(id);
+    let file = index.files[id.file].path.clone();
+    let Some(op_id) = op.operation_id.as_deref() else {
+        return Err(Some(format!(
+            "spec-first controller {} found but the operation has no operationId",
+            decl.nested_name
+        )));
+    };
+    let Some(m) = decl.methods.iter().find(|m| m.name == op_id) else {
+        return Err(Some(format!(
+            "spec-first controller {} ({file}) has no method {op_id}",
+            decl.nested_name
+        )));
+    };
+    Ok((
+        EntryRef {
+            file: file.clone(),
+            class: decl.nested_name.clone(),
+            method: m.name.clone(),
+            line: m.line,
+        },
+        file,
+    ))
+}
+
 /// All entry files, once per framework tag, sorted by path then tag.
 pub fn detect(
     index: &TypeIndex,
@@ -269,6 +303,35 @@ mod tests {
         .map(|(f, t)| (f.to_string(), *t))
         .collect();
         assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn spec_first_match_names_the_missing_method() {
+        let files = parsed(&[(
+            "c/Users.java",
+            "package c; class Users { void listUsers() {} }",
+        )]);
+        let index = TypeIndex::new(&files);
+        let mut op = op("DELETE", "/users/{id}");
+        op.extensions
+            .insert("x-swagger-router-controller".into(), "c.Users".into());
+        op.operation_id = Some("listUsers".into());
+        let (entry, file) = spec_first_match(&index, &EntryPatterns::default(), &op).unwrap();
+        assert_eq!(
+            (entry.class.as_str(), entry.method.as_str(), file.as_str()),
+            ("Users", "listUsers", "c/Users.java")
+        );
+        op.operation_id = Some("deleteUser".into());
+        let err = spec_first_match(&index, &EntryPatterns::default(), &op).unwrap_err();
+        assert_eq!(
+            err.as_deref(),
+            Some("spec-first controller Users (c/Users.java) has no method deleteUser")
+        );
+        op.extensions.clear();
+        assert_eq!(
+            spec_first_match(&index, &EntryPatterns::default(), &op).unwrap_err(),
+            None
+        );
     }
 
     #[test]

@@ -20,8 +20,8 @@ pub struct TypeId {
 pub struct TypeIndex<'a> {
     pub files: &'a [JavaFile],
     by_fqn: HashMap<String, TypeId>,
-    /// (package, top-level simple name) → files declaring it.
-    by_pkg_name: HashMap<(String, String), Vec<usize>>,
+    /// package → top-level simple name → files declaring it.
+    by_pkg_name: HashMap<String, HashMap<String, Vec<usize>>>,
     by_path: HashMap<&'a str, usize>,
     /// Simple name (nested included) → types.
     by_simple: HashMap<&'a str, Vec<TypeId>>,
@@ -34,7 +34,7 @@ impl<'a> TypeIndex<'a> {
     /// Indexes `files`.
     pub fn new(files: &'a [JavaFile]) -> Self {
         let mut by_fqn = HashMap::new();
-        let mut by_pkg_name: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        let mut by_pkg_name: HashMap<String, HashMap<String, Vec<usize>>> = HashMap::new();
         let mut by_path = HashMap::new();
         let mut by_simple: HashMap<&'a str, Vec<TypeId>> = HashMap::new();
         for (fi, file) in files.iter().enumerate() {
@@ -53,7 +53,9 @@ impl<'a> TypeIndex<'a> {
                     .push(TypeId { file: fi, ty: ti });
                 if ty.outer.is_none() {
                     by_pkg_name
-                        .entry((pkg.clone(), ty.name.clone()))
+                        .entry(pkg.clone())
+                        .or_default()
+                        .entry(ty.name.clone())
                         .or_default()
                         .push(fi);
                 }
@@ -115,7 +117,8 @@ impl<'a> TypeIndex<'a> {
     /// Files of `package` declaring a top-level type named `name`.
     pub fn files_in_package(&self, package: &str, name: &str) -> &[usize] {
         self.by_pkg_name
-            .get(&(package.to_string(), name.to_string()))
+            .get(package)
+            .and_then(|names| names.get(name))
             .map_or(&[], Vec::as_slice)
     }
 
@@ -225,26 +228,35 @@ impl<'a> TypeIndex<'a> {
         out
     }
 
-    /// A field named `name` in `id`, its outer types, or its supertypes.
+    /// A field named `name` in `id`, its supertypes, or its enclosing types, in that
+    /// order (supertypes are computed only when `id` itself does not declare it).
     pub fn find_field(&self, id: TypeId, name: &str) -> Option<(TypeId, &'a Field)> {
-        let mut chain = vec![id];
-        chain.extend(self.supertypes(id));
+        let own = |t: TypeId| {
+            self.decl(t)
+                .fields
+                .iter()
+                .find(|f| f.name == name)
+                .map(|f| (t, f))
+        };
+        if let Some(hit) = own(id) {
+            return Some(hit);
+        }
+        // Inherited members come before enclosing classes, as in Java.
+        if let Some(hit) = self.supertypes(id).into_iter().find_map(own) {
+            return Some(hit);
+        }
         let mut outer = self.decl(id).outer;
         while let Some(o) = outer {
             let oid = TypeId {
                 file: id.file,
                 ty: o,
             };
-            chain.push(oid);
+            if let Some(hit) = own(oid) {
+                return Some(hit);
+            }
             outer = self.decl(oid).outer;
         }
-        chain.into_iter().find_map(|t| {
-            self.decl(t)
-                .fields
-                .iter()
-                .find(|f| f.name == name)
-                .map(|f| (t, f))
-        })
+        None
     }
 
     /// The string value of a constant expression seen from type `ctx`: literals, `+`,

@@ -7,6 +7,7 @@
 //! plain code. This is a static approximation, not an interpreter.
 
 use super::expr::decode_string_literal;
+use super::fields::FieldExt;
 use super::{Cond, DispatchLeaf};
 use std::collections::HashSet;
 use tree_sitter::Node;
@@ -21,9 +22,9 @@ pub(super) fn unqualified_calls(node: Node, src: &[u8]) -> Vec<String> {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.kind() == "method_invocation" {
-            let object = n.child_by_field_name("object");
+            let object = n.field("object");
             if object.is_none_or(|o| o.kind() == "this")
-                && let Some(name) = n.child_by_field_name("name")
+                && let Some(name) = n.field("name")
             {
                 out.push(text(name, src).to_string());
             }
@@ -60,10 +61,7 @@ fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
     let mut decls = Vec::new();
     while let Some(n) = stack.pop() {
         if n.kind() == "variable_declarator"
-            && let (Some(name), Some(value)) = (
-                n.child_by_field_name("name"),
-                n.child_by_field_name("value"),
-            )
+            && let (Some(name), Some(value)) = (n.field("name"), n.field("value"))
         {
             decls.push((text(name, src).to_string(), value));
         }
@@ -75,11 +73,9 @@ fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
         if is_method_expr(value, src, roles) {
             roles.method.insert(name);
         } else if value.kind() == "method_invocation"
+            && value.field("name").is_some_and(|n| text(n, src) == "split")
             && value
-                .child_by_field_name("name")
-                .is_some_and(|n| text(n, src) == "split")
-            && value
-                .child_by_field_name("object")
+                .field("object")
                 .is_some_and(|o| is_path_expr(o, src, roles))
         {
             roles.parts.insert(name);
@@ -91,7 +87,7 @@ fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
 
 fn invocation_name<'a>(node: Node, src: &'a [u8]) -> Option<&'a str> {
     (node.kind() == "method_invocation")
-        .then(|| node.child_by_field_name("name").map(|n| text(n, src)))
+        .then(|| node.field("name").map(|n| text(n, src)))
         .flatten()
 }
 
@@ -104,7 +100,7 @@ fn is_method_expr(node: Node, src: &[u8], roles: &Roles) -> bool {
         "method_invocation" => match invocation_name(node, src) {
             Some("getRequestMethod") => true,
             Some("toUpperCase" | "toLowerCase" | "trim" | "strip") => node
-                .child_by_field_name("object")
+                .field("object")
                 .is_some_and(|o| is_method_expr(o, src, roles)),
             _ => false,
         },
@@ -121,15 +117,27 @@ fn is_path_expr(node: Node, src: &[u8], roles: &Roles) -> bool {
         "method_invocation" => match invocation_name(node, src) {
             Some("getPath" | "getRawPath") => true,
             Some("toString") => node
-                .child_by_field_name("object")
+                .field("object")
                 .is_some_and(|o| invocation_name(o, src) == Some("getRequestURI")),
             Some("toLowerCase" | "trim" | "strip") => node
-                .child_by_field_name("object")
+                .field("object")
                 .is_some_and(|o| is_path_expr(o, src, roles)),
             _ => false,
         },
         _ => false,
     }
+}
+
+/// `i` for `parts[i]` where `parts` holds the split path.
+fn part_index(node: Node, src: &[u8], roles: &Roles) -> Option<usize> {
+    if node.kind() != "array_access" {
+        return None;
+    }
+    let array = node.field("array")?;
+    if array.kind() != "identifier" || !roles.parts.contains(text(array, src)) {
+        return None;
+    }
+    text(node.field("index")?, src).parse().ok()
 }
 
 fn string_value(node: Node, src: &[u8]) -> Option<String> {
@@ -141,18 +149,18 @@ fn cond_of(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
     match node.kind() {
         "parenthesized_expression" => cond_of(node.named_child(0)?, src, roles),
         "unary_expression" => {
-            let op = node.child_by_field_name("operator").map(|o| text(o, src));
+            let op = node.field("operator").map(|o| text(o, src));
             if op == Some("!") {
-                let inner = cond_of(node.child_by_field_name("operand")?, src, roles)?;
+                let inner = cond_of(node.field("operand")?, src, roles)?;
                 Some(negate(inner))
             } else {
                 None
             }
         }
         "binary_expression" => {
-            let op = text(node.child_by_field_name("operator")?, src);
-            let left = node.child_by_field_name("left")?;
-            let right = node.child_by_field_name("right")?;
+            let op = text(node.field("operator")?, src);
+            let left = node.field("left")?;
+            let right = node.field("right")?;
             match op {
                 "&&" => {
                     let parts: Vec<Cond> = [left, right]
@@ -173,9 +181,9 @@ fn cond_of(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
                 "==" | "!=" | ">" | ">=" | "<" | "<=" => {
                     if left.kind() == "field_access"
                         && left
-                            .child_by_field_name("field")
+                            .field("field")
                             .is_some_and(|f| text(f, src) == "length")
-                        && left.child_by_field_name("object").is_some_and(|o| {
+                        && left.field("object").is_some_and(|o| {
                             o.kind() == "identifier" && roles.parts.contains(text(o, src))
                         })
                     {
@@ -193,8 +201,8 @@ fn cond_of(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
         }
         "method_invocation" => {
             let name = invocation_name(node, src)?;
-            let object = node.child_by_field_name("object")?;
-            let args = node.child_by_field_name("arguments")?;
+            let object = node.field("object")?;
+            let args = node.field("arguments")?;
             let arg = args.named_child(0)?;
             match name {
                 "equals" | "equalsIgnoreCase" | "contentEquals" => {
@@ -208,7 +216,8 @@ fn cond_of(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
                     } else if is_path_expr(other, src, roles) {
                         Some(Cond::PathEquals(lit))
                     } else {
-                        None
+                        part_index(other, src, roles)
+                            .map(|index| Cond::SegmentEquals { index, value: lit })
                     }
                 }
                 "matches" | "startsWith" | "endsWith" if is_path_expr(object, src, roles) => {
@@ -244,11 +253,9 @@ fn walk(
 ) -> bool {
     match node.kind() {
         "if_statement" => {
-            let cond = node
-                .child_by_field_name("condition")
-                .and_then(|c| cond_of(c, src, roles));
-            let cons = node.child_by_field_name("consequence");
-            let alt = node.child_by_field_name("alternative");
+            let cond = node.field("condition").and_then(|c| cond_of(c, src, roles));
+            let cons = node.field("consequence");
+            let alt = node.field("alternative");
             let Some(cond) = cond else {
                 let a = cons.is_some_and(|c| walk(c, src, roles, conds, leaves));
                 let b = alt.is_some_and(|c| walk(c, src, roles, conds, leaves));
@@ -265,10 +272,7 @@ fn walk(
             true
         }
         "switch_expression" => {
-            let Some(subject) = node
-                .child_by_field_name("condition")
-                .and_then(|c| c.named_child(0))
-            else {
+            let Some(subject) = node.field("condition").and_then(|c| c.named_child(0)) else {
                 return false;
             };
             let on_method = is_method_expr(subject, src, roles);
@@ -278,7 +282,7 @@ fn walk(
                 let kids: Vec<Node> = node.named_children(&mut c).collect();
                 return walk_all(&kids, src, roles, conds, leaves);
             }
-            let Some(block) = node.child_by_field_name("body") else {
+            let Some(block) = node.field("body") else {
                 return false;
             };
             let mut c = block.walk();
@@ -348,10 +352,10 @@ fn walk(
 /// The condition of `if (c) { ...; return|throw; }` without `else`, if `c` is a dispatch
 /// condition: the statements after it only run when `c` is false.
 fn guard_cond(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
-    if node.kind() != "if_statement" || node.child_by_field_name("alternative").is_some() {
+    if node.kind() != "if_statement" || node.field("alternative").is_some() {
         return None;
     }
-    let cons = node.child_by_field_name("consequence")?;
+    let cons = node.field("consequence")?;
     let last = if cons.kind() == "block" {
         let mut c = cons.walk();
         cons.named_children(&mut c)
@@ -363,7 +367,7 @@ fn guard_cond(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
     if !matches!(last.kind(), "return_statement" | "throw_statement") {
         return None;
     }
-    cond_of(node.child_by_field_name("condition")?, src, roles)
+    cond_of(node.field("condition")?, src, roles)
 }
 
 /// `!c`, without double negation.

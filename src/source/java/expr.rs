@@ -1,6 +1,7 @@
 //! Compile-time-constant expressions as the summary keeps them: enough to resolve
 //! annotation values and `static final String` constants later, without the syntax tree.
 
+use super::fields::FieldExt;
 use serde::Serialize;
 use tree_sitter::Node;
 
@@ -91,14 +92,10 @@ pub(super) fn expr_of(node: Node, src: &[u8]) -> Expr {
         },
         "binary_expression" => {
             let op = node
-                .child_by_field_name("operator")
+                .field("operator")
                 .and_then(|o| o.utf8_text(src).ok())
                 .unwrap_or_default();
-            match (
-                op,
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
-            ) {
+            match (op, node.field("left"), node.field("right")) {
                 ("+", Some(l), Some(r)) => {
                     let mut parts = Vec::new();
                     for side in [expr_of(l, src), expr_of(r, src)] {

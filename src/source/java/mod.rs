@@ -9,6 +9,7 @@
 
 mod dispatch;
 mod expr;
+mod fields;
 mod parse;
 mod refs;
 
@@ -102,6 +103,11 @@ pub enum Cond {
     SegCount {
         op: String,
         n: i64,
+    },
+    /// `parts[index].equals("value")`.
+    SegmentEquals {
+        index: usize,
+        value: String,
     },
     Not(Box<Cond>),
     Or(Vec<Cond>),

@@ -2,6 +2,7 @@
 
 use super::dispatch::{dispatch_of, unqualified_calls};
 use super::expr::expr_of;
+use super::fields::FieldExt;
 use super::refs::collect_refs;
 use super::{Annotation, Field, Import, JavaFile, Method, Param, TypeDecl, TypeKind, TypeRef};
 use tree_sitter::{Node, Parser};
@@ -145,17 +146,17 @@ fn modifiers_of(decl: Node, src: &[u8]) -> Modifiers {
 
 fn annotation_of(node: Node, src: &[u8]) -> Annotation {
     let name = node
-        .child_by_field_name("name")
+        .field("name")
         .map(|n| node_text(n, src).to_string())
         .unwrap_or_default();
     let mut args = Vec::new();
-    if let Some(list) = node.child_by_field_name("arguments") {
+    if let Some(list) = node.field("arguments") {
         let mut c = list.walk();
         for arg in list.named_children(&mut c) {
             match arg.kind() {
                 "element_value_pair" => {
-                    let key = arg.child_by_field_name("key").map(|k| node_text(k, src));
-                    if let (Some(key), Some(value)) = (key, arg.child_by_field_name("value")) {
+                    let key = arg.field("key").map(|k| node_text(k, src));
+                    if let (Some(key), Some(value)) = (key, arg.field("value")) {
                         args.push((key.to_string(), expr_of(value, src)));
                     }
                 }
@@ -188,7 +189,7 @@ pub(super) fn type_ref(node: Node, src: &[u8]) -> TypeRef {
             }
             TypeRef { name, args }
         }
-        "array_type" => match node.child_by_field_name("element") {
+        "array_type" => match node.field("element") {
             Some(e) => {
                 let inner = type_ref(e, src);
                 TypeRef {
@@ -254,7 +255,7 @@ fn type_decl(
         _ => TypeKind::Class,
     };
     let name = node
-        .child_by_field_name("name")
+        .field("name")
         .map(|n| node_text(n, src).to_string())
         .unwrap_or_default();
     let nested_name = if prefix.is_empty() {
@@ -264,7 +265,7 @@ fn type_decl(
     };
     let mods = modifiers_of(node, src);
     let type_params = node
-        .child_by_field_name("type_parameters")
+        .field("type_parameters")
         .map(|tp| {
             let mut c = tp.walk();
             tp.named_children(&mut c)
@@ -277,12 +278,12 @@ fn type_decl(
                 .collect()
         })
         .unwrap_or_default();
-    let superclass = node.child_by_field_name("superclass").and_then(|s| {
+    let superclass = node.field("superclass").and_then(|s| {
         let mut c = s.walk();
         s.named_children(&mut c).next().map(|t| type_ref(t, src))
     });
     let mut interfaces = node
-        .child_by_field_name("interfaces")
+        .field("interfaces")
         .map(|i| type_list(i, src))
         .unwrap_or_default();
     {
@@ -308,7 +309,7 @@ fn type_decl(
         methods: Vec::new(),
         line: line_of(node),
     });
-    let Some(body) = node.child_by_field_name("body") else {
+    let Some(body) = node.field("body") else {
         return;
     };
     let in_interface = matches!(kind, TypeKind::Interface | TypeKind::Annotation);
@@ -346,7 +347,7 @@ fn type_decl(
 fn fields_of(node: Node, src: &[u8], in_interface: bool) -> Vec<Field> {
     let mods = modifiers_of(node, src);
     let ty = node
-        .child_by_field_name("type")
+        .field("type")
         .map(|t| type_ref(t, src).name)
         .unwrap_or_default();
     let is_static = in_interface || mods.keywords.iter().any(|k| k == "static");
@@ -354,13 +355,13 @@ fn fields_of(node: Node, src: &[u8], in_interface: bool) -> Vec<Field> {
     let mut c = node.walk();
     node.children_by_field_name("declarator", &mut c)
         .filter_map(|d| {
-            let name = d.child_by_field_name("name")?;
+            let name = d.field("name")?;
             Some(Field {
                 name: node_text(name, src).to_string(),
                 ty: ty.clone(),
                 is_static,
                 is_final,
-                value: d.child_by_field_name("value").map(|v| expr_of(v, src)),
+                value: d.field("value").map(|v| expr_of(v, src)),
                 annotations: mods.annotations.clone(),
                 line: line_of(d),
             })
@@ -372,26 +373,26 @@ fn method_of(node: Node, src: &[u8], in_interface: bool, jdk: bool) -> Method {
     let mods = modifiers_of(node, src);
     let is_constructor = node.kind().contains("constructor");
     let name = node
-        .child_by_field_name("name")
+        .field("name")
         .map(|n| node_text(n, src).to_string())
         .unwrap_or_default();
     let line = node
-        .child_by_field_name("name")
+        .field("name")
         .map(line_of)
         .unwrap_or_else(|| line_of(node));
     let mut params = Vec::new();
-    if let Some(list) = node.child_by_field_name("parameters") {
+    if let Some(list) = node.field("parameters") {
         let mut c = list.walk();
         for p in list.named_children(&mut c) {
             match p.kind() {
                 "formal_parameter" | "receiver_parameter" => {
                     params.push(Param {
                         name: p
-                            .child_by_field_name("name")
+                            .field("name")
                             .map(|n| node_text(n, src).to_string())
                             .unwrap_or_default(),
                         ty: p
-                            .child_by_field_name("type")
+                            .field("type")
                             .map(|t| type_ref(t, src).name)
                             .unwrap_or_default(),
                         annotations: modifiers_of(p, src).annotations,
@@ -405,7 +406,7 @@ fn method_of(node: Node, src: &[u8], in_interface: bool, jdk: bool) -> Method {
                         match part.kind() {
                             "variable_declarator" => {
                                 pname = part
-                                    .child_by_field_name("name")
+                                    .field("name")
                                     .map(|n| node_text(n, src).to_string())
                                     .unwrap_or_default()
                             }
@@ -423,7 +424,7 @@ fn method_of(node: Node, src: &[u8], in_interface: bool, jdk: bool) -> Method {
             }
         }
     }
-    let body = node.child_by_field_name("body");
+    let body = node.field("body");
     let (dispatch, calls) = match body {
         Some(b) if jdk => (dispatch_of(b, src), unqualified_calls(b, src)),
         _ => (Vec::new(), Vec::new()),
@@ -435,8 +436,7 @@ fn method_of(node: Node, src: &[u8], in_interface: bool, jdk: bool) -> Method {
         return_type: if is_constructor {
             None
         } else {
-            node.child_by_field_name("type")
-                .map(|t| type_ref(t, src).name)
+            node.field("type").map(|t| type_ref(t, src).name)
         },
         is_constructor,
         is_abstract: body.is_none()

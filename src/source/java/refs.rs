@@ -2,6 +2,7 @@
 
 use super::dispatch::{dispatch_of, unqualified_calls};
 use super::expr::expr_of;
+use super::fields::FieldExt;
 use super::parse::{line_of, node_text, type_ref};
 use super::{ContextRegistration, HandlerExpr, JavaFile};
 use std::collections::BTreeSet;
@@ -24,7 +25,15 @@ pub(super) fn collect_refs(root: Node, src: &[u8], file: &mut JavaFile) {
     'walk: loop {
         let node = cursor.node();
         let kind = node.kind();
-        let skip = matches!(kind, "package_declaration" | "import_declaration");
+        // Imports and the package are not references; literals and comments hold none.
+        let skip = matches!(
+            kind,
+            "package_declaration"
+                | "import_declaration"
+                | "string_literal"
+                | "line_comment"
+                | "block_comment"
+        );
         if !skip {
             visit_ref(node, kind, src, &mut simple, &mut qualified, file);
         }
@@ -67,14 +76,14 @@ fn visit_ref<'a>(
             }
         }
         "marker_annotation" | "annotation" => {
-            if let Some(n) = node.child_by_field_name("name")
+            if let Some(n) = node.field("name")
                 && n.kind() == "identifier"
             {
                 simple.insert(node_text(n, src));
             }
         }
         "method_invocation" | "field_access" => {
-            if let Some(obj) = node.child_by_field_name("object")
+            if let Some(obj) = node.field("object")
                 && obj.kind() == "identifier"
             {
                 simple.insert(node_text(obj, src));
@@ -101,11 +110,11 @@ fn visit_ref<'a>(
 /// Records `HttpServer.create(..)` and `createContext(path, handler)` calls.
 fn registration(node: Node, src: &[u8], file: &mut JavaFile) {
     let name = node
-        .child_by_field_name("name")
+        .field("name")
         .map(|n| node_text(n, src))
         .unwrap_or_default();
     let object = node
-        .child_by_field_name("object")
+        .field("object")
         .map(|n| node_text(n, src))
         .unwrap_or_default();
     if name == "create" && object.ends_with("HttpServer") {
@@ -114,7 +123,7 @@ fn registration(node: Node, src: &[u8], file: &mut JavaFile) {
     if name != "createContext" {
         return;
     }
-    let Some(args) = node.child_by_field_name("arguments") else {
+    let Some(args) = node.field("arguments") else {
         return;
     };
     let mut c = args.walk();
@@ -138,7 +147,7 @@ fn registration(node: Node, src: &[u8], file: &mut JavaFile) {
 
 fn handler_expr(node: Node, src: &[u8]) -> HandlerExpr {
     match node.kind() {
-        "object_creation_expression" => match node.child_by_field_name("type") {
+        "object_creation_expression" => match node.field("type") {
             Some(t) => HandlerExpr::Type(type_ref(t, src).name),
             None => HandlerExpr::Other(node_text(node, src).to_string()),
         },
@@ -159,7 +168,7 @@ fn handler_expr(node: Node, src: &[u8]) -> HandlerExpr {
                 None => HandlerExpr::Other(text.to_string()),
             }
         }
-        "lambda_expression" => match node.child_by_field_name("body") {
+        "lambda_expression" => match node.field("body") {
             Some(b) => HandlerExpr::Lambda {
                 leaves: dispatch_of(b, src),
                 calls: unqualified_calls(b, src),
@@ -169,7 +178,7 @@ fn handler_expr(node: Node, src: &[u8]) -> HandlerExpr {
                 calls: Vec::new(),
             },
         },
-        "parenthesized_expression" | "cast_expression" => match node.child_by_field_name("value") {
+        "parenthesized_expression" | "cast_expression" => match node.field("value") {
             Some(v) => handler_expr(v, src),
             None => match node.named_child(0) {
                 Some(v) => handler_expr(v, src),
@@ -195,20 +204,18 @@ fn variable_type(at: Node, name: &str, src: &[u8]) -> Option<String> {
             }
             let mut c2 = child.walk();
             for d in child.children_by_field_name("declarator", &mut c2) {
-                let matches_name = d
-                    .child_by_field_name("name")
-                    .is_some_and(|n| node_text(n, src) == name);
+                let matches_name = d.field("name").is_some_and(|n| node_text(n, src) == name);
                 if !matches_name {
                     continue;
                 }
-                if let Some(v) = d.child_by_field_name("value")
+                if let Some(v) = d.field("value")
                     && v.kind() == "object_creation_expression"
-                    && let Some(t) = v.child_by_field_name("type")
+                    && let Some(t) = v.field("type")
                 {
                     return Some(type_ref(t, src).name);
                 }
                 return child
-                    .child_by_field_name("type")
+                    .field("type")
                     .map(|t| type_ref(t, src).name)
                     .filter(|t| t != "var");
             }

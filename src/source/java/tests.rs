@@ -1,3 +1,6 @@
+//! Summary extraction on small inline Java files: declarations, constants, references,
+//! syntax errors, JDK dispatch chains and registrations.
+
 use super::*;
 
 const CONTROLLER: &str = r#"package com.shop.web;

@@ -67,6 +67,9 @@ fn eval(cond: &Cond, method: &str, path: &str) -> bool {
                 _ => false,
             }
         }
+        Cond::SegmentEquals { index, value } => {
+            path.split('/').nth(*index).is_some_and(|s| s == value)
+        }
         Cond::Not(c) => !eval(c, method, path),
         Cond::Or(cs) => cs.iter().any(|c| eval(c, method, path)),
         Cond::And(cs) => cs.iter().all(|c| eval(c, method, path)),

@@ -56,6 +56,9 @@ pub fn compose_routes(index: &TypeIndex, patterns: &EntryPatterns) -> (Vec<Route
     let mut routes = spring::routes(index, patterns, &mut warnings);
     routes.extend(jaxrs::routes(index, patterns, &mut warnings));
     routes.extend(jdk::routes(index, &mut warnings));
+    // An unresolvable value on a base class repeats for every subclass: say it once.
+    let mut seen = std::collections::HashSet::new();
+    warnings.retain(|w| seen.insert(w.clone()));
     (routes, warnings)
 }
 

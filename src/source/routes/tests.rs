@@ -1,3 +1,6 @@
+//! Route composition and matching on small inline projects: every Spring, JAX-RS and JDK
+//! case of the shared rules, literal-beats-template and the unmatched reasons.
+
 use super::*;
 use crate::source::index::TypeIndex;
 use crate::source::testutil::{op, parsed};
@@ -324,10 +327,12 @@ class OwnerHandler implements HttpHandler {
         if (!method.equals("GET")) { throw new IllegalStateException(); }
         if (segs.length == 2) { list(ex); }
         else if (segs.length == 3) { one(ex); }
+        else if (segs.length == 4 && segs[3].equals("pets")) { pets(ex); }
         else { missing(ex); }
     }
     void list(HttpExchange ex) {}
     void one(HttpExchange ex) {}
+    void pets(HttpExchange ex) {}
     void missing(HttpExchange ex) {}
 }
 "#;
