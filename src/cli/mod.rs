@@ -8,6 +8,7 @@ mod config;
 use clap::{Parser, Subcommand};
 
 pub mod check;
+pub mod export;
 pub mod import;
 mod prompts_cmd;
 mod run;
@@ -51,6 +52,8 @@ pub enum Command {
     Scan(scan::ScanArgs),
     /// Run the whole oracle pipeline on a project into a session directory.
     Run(Box<run::RunArgs>),
+    /// Export reviewed oracles as JUnit 5, Postman (newman), readable Markdown or JSON.
+    Export(export::ExportArgs),
     /// Review a session: operations, oracles beside their Java evidence, decisions.
     Tui(tui::TuiArgs),
 }
@@ -64,6 +67,7 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Config(args) => config::run(args),
         Command::Scan(args) => scan::run(args),
         Command::Run(args) => run::run(*args),
+        Command::Export(args) => export::run(args),
         Command::Tui(args) => tui::run(args),
     }
 }
