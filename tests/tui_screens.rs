@@ -342,3 +342,50 @@ fn mouse_wheel_moves_the_selection() {
     mastor::tui::update::handle_mouse(&mut b.app, wheel(MouseEventKind::ScrollUp));
     assert_eq!(b.app.ops_cursor, 1);
 }
+
+#[test]
+fn export_dialog_offers_the_export_module_formats() {
+    let mut b = open();
+    press(&mut b, "<enter>a<down>a");
+    let out = b.session.dir().join("junit-out");
+    press(&mut b, "x<tab>");
+    if let Some(mastor::tui::state::Popup::Export {
+        dest: d, format, ..
+    }) = b.app.popups.last_mut()
+    {
+        assert_eq!(*format, 1, "tab moves to the next format");
+        *d = out.display().to_string();
+    }
+    press(&mut b, "<enter>");
+    match b.app.popups.last() {
+        Some(mastor::tui::state::Popup::Export {
+            result: Some(Ok(msg)),
+            ..
+        }) => {
+            assert!(msg.contains("2 oracles"), "{msg}")
+        }
+        other => panic!("expected an export result, got {other:?}"),
+    }
+    let java: Vec<_> = walk(&out)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "java"))
+        .collect();
+    assert!(
+        !java.is_empty(),
+        "JUnit sources written under {}",
+        out.display()
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -364,7 +364,7 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
             }
         }
         Action::Export => {
-            let dest = app.view.dir.join("export").join("suite.json");
+            let dest = app.view.dir.join("export");
             app.popups.push(Popup::Export {
                 dest: dest.display().to_string(),
                 format: 0,
