@@ -39,6 +39,9 @@ pub struct AgentCtx {
     pub project: Arc<Prepared>,
     pub board: Arc<Mutex<Board>>,
     pub sink: Option<EventSink>,
+    /// Cap on answer length per call (small local models otherwise ramble to the end of
+    /// their context); `None` leaves it to the provider.
+    pub max_tokens: Option<u32>,
 }
 
 /// A model answer with the record of the call that produced it.
@@ -93,6 +96,7 @@ impl AgentCtx {
         if let Some(schema) = schema {
             req = req.schema(schema);
         }
+        req.max_tokens = self.max_tokens;
         match self.client.call_json::<T>(req).await {
             Ok((value, record)) => {
                 self.file_call(&record);
