@@ -7,6 +7,7 @@ mod config;
 
 use clap::{Parser, Subcommand};
 
+mod baseline;
 pub mod check;
 pub mod import;
 mod prompts_cmd;
@@ -50,6 +51,8 @@ pub enum Command {
     Scan(scan::ScanArgs),
     /// Run the whole oracle pipeline on a project into a session directory.
     Run(Box<run::RunArgs>),
+    /// Run a comparison baseline (Direct Prompting) into a session directory.
+    Baseline(baseline::BaselineArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -61,5 +64,6 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Config(args) => config::run(args),
         Command::Scan(args) => scan::run(args),
         Command::Run(args) => run::run(*args),
+        Command::Baseline(args) => baseline::run(args),
     }
 }
