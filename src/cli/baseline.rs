@@ -150,3 +150,33 @@ fn render(r: &DpRecord) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_names_counts_refusals_and_the_cap() {
+        let r = DpRecord {
+            operations: 3,
+            answered: vec!["GET /a".into()],
+            missing: vec!["GET /b".into(), "GET /c".into()],
+            unknown_ops: vec!["GET /x".into()],
+            oracles: 4,
+            status_assertions: 4,
+            field_assertions: 2,
+            dropped: 1,
+            source_files: 9,
+            source_omitted: vec!["A.java".into()],
+            tokens_in: 1200,
+            tokens_out: 300,
+            ..DpRecord::default()
+        };
+        let s = render(&r);
+        assert!(s.contains("3 operations, 1 answered, 2 missing"), "{s}");
+        assert!(s.contains("oracles: 4 (#Status 4, #Field 2), dropped by normalization: 1"));
+        assert!(s.contains("tokens: 1200 in, 300 out\n"));
+        assert!(s.contains("GET /x"));
+        assert!(s.contains("1 of 9 files left out"));
+    }
+}
