@@ -44,7 +44,10 @@ fn pipeline_runs_on_a_real_model_and_validates_everything() {
         match st {
             OpState::Done => {}
             OpState::Failed { agent, reason } => {
-                assert!(!agent.is_empty() && !reason.is_empty(), "{op} failed without a reason")
+                assert!(
+                    !agent.is_empty() && !reason.is_empty(),
+                    "{op} failed without a reason"
+                )
             }
             other => panic!("{op} ended in {other:?}"),
         }
@@ -72,7 +75,9 @@ fn pipeline_runs_on_a_real_model_and_validates_everything() {
     }
     // The model was really called, and the summary reports it.
     let calls = summary["ledger"]["total"]["calls"].as_u64().unwrap();
-    let tokens = summary["ledger"]["total"]["prompt_tokens"].as_u64().unwrap();
+    let tokens = summary["ledger"]["total"]["prompt_tokens"]
+        .as_u64()
+        .unwrap();
     assert!(calls >= 3, "{summary}");
     assert!(tokens > 0, "{summary}");
     eprintln!(

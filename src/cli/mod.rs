@@ -7,6 +7,7 @@ mod config;
 
 use clap::{Parser, Subcommand};
 
+mod baseline;
 pub mod check;
 pub mod export;
 pub mod import;
@@ -56,6 +57,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Review a session: operations, oracles beside their Java evidence, decisions.
     Tui(tui::TuiArgs),
+    /// Run a comparison baseline (Direct Prompting) into a session directory.
+    Baseline(baseline::BaselineArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -69,5 +72,6 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Run(args) => run::run(*args),
         Command::Export(args) => export::run(args),
         Command::Tui(args) => tui::run(args),
+        Command::Baseline(args) => baseline::run(args),
     }
 }
