@@ -94,6 +94,7 @@ async fn run_once(root: &Path, out: &Path, concurrency: usize) {
         project: Arc::new(project),
         board: Arc::new(Mutex::new(Board::default())),
         sink: None,
+        max_tokens: None,
     };
     let session = Arc::clone(&ctx.session);
     let started = Instant::now();
