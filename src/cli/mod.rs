@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 pub mod check;
 pub mod import;
+pub mod metamorphic;
 mod prompts_cmd;
 mod run;
 mod scan;
@@ -50,6 +51,9 @@ pub enum Command {
     Scan(scan::ScanArgs),
     /// Run the whole oracle pipeline on a project into a session directory.
     Run(Box<run::RunArgs>),
+    /// Generate metamorphic tests (seed, follow-up, relations) from the spec and run
+    /// them against a live API until a stopping criterion holds.
+    Metamorphic(Box<metamorphic::MetamorphicArgs>),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -61,5 +65,6 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Config(args) => config::run(args),
         Command::Scan(args) => scan::run(args),
         Command::Run(args) => run::run(*args),
+        Command::Metamorphic(args) => metamorphic::run(*args),
     }
 }

@@ -10,4 +10,7 @@
 //! `agents::metamorphic`.
 
 pub mod check;
+pub mod iterate;
+pub mod session;
 pub mod slug;
+pub mod store;
