@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
 # Installs what mastor's build and tests need on a fresh Debian machine. Idempotent:
 # a second run finds everything in place and returns quickly.
+#
+# Export tests: Debian's junit5 and Jackson jars (under /usr/share/java) compile and run the
+# exported JUnit 5 classes; newman (npm, installed locally under target/npm so no global
+# state is touched) runs the exported Postman collections. Tests find newman through
+# $MASTOR_NEWMAN, then target/npm/node_modules/.bin/newman, then PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v javac >/dev/null 2>&1 || need_apt+=(openjdk-17-jdk-headless)
 command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
+[ -f /usr/share/java/junit-platform-console-standalone.jar ] || need_apt+=(junit5)
+[ -f /usr/share/java/jackson-databind.jar ] || need_apt+=(libjackson2-databind-java)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq "${need_apt[@]}"
+  apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+if [ ! -x target/npm/node_modules/.bin/newman ]; then
+  mkdir -p target/npm
+  npm install --prefix target/npm --no-audit --no-fund --silent newman >/dev/null
 fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true

@@ -8,6 +8,7 @@ mod config;
 use clap::{Parser, Subcommand};
 
 pub mod check;
+pub mod export;
 pub mod import;
 pub mod metamorphic;
 mod prompts_cmd;
@@ -54,6 +55,8 @@ pub enum Command {
     /// Generate metamorphic tests (seed, follow-up, relations) from the spec and run
     /// them against a live API until a stopping criterion holds.
     Metamorphic(Box<metamorphic::MetamorphicArgs>),
+    /// Export reviewed oracles as JUnit 5, Postman (newman), readable Markdown or JSON.
+    Export(export::ExportArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -66,5 +69,6 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Scan(args) => scan::run(args),
         Command::Run(args) => run::run(*args),
         Command::Metamorphic(args) => metamorphic::run(*args),
+        Command::Export(args) => export::run(args),
     }
 }

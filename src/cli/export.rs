@@ -1,0 +1,76 @@
+//! `mastor export`: write the reviewed oracles of a session or suite file as JUnit 5
+//! sources, a Postman collection, readable Markdown or JSON.
+//!
+//! Loading and writing are the `export` module's work; this file only parses arguments,
+//! reports what was written, and maps errors to exit codes.
+
+use crate::cli::{EXIT_INPUT, EXIT_OK};
+use crate::export::{self, ExportInput, Format, Selection};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `mastor export`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    mastor export .mastor --format junit --out build/junit\n  \
+    mastor export suite.json --format postman,readable --all --out build/export")]
+pub struct ExportArgs {
+    /// A session directory (e.g. `.mastor`) or a suite file (ours as written by
+    /// `--format json`, the paper's per-operation format, or an array of oracles).
+    pub source: PathBuf,
+    /// Output formats: junit, postman, readable, json (comma-separated or repeated).
+    #[arg(long, short, value_delimiter = ',', required = true, value_parser = parse_format)]
+    pub format: Vec<Format>,
+    /// Include proposed (not yet reviewed) oracles; rejected ones are never exported.
+    #[arg(long)]
+    pub all: bool,
+    /// Output directory (created if needed).
+    #[arg(long, short)]
+    pub out: PathBuf,
+}
+
+fn parse_format(text: &str) -> Result<Format, String> {
+    text.parse()
+}
+
+/// Runs `mastor export`.
+pub fn run(args: ExportArgs) -> color_eyre::Result<i32> {
+    let selection = if args.all {
+        Selection::All
+    } else {
+        Selection::Reviewed
+    };
+    let loaded = if args.source.is_dir() {
+        export::load_session(&args.source, selection)
+    } else {
+        ExportInput::from_suite_file(&args.source, selection)
+    };
+    let input = match loaded {
+        Ok(input) => input,
+        Err(e) => {
+            eprintln!("mastor export: {e}");
+            return Ok(EXIT_INPUT);
+        }
+    };
+    for problem in &input.problems {
+        eprintln!("mastor export: warning: {problem}");
+    }
+    for format in args.format {
+        match export::export(&input, format, &args.out) {
+            Ok(report) => {
+                println!(
+                    "{format}: {} oracles, {} files in {} ({} left out by review state)",
+                    report.items.len(),
+                    report.files.len(),
+                    args.out.display(),
+                    report.skipped
+                );
+            }
+            Err(e) => {
+                eprintln!("mastor export: {format}: {e}");
+                return Ok(EXIT_INPUT);
+            }
+        }
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,307 @@
+//! Exporters: turn a reviewed suite into artefacts that run or read outside mastor
+//! (the paper's ToJUnit, ToPostmanAssertify and ToReadable converters, made runnable).
+//!
+//! Formats: JUnit 5 sources ([`junit`]), a Postman v2.1 collection for newman
+//! ([`postman`]), readable Markdown ([`readable`]) and the suite itself as JSON ([`json`]).
+//! Every exported test carries its `op_id` and `o_id` so a result traces back to the oracle.
+//!
+//! The generated tests reproduce mastor's own runner semantics (field paths with `[n]` and
+//! `[*]`, numeric equality, `$captures.<name>` bindings) in Java and JavaScript; the shared
+//! rules are spelled out once in [`request`] for the parts decided at export time.
+//!
+//! This module does not run anything (compiling or launching the exported suites is the
+//! user's or the test's business) and never writes to a session: [`load_session`] and
+//! [`ExportInput::from_suite_file`] only read, through the shared `suite` loaders.
+
+pub mod gherkin;
+pub mod json;
+pub mod junit;
+pub mod postman;
+pub mod readable;
+pub mod request;
+pub mod session;
+
+pub use session::load_session;
+
+use crate::model::{MultiOpOracle, Oracle, ReviewState, SuiteFile, Verdict};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// Everything an exporter needs: the oracles, their review states, and optional verdicts.
+#[derive(Debug, Clone, Default)]
+pub struct ExportInput {
+    pub oracles: Vec<Oracle>,
+    pub multi_op: Vec<MultiOpOracle>,
+    /// o_id → review state; an absent o_id is `Proposed`.
+    pub review: BTreeMap<String, ReviewState>,
+    /// o_id → latest verdict, shown by the readable export when present.
+    pub verdicts: BTreeMap<String, Verdict>,
+    /// Which review states are exported.
+    pub selection: Selection,
+    /// What the loader skipped or could not apply (malformed entries, edits that do not
+    /// parse), one line each, for the caller to show: an export never hides them.
+    pub problems: Vec<String>,
+}
+
+/// Which oracles an export includes. Rejected oracles are never exported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Selection {
+    /// Accepted and edited oracles only: what a reviewer signed off.
+    #[default]
+    Reviewed,
+    /// Also proposed (not yet reviewed) oracles (`--all`).
+    All,
+}
+
+impl Selection {
+    /// Whether an oracle in `state` is exported under this selection.
+    pub fn includes(self, state: ReviewState) -> bool {
+        match state {
+            ReviewState::Accepted | ReviewState::Edited => true,
+            ReviewState::Proposed => self == Selection::All,
+            ReviewState::Rejected => false,
+        }
+    }
+}
+
+impl ExportInput {
+    /// Builds an input from a suite already in memory (review states taken from it).
+    pub fn from_suite(suite: SuiteFile, selection: Selection) -> Self {
+        ExportInput {
+            oracles: suite.oracles,
+            multi_op: suite.multi_op,
+            review: suite.review,
+            verdicts: BTreeMap::new(),
+            selection,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Reads a suite file with the shared loader (`crate::suite`), so `export` accepts
+    /// exactly what `check` and `import` accept: our `SuiteFile` (as `--format json`
+    /// writes it), the paper's per-operation format, or a bare array of oracles. Entries
+    /// the loader skips are listed in [`ExportInput::problems`].
+    pub fn from_suite_file(path: &Path, selection: Selection) -> Result<Self, ExportError> {
+        let loaded = crate::suite::load_file(path).map_err(|source| ExportError::BadSuite {
+            path: path.to_path_buf(),
+            reason: source.to_string(),
+        })?;
+        let mut input = ExportInput::from_suite(loaded.suite, selection);
+        input.problems = loaded.problems.iter().map(ToString::to_string).collect();
+        Ok(input)
+    }
+
+    /// Review state of an o_id (absent: proposed).
+    pub fn state(&self, o_id: &str) -> ReviewState {
+        self.review.get(o_id).copied().unwrap_or_default()
+    }
+
+    /// The single-op oracles this export includes, in input order.
+    pub fn selected_oracles(&self) -> Vec<&Oracle> {
+        self.oracles
+            .iter()
+            .filter(|o| self.selection.includes(self.state(&o.o_id())))
+            .collect()
+    }
+
+    /// The multi-op oracles this export includes, in input order.
+    pub fn selected_multi_op(&self) -> Vec<&MultiOpOracle> {
+        self.multi_op
+            .iter()
+            .filter(|m| self.selection.includes(self.state(&m.o_id())))
+            .collect()
+    }
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Junit,
+    Postman,
+    Readable,
+    Json,
+}
+
+impl Format {
+    /// All formats with their command-line names.
+    pub const ALL: [(Format, &'static str); 4] = [
+        (Format::Junit, "junit"),
+        (Format::Postman, "postman"),
+        (Format::Readable, "readable"),
+        (Format::Json, "json"),
+    ];
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = Format::ALL
+            .iter()
+            .find(|(format, _)| format == self)
+            .map_or("?", |(_, name)| name);
+        f.write_str(name)
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Format::ALL
+            .iter()
+            .find(|(_, name)| name.eq_ignore_ascii_case(s))
+            .map(|(format, _)| *format)
+            .ok_or_else(|| format!("unknown format '{s}' (junit, postman, readable, json)"))
+    }
+}
+
+/// Where one exported oracle ended up, so a runner's result can be traced back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedItem {
+    pub o_id: String,
+    pub op_id: String,
+    /// Format-specific location: `package.Class#method` (JUnit), `folder/request`
+    /// (Postman), a Markdown anchor (readable), the array index (JSON).
+    pub location: String,
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportReport {
+    /// Files written, in writing order.
+    pub files: Vec<PathBuf>,
+    /// One entry per exported oracle (multi-op sequences: one per sequence).
+    pub items: Vec<ExportedItem>,
+    /// Oracles left out by the selection (rejected, or proposed without `--all`).
+    pub skipped: usize,
+}
+
+/// Why an export failed. Each variant names the file or oracle concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("cannot read or write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {reason}")]
+    BadSuite { path: PathBuf, reason: String },
+    #[error("oracle {o_id}: {reason}")]
+    BadOracle { o_id: String, reason: String },
+    #[error("cannot read session {dir}: {source}")]
+    Session {
+        dir: PathBuf,
+        #[source]
+        source: crate::store::StoreError,
+    },
+}
+
+/// Writes the selected oracles of `input` in `format` into `out_dir` (created if needed).
+///
+/// One call, one format: the CLI loops for several. The report lists every file written
+/// and where each oracle went, which is what traceability tooling needs.
+pub fn export(
+    input: &ExportInput,
+    format: Format,
+    out_dir: &Path,
+) -> Result<ExportReport, ExportError> {
+    create_dir(out_dir)?;
+    let total = input.oracles.len() + input.multi_op.len();
+    let mut report = match format {
+        Format::Junit => junit::export(input, out_dir)?,
+        Format::Postman => postman::export(input, out_dir)?,
+        Format::Readable => readable::export(input, out_dir)?,
+        Format::Json => json::export(input, out_dir)?,
+    };
+    report.skipped = total - input.selected_oracles().len() - input.selected_multi_op().len();
+    Ok(report)
+}
+
+/// Creates a directory and its parents, naming it on failure.
+pub(crate) fn create_dir(dir: &Path) -> Result<(), ExportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes a file, naming it on failure.
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), ExportError> {
+    std::fs::write(path, text).map_err(|source| ExportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Splits an `op_id` (`GET /pets/{id}`) into method and path template.
+pub(crate) fn split_op_id<'a>(
+    o_id: &str,
+    op_id: &'a str,
+) -> Result<(&'a str, &'a str), ExportError> {
+    match op_id.split_once(' ') {
+        Some((method, path))
+            if !method.is_empty()
+                && method.chars().all(|c| c.is_ascii_alphabetic())
+                && path.starts_with('/') =>
+        {
+            Ok((method, path))
+        }
+        _ => Err(ExportError::BadOracle {
+            o_id: o_id.to_string(),
+            reason: format!("op_id '{op_id}' is not 'METHOD /path'"),
+        }),
+    }
+}
+
+/// Groups items by a key while keeping the order in which keys first appear.
+pub(crate) fn group_in_order<'a, T>(
+    items: impl IntoIterator<Item = &'a T>,
+    key: impl Fn(&T) -> &str,
+) -> Vec<(String, Vec<&'a T>)>
+where
+    T: 'a,
+{
+    let mut groups: Vec<(String, Vec<&'a T>)> = Vec::new();
+    for item in items {
+        let k = key(item);
+        match groups.iter_mut().find(|(name, _)| name == k) {
+            Some((_, list)) => list.push(item),
+            None => groups.push((k.to_string(), vec![item])),
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_never_includes_rejected() {
+        for sel in [Selection::Reviewed, Selection::All] {
+            assert!(!sel.includes(ReviewState::Rejected));
+            assert!(sel.includes(ReviewState::Accepted));
+            assert!(sel.includes(ReviewState::Edited));
+        }
+        assert!(!Selection::Reviewed.includes(ReviewState::Proposed));
+        assert!(Selection::All.includes(ReviewState::Proposed));
+    }
+
+    #[test]
+    fn format_names_round_trip() {
+        for (format, name) in Format::ALL {
+            assert_eq!(name.parse::<Format>(), Ok(format));
+            assert_eq!(format.to_string(), name);
+        }
+        assert!("gherkin".parse::<Format>().is_err());
+    }
+
+    #[test]
+    fn split_op_id_rejects_malformed() {
+        assert_eq!(split_op_id("x", "GET /a/{b}").ok(), Some(("GET", "/a/{b}")));
+        assert!(split_op_id("x", "/a").is_err());
+        assert!(split_op_id("x", "GET a").is_err());
+    }
+}

@@ -1,0 +1,325 @@
+//! Postman collection v2.1 export (the paper's ToPostmanAssertify, runnable with newman).
+//!
+//! One folder per operation with one request per oracle, one folder per multi-op sequence
+//! with its steps in order. Each request's test script carries the shared assertion library
+//! (inline, so every request runs on its own) and a spec of its assertions; test names start
+//! with the o_id. Captures become collection variables: `{{name}}` holds the text form
+//! (for URLs, headers and text splices) and `{{name__json}}` the JSON value (for whole-value
+//! bindings in raw JSON bodies, so a captured number stays a number). The base URL is the
+//! collection variable `baseUrl` (override with `newman run --env-var baseUrl=...`).
+//!
+//! It does not run newman and does not cover Postman features mastor has no use for
+//! (auth helpers, environments, examples).
+
+use super::request::{
+    CAPTURE_RE, check_path_params, encode_component, query_pairs, step_o_id, string_form,
+    substitute_path, whole_capture,
+};
+use super::{
+    ExportError, ExportInput, ExportReport, ExportedItem, group_in_order, split_op_id, write_file,
+};
+use crate::model::{Assertion, MultiOpOracle, OracleInput, Step};
+use serde_json::{Map, Value, json};
+use std::path::Path;
+
+/// File name of the collection inside the output directory.
+pub const FILE_NAME: &str = "mastor.postman_collection.json";
+
+const LIBRARY: &str = include_str!("assets/mastor-assert.js");
+
+/// Placeholder marking a whole-value capture in a body until the JSON text is written.
+const JSON_MARK: &str = "\u{1}mastor-json:";
+
+const BASE_URL_CHECK: &str = "if (!pm.variables.get('baseUrl')) { throw new Error('mastor: \
+the variable baseUrl is not set; run newman with --env-var baseUrl=http://host:port'); }";
+
+/// Writes the collection; see the module docs for its shape.
+pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, ExportError> {
+    let mut report = ExportReport::default();
+    let mut folders = Vec::new();
+
+    let oracles = input.selected_oracles();
+    for (op_id, group) in group_in_order(oracles.iter().copied(), |o| o.op_id.as_str()) {
+        let mut items = Vec::new();
+        for oracle in group {
+            let o_id = oracle.o_id();
+            let spec = TestSpec {
+                o_id: &o_id,
+                assertions: &oracle.assertions,
+                captures: None,
+                bind: false,
+            };
+            items.push(request_item(
+                &o_id,
+                &oracle.op_id,
+                &oracle.input,
+                &spec,
+                false,
+            )?);
+            report.items.push(ExportedItem {
+                o_id: o_id.clone(),
+                op_id: oracle.op_id.clone(),
+                location: format!("{op_id}/{o_id}"),
+            });
+        }
+        folders.push(json!({
+            "name": op_id,
+            "description": format!("op_id: {op_id}"),
+            "item": items,
+        }));
+    }
+
+    for multi in input.selected_multi_op() {
+        folders.push(sequence_folder(multi)?);
+        let op_ids: Vec<&str> = multi.steps.iter().map(|s| s.op_id.as_str()).collect();
+        report.items.push(ExportedItem {
+            o_id: multi.o_id(),
+            op_id: op_ids.join(" -> "),
+            location: format!("sequence {}", multi.o_id()),
+        });
+    }
+
+    let collection = json!({
+        "info": {
+            "name": "mastor suite",
+            "description": "Semantic test oracles exported by mastor. Test names start with \
+                            the oracle's o_id; folders are operations (op_id) or sequences.",
+            "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json",
+        },
+        "variable": [{"key": "baseUrl", "value": "", "type": "string"}],
+        "event": [script("prerequest", vec![BASE_URL_CHECK.to_string()])],
+        "item": folders,
+    });
+    let path = out_dir.join(FILE_NAME);
+    let text = serde_json::to_string_pretty(&collection).map_err(|e| ExportError::BadOracle {
+        o_id: "(collection)".into(),
+        reason: e.to_string(),
+    })?;
+    write_file(&path, &text)?;
+    report.files.push(path);
+    Ok(report)
+}
+
+/// What one request's test script checks.
+struct TestSpec<'a> {
+    o_id: &'a str,
+    assertions: &'a [Assertion],
+    captures: Option<&'a std::collections::BTreeMap<String, String>>,
+    bind: bool,
+}
+
+impl TestSpec<'_> {
+    fn to_json(&self) -> Value {
+        json!({
+            "o_id": self.o_id,
+            "bind": self.bind,
+            "assertions": self.assertions,
+            "captures": self.captures.cloned().unwrap_or_default(),
+        })
+    }
+}
+
+fn sequence_folder(multi: &MultiOpOracle) -> Result<Value, ExportError> {
+    let mut items = Vec::new();
+    let capture_names: Vec<&String> = multi.steps.iter().flat_map(|s| s.captures.keys()).collect();
+    for (index, step) in multi.steps.iter().enumerate() {
+        let o_id = step_o_id(multi, index);
+        items.push(step_item(&o_id, step, index == 0, &capture_names)?);
+    }
+    Ok(json!({
+        "name": format!("sequence {}", multi.o_id()),
+        "description": format!(
+            "o_id: {}\ngroup: {}\n{}\n\nEvidence: {}",
+            multi.o_id(), multi.group_id, multi.description, multi.evidence
+        ),
+        "item": items,
+    }))
+}
+
+fn step_item(
+    o_id: &str,
+    step: &Step,
+    first: bool,
+    capture_names: &[&String],
+) -> Result<Value, ExportError> {
+    let spec = TestSpec {
+        o_id,
+        assertions: &step.assertions,
+        captures: Some(&step.captures),
+        bind: true,
+    };
+    let mut item = request_item(o_id, &step.op_id, &step.input, &spec, true)?;
+    if first && !capture_names.is_empty() {
+        // A sequence starts clean: no capture leaks in from an earlier run or sequence.
+        let clear: Vec<String> = capture_names
+            .iter()
+            .flat_map(|n| {
+                [
+                    format!("pm.collectionVariables.unset({});", js_str(n)),
+                    format!(
+                        "pm.collectionVariables.unset({});",
+                        js_str(&format!("{n}__json"))
+                    ),
+                ]
+            })
+            .collect();
+        if let Some(events) = item.get_mut("event").and_then(Value::as_array_mut) {
+            events.insert(0, script("prerequest", clear));
+        }
+    }
+    Ok(item)
+}
+
+fn request_item(
+    o_id: &str,
+    op_id: &str,
+    input: &OracleInput,
+    spec: &TestSpec<'_>,
+    bind: bool,
+) -> Result<Value, ExportError> {
+    let (method, template) = split_op_id(o_id, op_id)?;
+    check_path_params(o_id, template, input)?;
+    let text = |v: &Value| -> String {
+        if bind {
+            captures_as_vars(&string_form(v), encode_component)
+        } else {
+            encode_component(&string_form(v))
+        }
+    };
+    let mut url = format!("{{{{baseUrl}}}}{}", substitute_path(template, input, text));
+    for (i, (name, value)) in query_pairs(input).into_iter().enumerate() {
+        url.push(if i == 0 { '?' } else { '&' });
+        url.push_str(&encode_component(name));
+        url.push('=');
+        url.push_str(&text(value));
+    }
+    let mut headers: Vec<Value> = input
+        .headers
+        .iter()
+        .map(|(k, v)| {
+            let value = if bind {
+                captures_as_vars(&string_form(v), str::to_string)
+            } else {
+                string_form(v)
+            };
+            json!({"key": k, "value": value})
+        })
+        .collect();
+    let mut request = Map::new();
+    request.insert("method".into(), json!(method));
+    if let Some(body) = &input.body {
+        if !input
+            .headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("content-type"))
+        {
+            headers.push(json!({"key": "Content-Type", "value": "application/json"}));
+        }
+        request.insert(
+            "body".into(),
+            json!({
+                "mode": "raw",
+                "raw": raw_body(body, bind),
+                "options": {"raw": {"language": "json"}},
+            }),
+        );
+    }
+    request.insert("header".into(), Value::Array(headers));
+    request.insert("url".into(), json!(url));
+
+    let mut exec: Vec<String> = LIBRARY.lines().map(str::to_string).collect();
+    exec.push(format!("mastorRun({});", spec.to_json()));
+    Ok(json!({
+        "name": o_id,
+        "description": format!("o_id: {o_id}\nop_id: {op_id}"),
+        "request": Value::Object(request),
+        "event": [script("test", exec)],
+    }))
+}
+
+/// The raw JSON body; in sequences a whole-value capture becomes `{{name__json}}` (typed)
+/// and a capture inside a string becomes `{{name}}` (text).
+fn raw_body(body: &Value, bind: bool) -> String {
+    if !bind {
+        return serde_json::to_string_pretty(body).unwrap_or_default();
+    }
+    let marked = mark_whole_captures(body);
+    let mut text = serde_json::to_string_pretty(&marked).unwrap_or_default();
+    let mark = serde_json::to_string(JSON_MARK).unwrap_or_default();
+    let mark_open = mark.trim_end_matches('"');
+    while let Some(start) = text.find(mark_open) {
+        let name_start = start + mark_open.len();
+        let Some(len) = text[name_start..].find('"') else {
+            break;
+        };
+        let name = text[name_start..name_start + len].to_string();
+        text.replace_range(
+            start..name_start + len + 1,
+            &format!("{{{{{name}__json}}}}"),
+        );
+    }
+    captures_as_vars(&text, str::to_string)
+}
+
+fn mark_whole_captures(value: &Value) -> Value {
+    match value {
+        Value::String(s) => match whole_capture(s) {
+            Some(name) => Value::String(format!("{JSON_MARK}{name}")),
+            None => value.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(mark_whole_captures).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), mark_whole_captures(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Replaces `$captures.name` with `{{name}}`, encoding the literal text around it.
+fn captures_as_vars(text: &str, literal: impl Fn(&str) -> String) -> String {
+    let mut out = String::new();
+    let mut last = 0;
+    for m in CAPTURE_RE.captures_iter(text) {
+        let (Some(all), Some(name)) = (m.get(0), m.get(1)) else {
+            continue;
+        };
+        out.push_str(&literal(&text[last..all.start()]));
+        out.push_str(&format!("{{{{{}}}}}", name.as_str()));
+        last = all.end();
+    }
+    out.push_str(&literal(&text[last..]));
+    out
+}
+
+fn script(listen: &str, exec: Vec<String>) -> Value {
+    json!({"listen": listen, "script": {"type": "text/javascript", "exec": exec}})
+}
+
+fn js_str(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_capture_in_body_stays_typed() {
+        let body = json!({"id": "$captures.pet_id", "name": "pet-$captures.pet_id", "n": 1});
+        let raw = raw_body(&body, true);
+        assert!(raw.contains(r#""id": {{pet_id__json}}"#), "{raw}");
+        assert!(raw.contains(r#""name": "pet-{{pet_id}}""#), "{raw}");
+        let literal = raw_body(&body, false);
+        assert!(literal.contains("$captures.pet_id"), "{literal}");
+    }
+
+    #[test]
+    fn captures_in_urls_become_variables() {
+        assert_eq!(
+            captures_as_vars("a b/$captures.id", encode_component),
+            "a%20b%2F{{id}}"
+        );
+    }
+}

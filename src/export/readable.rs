@@ -1,0 +1,362 @@
+//! Readable export (the paper's ToReadable): one Markdown file for inspection by a person.
+//!
+//! A table of contents, then one section per operation with each oracle's description,
+//! strategy, inputs, assertions as sentences, evidence and `file:line-line` references,
+//! review state and (when known) verdict; multi-op sequences by group in their own section.
+//! It is for reading: nothing parses it back.
+
+use super::request::step_o_id;
+use super::{ExportError, ExportInput, ExportReport, ExportedItem, group_in_order, write_file};
+use crate::model::{
+    Assertion, EvidenceRef, FieldOp, MultiOpOracle, Oracle, OracleInput, Outcome, Strategy,
+};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// File name of the Markdown inside the output directory.
+pub const FILE_NAME: &str = "suite.md";
+
+/// Writes `suite.md`.
+pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, ExportError> {
+    let (text, items) = render(input);
+    let path = out_dir.join(FILE_NAME);
+    write_file(&path, &text)?;
+    Ok(ExportReport {
+        files: vec![path],
+        items,
+        skipped: 0,
+    })
+}
+
+/// The Markdown text and where each oracle went (its anchor).
+pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
+    let oracles = input.selected_oracles();
+    let multi = input.selected_multi_op();
+    let ops = group_in_order(oracles.iter().copied(), |o| o.op_id.as_str());
+    let groups = group_in_order(multi.iter().copied(), |m| m.group_id.as_str());
+    let mut items = Vec::new();
+    let mut out = String::from("# mastor oracle suite\n\n");
+    let _ = writeln!(
+        out,
+        "{} in {}, {}.\n",
+        plural(oracles.len(), "single-operation oracle"),
+        plural(ops.len(), "operation"),
+        plural(multi.len(), "multi-operation sequence"),
+    );
+
+    out.push_str("## Contents\n\n");
+    for (op_id, list) in &ops {
+        let _ = writeln!(
+            out,
+            "- [{}](#{}) ({})",
+            md_text(op_id),
+            anchor("op", op_id),
+            list.len()
+        );
+    }
+    if !groups.is_empty() {
+        let _ = writeln!(out, "- [Multi-operation sequences](#multi-op)");
+        for (group_id, list) in &groups {
+            let _ = writeln!(
+                out,
+                "  - [Group {}](#{}) ({})",
+                md_text(group_id),
+                anchor("group", group_id),
+                list.len()
+            );
+        }
+    }
+    out.push('\n');
+
+    for (op_id, list) in &ops {
+        let _ = writeln!(
+            out,
+            "<a id=\"{}\"></a>\n\n## {}\n",
+            anchor("op", op_id),
+            md_text(op_id)
+        );
+        for oracle in list {
+            let id = anchor("oracle", &oracle.o_id());
+            oracle_section(&mut out, input, oracle, &id);
+            items.push(ExportedItem {
+                o_id: oracle.o_id(),
+                op_id: oracle.op_id.clone(),
+                location: format!("#{id}"),
+            });
+        }
+    }
+
+    if !groups.is_empty() {
+        out.push_str("<a id=\"multi-op\"></a>\n\n## Multi-operation sequences\n\n");
+        for (group_id, list) in &groups {
+            let _ = writeln!(
+                out,
+                "<a id=\"{}\"></a>\n\n### Group {}\n",
+                anchor("group", group_id),
+                md_text(group_id)
+            );
+            for multi in list {
+                let id = anchor("sequence", &multi.o_id());
+                sequence_section(&mut out, input, multi, &id);
+                let op_ids: Vec<&str> = multi.steps.iter().map(|s| s.op_id.as_str()).collect();
+                items.push(ExportedItem {
+                    o_id: multi.o_id(),
+                    op_id: op_ids.join(" -> "),
+                    location: format!("#{id}"),
+                });
+            }
+        }
+    }
+    (out, items)
+}
+
+fn oracle_section(out: &mut String, input: &ExportInput, oracle: &Oracle, id: &str) {
+    let o_id = oracle.o_id();
+    let _ = writeln!(out, "<a id=\"{id}\"></a>\n\n### `{}`\n", code(&o_id));
+    if !oracle.description.is_empty() {
+        let _ = writeln!(out, "{}\n", md_text(&oracle.description));
+    }
+    if let Some(strategy) = oracle.oracle_strategy {
+        let _ = writeln!(out, "- **Strategy:** {}", strategy_name(strategy));
+    }
+    let _ = writeln!(out, "- **Request:** `{}`", code(&oracle.op_id));
+    input_lines(out, &oracle.input, "  ");
+    out.push_str("- **Assertions:**\n");
+    for (i, a) in oracle.assertions.iter().enumerate() {
+        let _ = writeln!(out, "  {}. {}", i + 1, sentence(a));
+    }
+    evidence_lines(out, &oracle.evidence, &oracle.evidence_refs);
+    review_lines(out, input, &o_id);
+    out.push('\n');
+}
+
+fn sequence_section(out: &mut String, input: &ExportInput, multi: &MultiOpOracle, id: &str) {
+    let o_id = multi.o_id();
+    let _ = writeln!(out, "<a id=\"{id}\"></a>\n\n#### `{}`\n", code(&o_id));
+    if !multi.description.is_empty() {
+        let _ = writeln!(out, "{}\n", md_text(&multi.description));
+    }
+    for (index, step) in multi.steps.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}. **Step** `{}`: `{}`",
+            index + 1,
+            code(&step_o_id(multi, index)),
+            code(&step.op_id)
+        );
+        input_lines(out, &step.input, "   ");
+        for a in &step.assertions {
+            let _ = writeln!(out, "   - {}", sentence(a));
+        }
+        for (name, path) in &step.captures {
+            let _ = writeln!(
+                out,
+                "   - captures `{}` from {}",
+                code(name),
+                path_words(path)
+            );
+        }
+    }
+    out.push('\n');
+    evidence_lines(out, &multi.evidence, &multi.evidence_refs);
+    review_lines(out, input, &o_id);
+    out.push('\n');
+}
+
+fn input_lines(out: &mut String, input: &OracleInput, indent: &str) {
+    for (label, map) in [
+        ("path", &input.path),
+        ("query", &input.query),
+        ("header", &input.headers),
+    ] {
+        for (name, value) in map {
+            let _ = writeln!(
+                out,
+                "{indent}- {label} `{}` = `{}`",
+                code(name),
+                code(&value.to_string())
+            );
+        }
+    }
+    if let Some(body) = &input.body {
+        let pretty = serde_json::to_string_pretty(body).unwrap_or_default();
+        let _ = writeln!(out, "{indent}- body:\n\n{indent}  ```json");
+        for line in pretty.lines() {
+            let _ = writeln!(out, "{indent}  {line}");
+        }
+        let _ = writeln!(out, "{indent}  ```\n");
+    }
+}
+
+fn evidence_lines(out: &mut String, evidence: &str, refs: &[EvidenceRef]) {
+    if !evidence.is_empty() {
+        let _ = writeln!(out, "- **Evidence:** {}", md_text(evidence));
+    }
+    if !refs.is_empty() {
+        let list: Vec<String> = refs
+            .iter()
+            .map(|r| format!("`{}:{}-{}`", code(&r.file), r.start_line, r.end_line))
+            .collect();
+        let _ = writeln!(out, "- **Evidence refs:** {}", list.join(", "));
+    }
+}
+
+fn review_lines(out: &mut String, input: &ExportInput, o_id: &str) {
+    let state = serde_json::to_value(input.state(o_id))
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let _ = writeln!(out, "- **Review:** {state}");
+    if let Some(verdict) = input.verdicts.get(o_id) {
+        let _ = writeln!(
+            out,
+            "- **Verdict:** {} ({} against {})",
+            outcome_name(verdict.outcome),
+            verdict.at,
+            verdict.base_url
+        );
+        for step in &verdict.steps {
+            for a in step
+                .assertions
+                .iter()
+                .filter(|a| a.outcome != Outcome::Pass)
+            {
+                let _ = writeln!(
+                    out,
+                    "  - `{}` assertion {}: {} (expected `{}`, actual `{}`) {}",
+                    code(&step.op_id),
+                    a.index + 1,
+                    outcome_name(a.outcome),
+                    code(&a.expected.to_string()),
+                    code(&a.actual.to_string()),
+                    md_text(&a.message)
+                );
+            }
+        }
+    }
+}
+
+/// An assertion as an English sentence, e.g. "status is 400", "`items[*].id` is not null".
+pub fn sentence(assertion: &Assertion) -> String {
+    match assertion {
+        Assertion::Status { expected } => format!("status is {expected}"),
+        Assertion::Field {
+            field_path,
+            op,
+            expected,
+        } => {
+            let subject = path_words(field_path);
+            let value = format!("`{}`", code(&expected.to_string()));
+            let text = |v: &Value| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            match op {
+                FieldOp::Equals => format!("{subject} equals {value}"),
+                FieldOp::NotEquals => format!("{subject} does not equal {value}"),
+                FieldOp::NotNull => format!("{subject} is not null"),
+                FieldOp::IsNull => format!("{subject} is null or missing"),
+                FieldOp::Gt => format!("{subject} is greater than {value}"),
+                FieldOp::Gte => format!("{subject} is at least {value}"),
+                FieldOp::Lt => format!("{subject} is less than {value}"),
+                FieldOp::Lte => format!("{subject} is at most {value}"),
+                FieldOp::Matches => format!("{subject} matches `/{}/`", code(&text(expected))),
+                FieldOp::Type => format!("{subject} is of type {}", text(expected)),
+                FieldOp::Contains => format!("{subject} contains {value}"),
+                FieldOp::Length => format!("{subject} has length {}", text(expected)),
+            }
+        }
+    }
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn path_words(path: &str) -> String {
+    if path.is_empty() {
+        "the body".to_string()
+    } else {
+        format!("`{}`", code(path))
+    }
+}
+
+fn strategy_name(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Fv => "FV (functional, valid input)",
+        Strategy::Fi => "FI (functional, invalid input)",
+        Strategy::Bv => "BV (boundary, valid input)",
+        Strategy::Bi => "BI (boundary, invalid input)",
+    }
+}
+
+fn outcome_name(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Pass => "pass",
+        Outcome::Fail => "fail",
+        Outcome::Error => "error",
+        Outcome::Skipped => "skipped",
+    }
+}
+
+/// An HTML anchor id from a kind and a name (lower-case, `-` for anything else).
+fn anchor(kind: &str, name: &str) -> String {
+    let mut out = format!("{kind}-");
+    let mut dash = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+            dash = false;
+        } else if !dash {
+            out.push('-');
+            dash = true;
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+/// Text inside a code span: backticks would end it, newlines would break the list item.
+fn code(text: &str) -> String {
+    text.replace('`', "'").replace(['\n', '\r'], " ")
+}
+
+/// Free text on one Markdown line.
+fn md_text(text: &str) -> String {
+    text.replace(['\n', '\r'], " ").replace('<', "&lt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn sentences_read_as_english() {
+        assert_eq!(
+            sentence(&Assertion::Status { expected: 400 }),
+            "status is 400"
+        );
+        let a = Assertion::Field {
+            field_path: "items[*].id".into(),
+            op: FieldOp::NotNull,
+            expected: Value::Null,
+        };
+        assert_eq!(sentence(&a), "`items[*].id` is not null");
+        let b = Assertion::Field {
+            field_path: String::new(),
+            op: FieldOp::Length,
+            expected: json!(3),
+        };
+        assert_eq!(sentence(&b), "the body has length 3");
+    }
+
+    #[test]
+    fn anchors_are_stable_slugs() {
+        assert_eq!(anchor("op", "GET /pets/{petId}"), "op-get-pets-petid");
+    }
+}
