@@ -195,3 +195,85 @@ async fn stops_on_time_budget() {
     assert_eq!(stop(&r), "time_budget", "{r}");
     assert_eq!(iterations(&r), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gherkin_export_after_the_session_leaves_out_rejected_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let features = dir.path().join("gherkin");
+    let g = features.display().to_string();
+    let (r, _) = with_server(|s| session(s, &["--max-iterations", "1", "--gherkin", &g])).await;
+    assert_eq!(r["tests"].as_array().map_or(0, Vec::len), 2, "{r}");
+    let text = std::fs::read_to_string(features.join("features/metamorphic.feature")).unwrap();
+    assert_eq!(text.matches("Scenario:").count(), 2, "{text}");
+    assert!(text.contains("# o_id: mr#status_visible"));
+    let side: Value = serde_json::from_str(
+        &std::fs::read_to_string(features.join("features/mastor_tests.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        side["documented"]["GET /pets/{petId}"],
+        json!(["200", "400", "404"])
+    );
+    assert!(features.join("features/steps/mastor_steps.py").is_file());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_with_metamorphic_grounds_the_generator_in_the_session() {
+    let mut full = support::petstore_script();
+    full.rules.splice(0..0, script().rules);
+    let server = ScriptedServer::start(full).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("session");
+    let out_s = out.display().to_string();
+    let url = runner_support::fixture_url().to_string();
+    let args = [
+        "run",
+        "tests/fixtures/petstore-jdk",
+        "--out",
+        &out_s,
+        "--json",
+        "--op",
+        support::POST,
+        "--op",
+        support::GET,
+        "--op",
+        support::DELETE,
+        "--metamorphic",
+        "--api-url",
+        &url,
+        "--max-iterations",
+        "1",
+    ];
+    let output = tokio::task::block_in_place(|| {
+        let mut cmd = support::mastor_cmd(&server.base_url(), dir.path(), &args);
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+        cmd.output().unwrap()
+    });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let summary: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {stderr}"));
+    let mr = &summary["metamorphic"];
+    assert_eq!(mr["tests"].as_array().map_or(0, Vec::len), 2, "{mr}");
+    assert_eq!(mr["stop"], "max_iterations");
+    // the generator saw the contexts the pipeline extracted, not "(none)"
+    let asked = server
+        .requests()
+        .into_iter()
+        .find(|r| r.agent.as_deref() == Some("mr_generator"))
+        .expect("generator called");
+    let user = asked.body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    let contexts = user
+        .split("WHAT THE SOURCE CODE SHOWS (may be empty):\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\nRELATED OPERATION GROUPS").next())
+        .unwrap_or_default();
+    assert!(!contexts.is_empty() && contexts != "(none)", "{user}");
+    assert!(contexts.contains("GET /pets/{petId}"), "{contexts}");
+    assert!(out.join("metamorphic/status_visible.json").is_file());
+}

@@ -95,8 +95,31 @@ pub struct MetamorphicArgs {
     /// Model name [env: MASTOR_MODEL].
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
+    /// Also export the session's metamorphic tests (rejected ones left out) as a Gherkin
+    /// + behave suite into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub gherkin: Option<PathBuf>,
     #[command(flatten)]
     pub loop_args: LoopArgs,
+}
+
+/// Writes the session's metamorphic tests, minus rejected ones, as a behave suite.
+pub fn export_session_gherkin(
+    session: &Session,
+    documented: &crate::runner::relations::Documented,
+    dir: &Path,
+) -> color_eyre::Result<usize> {
+    let decisions = session.read_decisions()?;
+    let tests: Vec<_> = crate::metamorphic::store::load_tests(session)?
+        .into_iter()
+        .filter(|t| {
+            decisions
+                .get(&t.o_id())
+                .is_none_or(|d| d.decision != crate::model::Decision::Rejected)
+        })
+        .collect();
+    let report = crate::export::gherkin::export_gherkin_with(&tests, documented, dir)?;
+    Ok(report.items.len())
 }
 
 /// Runs `mastor metamorphic`.
@@ -135,15 +158,21 @@ pub fn run(args: MetamorphicArgs) -> color_eyre::Result<i32> {
     let client = LlmClient::new(config).map_err(|e| eyre!("{e}"))?;
     let ledger_client = client.clone();
     let runtime = tokio::runtime::Runtime::new()?;
+    let session = Arc::new(session);
     let report = runtime.block_on(crate::metamorphic::session::run(
         client,
         Arc::new(prompts),
-        Arc::new(session),
+        Arc::clone(&session),
         &spec.operations,
         &cfg,
     ))?;
     let cost = ledger_client.ledger().total;
     print_report(&report, &cost, args.json, &out)?;
+    if let Some(dir) = &args.gherkin {
+        let documented = crate::metamorphic::check::SpecView::new(&spec.operations).documented();
+        let n = export_session_gherkin(&session, &documented, dir)?;
+        eprintln!("gherkin: {n} scenarios in {}", dir.display());
+    }
     Ok(exit_code(&report))
 }
 
