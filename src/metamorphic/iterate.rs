@@ -160,7 +160,9 @@ async fn admit<A: MrAgents>(
             }
             for c in refined.tests {
                 let id = id_of(&c);
-                if settled.contains(&id) {
+                // Only repairs of the candidates sent count; a new id would be a new
+                // candidate the generator never proposed.
+                if settled.contains(&id) || !original.contains_key(&id) {
                     continue;
                 }
                 settled.insert(id.clone());
