@@ -344,3 +344,83 @@ fn share(n: usize, total: usize) -> f64 {
         n as f64 / total as f64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::metamorphic::Refined;
+    use serde_json::json;
+
+    struct Fake {
+        refined: Refined,
+    }
+
+    impl MrAgents for Fake {
+        async fn generate(
+            &self,
+            _: &[MetamorphicTest],
+            _: &[String],
+            _: usize,
+        ) -> Result<Vec<Value>, String> {
+            Ok(Vec::new())
+        }
+        async fn refine(&self, _: &[(Value, Vec<String>)]) -> Result<Refined, String> {
+            Ok(self.refined.clone())
+        }
+    }
+
+    fn spec() -> SpecView {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/petstore-jdk/openapi.json");
+        SpecView::new(&crate::spec::load(&path).unwrap().operations)
+    }
+
+    fn candidate(id: &str, op: &str, field: &str) -> Value {
+        json!({"test_id": id, "scenario": id,
+               "seed": [{"op_id": op}], "follow_up": [{"op_id": "GET /pets"}],
+               "relations": [{"left": format!("seed[0].body.{field}"), "op": "equals", "value": 1}]})
+    }
+
+    #[tokio::test]
+    async fn refiner_repairs_are_rechecked_and_every_candidate_is_accounted_for() {
+        let fake = Fake {
+            refined: Refined {
+                tests: vec![
+                    // a good repair of `bad_field`
+                    candidate("bad_field", "GET /stats", "total"),
+                    // a repair that is still wrong
+                    candidate("still_bad", "GET /stats", "nope"),
+                    // an id that was never sent: ignored
+                    candidate("invented", "GET /stats", "total"),
+                ],
+                dropped: vec![("ghost".into(), "no such resource".into())],
+            },
+        };
+        let raw = vec![
+            candidate("fine", "GET /stats", "total"),
+            candidate("bad_field", "GET /stats", "totl"),
+            candidate("still_bad", "GET /stats", "nope"),
+            candidate("ghost", "GET /ghosts", "x"),
+            candidate("ignored", "GET /stats", "nope"),
+            json!({"test_id": "shapeless", "seed": []}),
+        ];
+        let mut rec = IterationRecord::default();
+        let kept = admit(&fake, raw, &spec(), &mut rec).await;
+        let ids: Vec<&str> = kept.iter().map(|t| t.test_id.as_str()).collect();
+        assert_eq!(ids, ["fine", "bad_field"]);
+        assert_eq!(rec.repaired, 1);
+        let reason = |id: &str| {
+            rec.dropped
+                .iter()
+                .find(|d| d.test_id == id)
+                .map(|d| d.reason.clone())
+                .unwrap_or_else(|| panic!("{id} not dropped: {:?}", rec.dropped))
+        };
+        assert!(reason("ghost").contains("no such resource"));
+        assert!(reason("ghost").contains("`GET /ghosts` is not in the spec"));
+        assert!(reason("still_bad").contains("after repair"));
+        assert!(reason("ignored").contains("`nope` is not a field of the GET /stats response"));
+        assert!(reason("shapeless").contains("`seed` must be a non-empty array"));
+        assert_eq!(rec.dropped.len(), 4);
+    }
+}

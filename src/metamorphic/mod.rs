@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod iterate;
+pub mod operand;
 pub mod session;
 pub mod slug;
 pub mod store;
