@@ -133,6 +133,8 @@ async fn stops_on_coverage_and_groups_equivalent_candidates() {
         r["outcomes"],
         json!({"passed": 2, "relation_violated": 0, "execution_failed": 0})
     );
+    // one generator and one refiner call, nothing else
+    assert_eq!(r["cost"]["calls"], json!(2), "{}", r["cost"]);
     assert_eq!(code, 0);
 }
 

@@ -166,7 +166,7 @@ pub fn run(args: MetamorphicArgs) -> color_eyre::Result<i32> {
         &spec.operations,
         &cfg,
     ))?;
-    let cost = ledger_client.ledger().total;
+    let cost = crate::cli::metamorphic::phase_cost(&ledger_client);
     print_report(&report, &cost, args.json, &out)?;
     if let Some(dir) = &args.gherkin {
         let documented = crate::metamorphic::check::SpecView::new(&spec.operations).documented();
@@ -174,6 +174,17 @@ pub fn run(args: MetamorphicArgs) -> color_eyre::Result<i32> {
         eprintln!("gherkin: {n} scenarios in {}", dir.display());
     }
     Ok(exit_code(&report))
+}
+
+/// Model cost of the metamorphic phase alone (a `run --metamorphic` client also carries
+/// the pipeline's calls).
+pub fn phase_cost(client: &LlmClient) -> crate::llm::Totals {
+    client
+        .ledger()
+        .by_phase
+        .get("metamorphic")
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// 1 when a relation was violated or a test could not be executed, else 0.

@@ -143,7 +143,7 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
             &mr_project.spec.operations,
             &cfg,
         ))?;
-        let cost = mr_client.ledger().total;
+        let cost = crate::cli::metamorphic::phase_cost(&mr_client);
         if args.json {
             let mut v = serde_json::to_value(&summary)?;
             v["metamorphic"] = serde_json::to_value(&report)?;
