@@ -17,3 +17,4 @@ pub mod source;
 pub mod spec;
 pub mod store;
 pub mod suite;
+pub mod tui;

@@ -102,9 +102,8 @@ pub async fn run(ctx: &AgentCtx, entry_file: &str) -> Result<Vec<String>, String
         });
     }
     let rel = format!("discovery/{}.json", crate::store::op_slug(entry_file));
-    ctx.session
-        .write_json(&rel, &record)
-        .map_err(|e| e.to_string())?;
+    let copy = record.clone();
+    ctx.write(move |s| s.write_json(&rel, &copy)).await?;
     let mut board = ctx.board();
     for f in &record.findings {
         let entry = EntryRef {

@@ -55,9 +55,8 @@ pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
         )
         .await?;
     let context = sanitise(op_id, answer.value);
-    ctx.session
-        .write_context(&context)
-        .map_err(|e| e.to_string())?;
+    let record = context.clone();
+    ctx.write(move |s| s.write_context(&record)).await?;
     ctx.board().contexts.insert(op_id.to_string(), context);
     Ok(())
 }

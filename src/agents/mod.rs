@@ -4,6 +4,7 @@
 //! rule-based halves (normalization, compression, validation, targeted merge) live beside
 //! the agents so they can be tested without a model.
 
+pub mod baseline;
 pub mod challenge;
 pub mod compress;
 pub mod discovery;

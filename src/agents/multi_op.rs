@@ -50,10 +50,9 @@ fn contexts_json(inp: &Inputs) -> String {
     to_prompt_json(&ordered)
 }
 
-fn save(ctx: &AgentCtx, group: Group, record: GroupRecord) -> Result<(), String> {
-    ctx.session
-        .write_group(&record)
-        .map_err(|e| e.to_string())?;
+async fn save(ctx: &AgentCtx, group: Group, record: GroupRecord) -> Result<(), String> {
+    let copy = record.clone();
+    ctx.write(move |s| s.write_group(&copy)).await?;
     ctx.board()
         .groups
         .insert(record.group_id.clone(), (group, record));
@@ -97,7 +96,7 @@ pub async fn generate(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> {
     record.normalization.push(outcome.report());
     record.oracles = outcome.kept;
     let kept = record.oracles.len();
-    save(ctx, inp.group, record)?;
+    save(ctx, inp.group, record).await?;
     Ok(kept)
 }
 
@@ -130,7 +129,7 @@ pub async fn challenge(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> 
     record.review = Some(ChallengerReview {
         hints: checked.hints,
     });
-    save(ctx, inp.group, record)?;
+    save(ctx, inp.group, record).await?;
     Ok(n)
 }
 
@@ -170,12 +169,8 @@ pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
     );
     let regen = merge(&inp.record.oracles, &hints, outcome.kept.clone());
     let rel = format!("regen/group-{}.json", op_slug(group_id));
-    ctx.session
-        .write_json(
-            &rel,
-            &serde_json::json!({"normalization": outcome.report(), "merge": regen}),
-        )
-        .map_err(|e| e.to_string())?;
+    let doc = serde_json::json!({"normalization": outcome.report(), "merge": regen});
+    ctx.write(move |s| s.write_json(&rel, &doc)).await?;
     let mut record = inp.record;
     record.regenerated = regen
         .replaced
@@ -185,5 +180,5 @@ pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
         .collect();
     record.normalization.push(outcome.report());
     record.oracles = regen.suite;
-    save(ctx, inp.group, record)
+    save(ctx, inp.group, record).await
 }

@@ -39,6 +39,9 @@ pub struct AgentCtx {
     pub project: Arc<Prepared>,
     pub board: Arc<Mutex<Board>>,
     pub sink: Option<EventSink>,
+    /// Cap on answer length per call (small local models otherwise ramble to the end of
+    /// their context); `None` leaves it to the provider.
+    pub max_tokens: Option<u32>,
 }
 
 /// A model answer with the record of the call that produced it.
@@ -60,6 +63,20 @@ impl AgentCtx {
         }
         if let Some(sink) = &self.sink {
             sink(&event);
+        }
+    }
+
+    /// Runs a session write on tokio's blocking pool. Session writes are atomic and
+    /// fsynced (milliseconds each); done on the async workers, a burst of agents finishing
+    /// together would stall every other agent's task behind the disk.
+    pub async fn write<F>(&self, f: F) -> Result<(), String>
+    where
+        F: FnOnce(&Session) -> Result<(), crate::store::StoreError> + Send + 'static,
+    {
+        let session = Arc::clone(&self.session);
+        match tokio::task::spawn_blocking(move || f(&session)).await {
+            Ok(result) => result.map_err(|e| e.to_string()),
+            Err(e) => Err(format!("session write did not complete: {e}")),
         }
     }
 
@@ -93,13 +110,14 @@ impl AgentCtx {
         if let Some(schema) = schema {
             req = req.schema(schema);
         }
+        req.max_tokens = self.max_tokens;
         match self.client.call_json::<T>(req).await {
             Ok((value, record)) => {
-                self.file_call(&record);
+                self.file_call(&record).await;
                 Ok(Answer { value, record })
             }
             Err(failure) => {
-                self.file_call(&failure.record);
+                self.file_call(&failure.record).await;
                 Err(failure.error.to_string())
             }
         }
@@ -110,17 +128,18 @@ impl AgentCtx {
     /// The file name is derived from the request, not the record's random id, so a resumed
     /// run that answers a call from the cache finds the original record (with its real
     /// tokens and cost) and keeps it instead of adding a second, free copy.
-    fn file_call(&self, record: &CallRecord) {
+    async fn file_call(&self, record: &CallRecord) {
         let name = call_file_name(record);
         let exists = self
             .session
             .path(&crate::store::call_rel(&name))
             .map(|p| p.exists())
             .unwrap_or(false);
-        if !(record.cache_hit && exists)
-            && let Err(e) = self.session.write_call(&name, record)
-        {
-            tracing::warn!("cannot write call record {name}: {e}");
+        if !(record.cache_hit && exists) {
+            let (file, rec) = (name.clone(), record.clone());
+            if let Err(e) = self.write(move |s| s.write_call(&file, &rec)).await {
+                tracing::warn!("cannot write call record {name}: {e}");
+            }
         }
         let mut note = Event::new(EventKind::Note, record.agent.clone())
             .phase(record.phase.clone())

@@ -33,8 +33,9 @@ fn inputs(ctx: &AgentCtx, op_id: &str) -> Result<Inputs, String> {
     Ok(Inputs { context, bundle })
 }
 
-fn save(ctx: &AgentCtx, suite: SuiteRecord) -> Result<(), String> {
-    ctx.session.write_suite(&suite).map_err(|e| e.to_string())?;
+async fn save(ctx: &AgentCtx, suite: SuiteRecord) -> Result<(), String> {
+    let record = suite.clone();
+    ctx.write(move |s| s.write_suite(&record)).await?;
     ctx.board().suites.insert(suite.op_id.clone(), suite);
     Ok(())
 }
@@ -62,7 +63,7 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     suite.normalization.push(outcome.report());
     suite.oracles = outcome.kept;
     let kept = suite.oracles.len();
-    save(ctx, suite)?;
+    save(ctx, suite).await?;
     Ok(kept)
 }
 
@@ -94,12 +95,13 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let n = checked.hints.len();
     if !checked.refused.is_empty() {
         let rel = format!("reviews/{}.refused.json", op_slug(op_id));
-        let _ = ctx.session.write_json(&rel, &checked.refused);
+        let refused = checked.refused.clone();
+        let _ = ctx.write(move |s| s.write_json(&rel, &refused)).await;
     }
     suite.review = Some(ChallengerReview {
         hints: checked.hints,
     });
-    save(ctx, suite)?;
+    save(ctx, suite).await?;
     Ok(n)
 }
 
@@ -139,12 +141,8 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     let outcome = normalize_single(op_id, &answer.value, Some(&inp.context), &index);
     let regen = merge(&suite.oracles, &hints, outcome.kept.clone());
     let rel = format!("regen/{}.json", op_slug(op_id));
-    ctx.session
-        .write_json(
-            &rel,
-            &serde_json::json!({"normalization": outcome.report(), "merge": regen}),
-        )
-        .map_err(|e| e.to_string())?;
+    let doc = serde_json::json!({"normalization": outcome.report(), "merge": regen});
+    ctx.write(move |s| s.write_json(&rel, &doc)).await?;
     suite.regenerated = regen
         .replaced
         .iter()
@@ -153,5 +151,5 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
         .collect();
     suite.normalization.push(outcome.report());
     suite.oracles = regen.suite;
-    save(ctx, suite)
+    save(ctx, suite).await
 }

@@ -7,6 +7,7 @@ mod config;
 
 use clap::{Parser, Subcommand};
 
+mod baseline;
 pub mod check;
 pub mod export;
 pub mod import;
@@ -14,6 +15,7 @@ pub mod metamorphic;
 mod prompts_cmd;
 mod run;
 mod scan;
+mod tui;
 
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
@@ -57,6 +59,10 @@ pub enum Command {
     Metamorphic(Box<metamorphic::MetamorphicArgs>),
     /// Export reviewed oracles as JUnit 5, Postman (newman), readable Markdown or JSON.
     Export(export::ExportArgs),
+    /// Review a session: operations, oracles beside their Java evidence, decisions.
+    Tui(tui::TuiArgs),
+    /// Run a comparison baseline (Direct Prompting) into a session directory.
+    Baseline(baseline::BaselineArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -70,5 +76,7 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Run(args) => run::run(*args),
         Command::Metamorphic(args) => metamorphic::run(*args),
         Command::Export(args) => export::run(args),
+        Command::Tui(args) => tui::run(args),
+        Command::Baseline(args) => baseline::run(args),
     }
 }

@@ -51,6 +51,9 @@ pub struct RunArgs {
     /// Extra path patterns to exclude (framework endpoints are excluded by default).
     #[arg(long = "exclude", value_name = "PATTERN")]
     pub exclude: Vec<String>,
+    /// Most tokens per model answer (useful with small local models).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -118,6 +121,7 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
         project: Arc::new(project),
         board: Arc::new(Mutex::new(Board::default())),
         sink: Some(progress_sink(quiet)),
+        max_tokens: args.max_tokens,
     };
     let session = Arc::clone(&ctx.session);
     let (mr_client, mr_prompts, mr_project) = (

@@ -31,16 +31,25 @@ pub async fn run(ctx: AgentCtx, options: PipelineOptions) -> Orchestrator {
     }
     save_state(&ctx, &orch);
     while let Some(joined) = running.join_next().await {
-        let event = match joined {
-            Ok(event) => event,
-            Err(e) => {
-                // A panicking agent is a bug; the run goes on without its task.
-                tracing::error!("agent task panicked: {e}");
-                continue;
+        // Every task that has finished by now is handled before the state is written
+        // once: an atomic write costs an fsync, and writing after each of many tasks
+        // finishing together would make the loop, not the model, the bottleneck.
+        let mut batch = vec![joined];
+        while let Some(more) = running.try_join_next() {
+            batch.push(more);
+        }
+        for joined in batch {
+            let event = match joined {
+                Ok(event) => event,
+                Err(e) => {
+                    // A panicking agent is a bug; the run goes on without its task.
+                    tracing::error!("agent task panicked: {e}");
+                    continue;
+                }
+            };
+            for task in orch.handle(event) {
+                spawn(&mut running, &ctx, task);
             }
-        };
-        for task in orch.handle(event) {
-            spawn(&mut running, &ctx, task);
         }
         save_state(&ctx, &orch);
     }

@@ -1,0 +1,88 @@
+//! Workbench cost on a large session: 10,000 oracles over 300 operations.
+//! Prints open time, one render cycle on a 250x80 terminal per screen, and peak memory.
+//! Targets: open < 0.5 s, frame < 16 ms, < 200 MB.
+
+#[path = "../tests/tui_common/mod.rs"]
+mod tui_common;
+
+use mastor::tui::driver::{Options, open_session};
+use mastor::tui::state::{Screen, Tab};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::time::Instant;
+
+fn vm_hwm_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sdir = dir.path().join("session");
+    let t = Instant::now();
+    tui_common::synthetic_session(&sdir, 300, 10_000);
+    println!(
+        "write synthetic session: {:>8.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+
+    let opts = Options {
+        theme: Some("dark".into()),
+        keymap: Some(dir.path().join("none.toml")),
+        mouse: false,
+    };
+    let t = Instant::now();
+    let s = mastor::store::Session::open(&sdir).expect("session");
+    let view = mastor::tui::loader::load(&s).expect("load");
+    println!(
+        "  of which loading the view: {:>8.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    drop(view);
+    let t = Instant::now();
+    let (_session, mut app) = open_session(&sdir, &opts).expect("open");
+    let open_ms = t.elapsed().as_secs_f64() * 1e3;
+    let n: usize = app.view.ops.iter().map(|o| o.oracles.len()).sum();
+    println!(
+        "open ({} ops, {n} oracles): {open_ms:>8.1} ms (target < 500)",
+        app.view.ops.len()
+    );
+
+    let mut terminal = Terminal::new(TestBackend::new(250, 80)).expect("terminal");
+    let mut frame = |app: &mut mastor::tui::state::App, label: &str| {
+        app.prepare_frame(); // first call highlights the file; time it apart
+        let runs = 20;
+        let t = Instant::now();
+        for _ in 0..runs {
+            app.prepare_frame();
+            terminal
+                .draw(|f| f.render_widget(&*app, f.area()))
+                .expect("draw");
+        }
+        let ms = t.elapsed().as_secs_f64() * 1e3 / runs as f64;
+        println!("frame {label:<24} {ms:>8.2} ms (target < 16)");
+    };
+    frame(&mut app, "operations");
+    app.ops_cursor = 150;
+    app.screen = Screen::Operation;
+    app.current_op = 150;
+    app.tab = Tab::Oracles;
+    app.refresh_items();
+    let t = Instant::now();
+    app.prepare_frame();
+    println!(
+        "first highlight of a file: {:>8.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    frame(&mut app, "operation/oracles");
+    app.whole_file = true;
+    frame(&mut app, "oracles, whole file");
+    app.screen = Screen::Costs;
+    frame(&mut app, "costs");
+    match vm_hwm_mb() {
+        Some(mb) => println!("peak memory (VmHWM): {mb:>8.1} MB (target < 200)"),
+        None => println!("peak memory: /proc/self/status not available"),
+    }
+}

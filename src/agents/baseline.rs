@@ -1,0 +1,319 @@
+//! The Direct Prompting baseline (paper appendix, Listing A.1): one call with the spec's
+//! operation list and the project's source concatenated, asking for every operation's
+//! oracles at once. Its answer goes through the same single-op normalization as the
+//! pipeline's (without a source context, since the baseline has none) and is written as
+//! the same per-operation suites, so `mastor check` and a side-by-side comparison work on
+//! either session.
+//!
+//! It deliberately has no discovery, extraction, challenger or regeneration: it is the
+//! yardstick the pipeline is measured against, not a lighter pipeline.
+
+use crate::agents::normalize::{NormalizeReport, normalize_single};
+use crate::agents::runtime::AgentCtx;
+use crate::model::Assertion;
+use crate::pipeline::prepare::{Prepared, bundle_index};
+use crate::source::bundle::Bundle;
+use crate::store::{PhaseState, PhaseStatus, StoreError, SuiteRecord};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Agent (and prompt) name of the baseline call.
+pub const AGENT: &str = "baseline_dp";
+/// File in the session with the baseline's record.
+pub const RECORD_FILE: &str = "baseline.json";
+/// Default cap on the concatenated source, in characters (about 100k tokens): larger
+/// projects exceed what most models accept in one prompt anyway.
+pub const DEFAULT_SOURCE_CAP: usize = 400_000;
+
+/// Why the baseline failed; each names what it was working on.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("the baseline call failed: {0}")]
+    Call(String),
+    #[error("the model's answer has no `operations` list: {0}")]
+    Shape(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The source sent to the model: every bundle's files, each once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DpSource {
+    /// Numbered file texts, then a note when files were left out.
+    pub text: String,
+    /// Distinct files across all bundles.
+    pub files: usize,
+    /// Paths of the files left out by the cap, in order.
+    pub omitted: Vec<String>,
+}
+
+/// Concatenates the files of every bundle (entry bundles and per-operation bundles),
+/// de-duplicated, in bundle order, keeping whole files until `cap` characters; files
+/// that do not fit are named in a closing note so the model (and the reader of the
+/// call log) knows the source is incomplete.
+pub fn dp_source(project: &Prepared, cap: usize) -> DpSource {
+    let bundles = project
+        .entry_bundles()
+        .values()
+        .chain(project.analysis.bundles.values());
+    let mut seen = BTreeSet::new();
+    let mut sections: Vec<(String, String)> = Vec::new();
+    for bundle in bundles {
+        for (path, section) in split_files(bundle) {
+            if seen.insert(path.clone()) {
+                sections.push((path, section));
+            }
+        }
+    }
+    let files = sections.len();
+    let mut text = String::new();
+    let mut omitted = Vec::new();
+    for (path, section) in sections {
+        if omitted.is_empty() && text.len() + section.len() <= cap {
+            text.push_str(&section);
+        } else {
+            omitted.push(path);
+        }
+    }
+    if !omitted.is_empty() {
+        text.push_str(&format!(
+            "// ===== NOTE: source truncated at {cap} characters: {} of {files} files left out: {} =====\n",
+            omitted.len(),
+            omitted.join(", ")
+        ));
+    }
+    DpSource {
+        text,
+        files,
+        omitted,
+    }
+}
+
+/// The rendered files of a bundle, as (path, numbered text) in bundle order.
+fn split_files(bundle: &Bundle) -> Vec<(String, String)> {
+    const HEADER: &str = "// ===== FILE: ";
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in bundle.text.split_inclusive('\n') {
+        if let Some(rest) = line.strip_prefix(HEADER)
+            && let Some((path, _)) = rest.rsplit_once(" (")
+        {
+            out.push((path.to_string(), String::new()));
+        }
+        if let Some((_, section)) = out.last_mut() {
+            section.push_str(line);
+        }
+    }
+    out
+}
+
+/// `baseline.json`: what the one call asked, what came back and what normalization did.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct DpRecord {
+    /// Operations listed in the prompt.
+    pub operations: usize,
+    /// Operations with at least one oracle kept.
+    pub answered: Vec<String>,
+    /// Listed operations the answer left without oracles.
+    pub missing: Vec<String>,
+    /// op_ids in the answer that are not in the list (their oracles are refused).
+    pub unknown_ops: Vec<String>,
+    pub oracles: usize,
+    /// Status assertions over all kept oracles (paper Table 9 #Status).
+    pub status_assertions: usize,
+    /// Field assertions over all kept oracles (#Field).
+    pub field_assertions: usize,
+    /// Oracles normalization dropped.
+    pub dropped: usize,
+    /// Rule id → how often it fired, over all operations.
+    pub normalization: BTreeMap<String, usize>,
+    pub source_files: usize,
+    pub source_omitted: Vec<String>,
+    pub source_chars: usize,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cache_hit: bool,
+}
+
+/// Runs the baseline on `ctx.project` and writes its suites, record and manifest entry.
+pub async fn run(ctx: &AgentCtx, source_cap: usize) -> Result<DpRecord, BaselineError> {
+    let started = chrono::Utc::now();
+    let project = &ctx.project;
+    let source = dp_source(project, source_cap);
+    let operations = project.operation_list();
+    let answer = ctx
+        .call::<Value>(
+            AGENT,
+            None,
+            &[("operations", &operations), ("source", &source.text)],
+            Some(schema()),
+        )
+        .await
+        .map_err(BaselineError::Call)?;
+    let per_op = split_answer(&answer.value)?;
+    let selected: BTreeSet<&str> = project.selected.iter().map(String::as_str).collect();
+    let index = bundle_index(&Bundle {
+        files: Vec::new(),
+        text: source.text.clone(),
+        lines: 0,
+        bytes: 0,
+        tokens_est: 0,
+        hash: String::new(),
+    });
+    let mut rec = DpRecord {
+        operations: project.selected.len(),
+        source_files: source.files,
+        source_omitted: source.omitted.clone(),
+        source_chars: source.text.len(),
+        tokens_in: answer.record.usage.prompt_tokens,
+        tokens_out: answer.record.usage.completion_tokens,
+        cache_hit: answer.record.cache_hit,
+        ..DpRecord::default()
+    };
+    for (op_id, oracles) in per_op {
+        if !selected.contains(op_id.as_str()) {
+            rec.unknown_ops.push(op_id);
+            continue;
+        }
+        let outcome = normalize_single(&op_id, &json!({"path_oracles": oracles}), None, &index);
+        let report: NormalizeReport = outcome.report();
+        rec.dropped += report.dropped.len();
+        for (rule, n) in &report.counts {
+            *rec.normalization.entry(rule.clone()).or_default() += n;
+        }
+        for o in &outcome.kept {
+            for a in &o.assertions {
+                match a {
+                    Assertion::Status { .. } => rec.status_assertions += 1,
+                    Assertion::Field { .. } => rec.field_assertions += 1,
+                }
+            }
+        }
+        rec.oracles += outcome.kept.len();
+        if !outcome.kept.is_empty() {
+            rec.answered.push(op_id.clone());
+        }
+        let mut suite = SuiteRecord::new(op_id);
+        suite.normalization.push(report);
+        suite.oracles = outcome.kept;
+        ctx.session.write_suite(&suite)?;
+    }
+    rec.missing = project
+        .selected
+        .iter()
+        .filter(|op| !rec.answered.contains(op))
+        .cloned()
+        .collect();
+    ctx.session.write_json(RECORD_FILE, &rec)?;
+    let message = format!(
+        "direct prompting: {} oracles for {} of {} operations",
+        rec.oracles,
+        rec.answered.len(),
+        rec.operations
+    );
+    ctx.session.update_manifest(|m| {
+        m.config
+            .settings
+            .insert("baseline".into(), json!("direct_prompting"));
+        m.phases.insert(
+            AGENT.into(),
+            PhaseState {
+                status: PhaseStatus::Done,
+                started_at: Some(started),
+                finished_at: Some(chrono::Utc::now()),
+                message: Some(message),
+            },
+        );
+    })?;
+    Ok(rec)
+}
+
+/// The answer's oracle lists by op_id, in answer order; entries for the same operation
+/// are joined. Accepts `{"operations": [...]}` or a bare list of operations.
+fn split_answer(raw: &Value) -> Result<BTreeMap<String, Vec<Value>>, BaselineError> {
+    let list = match raw {
+        Value::Array(items) => items,
+        Value::Object(map) => match map.get("operations") {
+            Some(Value::Array(items)) => items,
+            _ => return Err(BaselineError::Shape(compact(raw))),
+        },
+        other => return Err(BaselineError::Shape(compact(other))),
+    };
+    let mut out: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for entry in list {
+        let Some(op_id) = entry.get("op_id").and_then(Value::as_str) else {
+            continue;
+        };
+        let oracles = entry
+            .get("path_oracles")
+            .or_else(|| entry.get("oracles"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        out.entry(op_id.trim().to_string())
+            .or_default()
+            .extend(oracles);
+    }
+    Ok(out)
+}
+
+/// At most 200 characters of `v`, for error messages.
+fn compact(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(200) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s,
+    }
+}
+
+/// The answer shape, for providers that accept a JSON schema.
+fn schema() -> Value {
+    json!({"type": "object", "properties": {"operations": {"type": "array", "items": {
+        "type": "object", "properties": {"op_id": {"type": "string"},
+        "path_oracles": {"type": "array", "items": {"type": "object", "properties": {
+            "description": {"type": "string"},
+            "input": {"type": "object"},
+            "assertions": {"type": "array", "items": {"type": "object"}}},
+            "required": ["input", "assertions"]}}},
+        "required": ["op_id", "path_oracles"]}}}, "required": ["operations"]})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answer_entries_for_one_operation_are_joined() {
+        let raw = json!({"operations": [
+            {"op_id": "GET /a", "path_oracles": [{"x": 1}]},
+            {"op_id": " GET /a ", "path_oracles": [{"x": 2}]},
+            {"path_oracles": [{"x": 3}]},
+            {"op_id": "GET /b", "oracles": [{"x": 4}]}]});
+        let m = split_answer(&raw).unwrap();
+        assert_eq!(m["GET /a"].len(), 2);
+        assert_eq!(m["GET /b"].len(), 1);
+        assert_eq!(m.len(), 2);
+        assert!(matches!(
+            split_answer(&json!({"ops": []})),
+            Err(BaselineError::Shape(_))
+        ));
+    }
+
+    #[test]
+    fn files_split_at_headers() {
+        let text = "// ===== FILE: a/A.java (2 lines) =====\n   1 | x\n   2 | y\n// ===== FILE: B.java (1 lines) =====\n   1 | z\n";
+        let b = Bundle {
+            files: vec![],
+            text: text.into(),
+            lines: 3,
+            bytes: text.len(),
+            tokens_est: 0,
+            hash: String::new(),
+        };
+        let f = split_files(&b);
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[0].0, "a/A.java");
+        assert!(f[0].1.ends_with("   2 | y\n"));
+        assert_eq!(f[1].1.lines().count(), 2);
+    }
+}

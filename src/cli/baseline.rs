@@ -1,0 +1,183 @@
+//! `mastor baseline`: the comparison baselines of the paper. Only Direct Prompting
+//! (`dp`, appendix Listing A.1) exists: one call with the operation list and the whole
+//! source, normalized and written as a session that `mastor check` runs like any other.
+
+use crate::agents::baseline::{self, DEFAULT_SOURCE_CAP, DpRecord};
+use crate::agents::runtime::{AgentCtx, Board};
+use crate::cli::EXIT_OK;
+use crate::llm::{LlmArgs, LlmClient, LlmConfig};
+use crate::pipeline::prepare::Prepared;
+use crate::prompts::Prompts;
+use crate::spec::Exclusions;
+use crate::store::{Manifest, Session};
+use clap::{Args, Subcommand};
+use color_eyre::eyre::{WrapErr, eyre};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Arguments of `mastor baseline`.
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    #[command(subcommand)]
+    pub which: Which,
+}
+
+/// The baselines.
+#[derive(Debug, Subcommand)]
+pub enum Which {
+    /// Direct Prompting: one call with every operation and the concatenated source.
+    #[command(
+        after_help = "Example:\n  mastor baseline dp tests/fixtures/petstore-jdk --out /tmp/dp\n  mastor check /tmp/dp --base-url http://127.0.0.1:8080 --only all"
+    )]
+    Dp(Box<DpArgs>),
+}
+
+/// Arguments of `mastor baseline dp`.
+#[derive(Debug, Args)]
+pub struct DpArgs {
+    /// The Java project.
+    pub project: PathBuf,
+    /// The OpenAPI/Swagger file (found in the project when omitted).
+    #[arg(long)]
+    pub spec: Option<PathBuf>,
+    /// Session directory (default: <project>/.mastor-dp).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Most characters of source sent; whole files beyond it are left out, with a note.
+    #[arg(long, value_name = "CHARS", default_value_t = DEFAULT_SOURCE_CAP)]
+    pub max_source_chars: usize,
+    /// Directory with prompt overrides (baseline_dp.md).
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+    /// Print the record as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// Runs `mastor baseline`.
+pub fn run(args: BaselineArgs) -> color_eyre::Result<i32> {
+    match args.which {
+        Which::Dp(args) => run_dp(*args),
+    }
+}
+
+fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
+    let project = Prepared::load(
+        &args.project,
+        args.spec.as_deref(),
+        &Exclusions::default(),
+        &[],
+    )?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.project.join(".mastor-dp"));
+    let mut config = LlmConfig::resolve(None, &LlmConfig::process_env(), &args.llm)?;
+    if config.cache_dir.is_none() {
+        config.cache_dir = Some(out.join("cache"));
+    }
+    let manifest = Manifest::new(
+        args.project.display().to_string(),
+        project.spec.file.display().to_string(),
+    );
+    let session = Session::open_or_create(&out, manifest)
+        .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
+    session.write_operations(&project.analysis.report)?;
+    let prompts = match &args.prompts {
+        Some(dir) => Prompts::with_overrides(dir)?,
+        None => Prompts::embedded(),
+    };
+    eprintln!(
+        "mastor: direct prompting over {} operations, session {}",
+        project.selected.len(),
+        out.display()
+    );
+    let client = LlmClient::new(config).map_err(|e| eyre!("{e}"))?;
+    let ctx = AgentCtx {
+        client,
+        prompts: Arc::new(prompts),
+        session: Arc::new(session),
+        project: Arc::new(project),
+        board: Arc::new(Mutex::new(Board::default())),
+        sink: None,
+        max_tokens: None,
+    };
+    let runtime = tokio::runtime::Runtime::new()?;
+    let record = runtime.block_on(baseline::run(&ctx, args.max_source_chars))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&record)?);
+    } else {
+        print!("{}", render(&record));
+        println!("session: {}", ctx.session.dir().display());
+    }
+    Ok(EXIT_OK)
+}
+
+/// The short human summary.
+fn render(r: &DpRecord) -> String {
+    let mut s = format!(
+        "direct prompting: {} operations, {} answered, {} missing\n\
+         oracles: {} (#Status {}, #Field {}), dropped by normalization: {}\n\
+         tokens: {} in, {} out{}\n",
+        r.operations,
+        r.answered.len(),
+        r.missing.len(),
+        r.oracles,
+        r.status_assertions,
+        r.field_assertions,
+        r.dropped,
+        r.tokens_in,
+        r.tokens_out,
+        if r.cache_hit {
+            " (answered from cache)"
+        } else {
+            ""
+        },
+    );
+    if !r.unknown_ops.is_empty() {
+        s.push_str(&format!(
+            "refused: oracles for operations not in the spec: {}\n",
+            r.unknown_ops.join(", ")
+        ));
+    }
+    if !r.source_omitted.is_empty() {
+        s.push_str(&format!(
+            "source capped: {} of {} files left out (--max-source-chars)\n",
+            r.source_omitted.len(),
+            r.source_files
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_names_counts_refusals_and_the_cap() {
+        let r = DpRecord {
+            operations: 3,
+            answered: vec!["GET /a".into()],
+            missing: vec!["GET /b".into(), "GET /c".into()],
+            unknown_ops: vec!["GET /x".into()],
+            oracles: 4,
+            status_assertions: 4,
+            field_assertions: 2,
+            dropped: 1,
+            source_files: 9,
+            source_omitted: vec!["A.java".into()],
+            tokens_in: 1200,
+            tokens_out: 300,
+            ..DpRecord::default()
+        };
+        let s = render(&r);
+        assert!(s.contains("3 operations, 1 answered, 2 missing"), "{s}");
+        assert!(s.contains("oracles: 4 (#Status 4, #Field 2), dropped by normalization: 1"));
+        assert!(s.contains("tokens: 1200 in, 300 out\n"));
+        assert!(s.contains("GET /x"));
+        assert!(s.contains("1 of 9 files left out"));
+    }
+}

@@ -1,0 +1,106 @@
+//! Every user intent the workbench understands, as one enum.
+//!
+//! Keys map to actions through the keymap; actions change the state in `update`. The
+//! names here are the ones used in keymap files, and the descriptions are what the help
+//! overlay and the footer show, so they cannot drift from the real behaviour.
+
+macro_rules! actions {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal, $desc:literal;)*) => {
+        /// A user intent, independent of the key that asked for it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Action {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Action {
+            /// All actions, in help order.
+            pub const ALL: &'static [Action] = &[$(Action::$variant,)*];
+
+            /// The name used in keymap files.
+            pub fn name(self) -> &'static str {
+                match self { $(Action::$variant => $name,)* }
+            }
+
+            /// One-line description for the help overlay and footer.
+            pub fn description(self) -> &'static str {
+                match self { $(Action::$variant => $desc,)* }
+            }
+
+            /// Looks an action up by its keymap name.
+            pub fn from_name(name: &str) -> Option<Action> {
+                match name { $($name => Some(Action::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+actions! {
+    /// Leave the workbench (decisions are already on disk).
+    Quit = "quit", "quit";
+    /// Show or hide the key reference.
+    Help = "help", "help";
+    /// Close the top popup, or go up one screen.
+    Back = "back", "back";
+    /// Open the selected row (operation, group) or confirm.
+    Open = "open", "open";
+    /// Move the selection up one row.
+    Up = "up", "up";
+    /// Move the selection down one row.
+    Down = "down", "down";
+    /// Move the selection up one page.
+    PageUp = "page_up", "page up";
+    /// Move the selection down one page.
+    PageDown = "page_down", "page down";
+    /// Jump to the first row.
+    Top = "top", "first";
+    /// Jump to the last row.
+    Bottom = "bottom", "last";
+    /// Next tab of the operation screen.
+    NextTab = "next_tab", "next tab";
+    /// Previous tab of the operation screen.
+    PrevTab = "prev_tab", "prev tab";
+    /// Go to the operations screen.
+    ShowOperations = "show_operations", "operations";
+    /// Go to the groups (multi-operation) screen.
+    ShowGroups = "show_groups", "groups";
+    /// Go to the costs screen.
+    ShowCosts = "show_costs", "costs";
+    /// Type a text filter (search in the Bundle tab).
+    Filter = "filter", "filter";
+    /// Clear every filter.
+    ClearFilter = "clear_filter", "clear filters";
+    /// Cycle the sort column of the operations list.
+    CycleSort = "cycle_sort", "sort";
+    /// Cycle the HTTP method filter.
+    CycleMethod = "cycle_method", "method filter";
+    /// Cycle the agent status filter (running, failed, done, ...).
+    CycleStatus = "cycle_status", "status filter";
+    /// Cycle the review state filter (proposed, accepted, ...).
+    CycleState = "cycle_state", "review filter";
+    /// Accept the selected oracle.
+    Accept = "accept", "accept";
+    /// Reject the selected oracle, with an optional note.
+    Reject = "reject", "reject";
+    /// Edit the selected oracle as JSON in place.
+    Edit = "edit", "edit";
+    /// Edit the selected oracle in $EDITOR.
+    EditExternal = "edit_external", "$EDITOR";
+    /// Undo the latest decision on the selected oracle.
+    Undo = "undo", "undo";
+    /// Accept every oracle of the filtered list (asks first).
+    BulkAccept = "bulk_accept", "accept all shown";
+    /// Reject every oracle of the filtered list (asks first).
+    BulkReject = "bulk_reject", "reject all shown";
+    /// Open the export dialog.
+    Export = "export", "export";
+    /// Show the next evidence reference of the selected oracle.
+    NextRef = "next_ref", "next evidence";
+    /// Show the previous evidence reference.
+    PrevRef = "prev_ref", "prev evidence";
+    /// Toggle between the evidence excerpt and the whole file.
+    WholeFile = "whole_file", "whole file";
+    /// Scroll the source or detail pane down.
+    ScrollDown = "scroll_down", "scroll source down";
+    /// Scroll the source or detail pane up.
+    ScrollUp = "scroll_up", "scroll source up";
+}

@@ -1,0 +1,229 @@
+//! The driver: opens a session, owns the terminal and the event loop, and performs the
+//! effects the state asks for (journal appends, export, `$EDITOR`).
+//!
+//! The terminal is restored on every exit path, including panics (`ratatui::init`
+//! installs a restoring panic hook). Redraws happen only when something changed: a key,
+//! a pipeline event, or a spinner tick while an agent runs. Logs go to a file.
+
+use super::config::{self, ConfigError};
+use super::loader::{self, LoadError};
+use super::state::App;
+use super::store::{Event, Session, StoreError, Undo};
+use super::update::{self, Effect};
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind,
+};
+use ratatui::crossterm::execute;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+/// Why the workbench could not start or had to stop.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("terminal: {0}")]
+    Terminal(#[from] std::io::Error),
+}
+
+/// Options of `mastor tui` that shape the workbench.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `dark`, `light`, a theme name in the config dir, or a path.
+    pub theme: Option<String>,
+    /// A keymap file to use instead of `<config>/keymap.toml`.
+    pub keymap: Option<PathBuf>,
+    /// Capture the mouse (wheel scrolls lists); off by default so text selection works.
+    pub mouse: bool,
+}
+
+/// Opens the session at `arg` (a session dir, or a project dir holding `.mastor`) and
+/// builds the workbench state for it.
+pub fn open_session(arg: &Path, opts: &Options) -> Result<(Session, App), TuiError> {
+    let keymap = config::load_keymap(opts.keymap.as_deref())?;
+    let theme = config::load_theme(opts.theme.as_deref())?;
+    let dir = loader::resolve_session_dir(arg);
+    let session = Session::open(&dir)?;
+    let view = loader::load(&session)?;
+    let mut app = App::new(view, keymap, theme);
+    app.mouse = opts.mouse;
+    Ok((session, app))
+}
+
+/// Sends tracing output to `<state dir>/tui.log` (never the screen); returns the path.
+pub fn init_logging() -> Option<PathBuf> {
+    let dir = config::log_dir()?;
+    std::fs::create_dir_all(&dir).ok()?;
+    let path = dir.join("tui.log");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .ok()?;
+    tracing_subscriber::fmt()
+        .with_writer(std::sync::Mutex::new(file))
+        .with_ansi(false)
+        .try_init()
+        .ok()?;
+    Some(path)
+}
+
+/// Performs one effect against the session and reports the outcome to the state.
+/// `editor` runs an external editor on a text and returns the edited text.
+pub fn perform(
+    session: &Session,
+    app: &mut App,
+    effect: Effect,
+    editor: &mut dyn FnMut(&str) -> Result<String, String>,
+) {
+    match effect {
+        Effect::Record(d) => match session.append_decision(&d) {
+            Ok(()) => {
+                tracing::info!(o_id = %d.o_id, decision = ?d.decision, "review decision saved");
+                app.decision_saved(d);
+            }
+            Err(e) => app.error(format!("decision NOT saved: {e}")),
+        },
+        Effect::Undo(o_id) => match session.append_undo(&o_id) {
+            Ok(()) => app.undo_saved(Undo {
+                undo: o_id,
+                at: chrono::Utc::now().to_rfc3339(),
+            }),
+            Err(e) => app.error(format!("undo NOT saved: {e}")),
+        },
+        Effect::Export { format, dest } => {
+            let formats = super::export::formats();
+            let outcome = match formats.get(format) {
+                Some(f) => f.export(&app.view, &dest),
+                None => Err(format!("no export format #{format}")),
+            };
+            app.export_done(outcome);
+        }
+        Effect::ExternalEdit { o_id, multi, text } => match editor(&text) {
+            Ok(edited) => {
+                for e in app.external_edit_done(o_id, multi, edited) {
+                    perform(session, app, e, editor);
+                }
+            }
+            Err(e) => app.error(e),
+        },
+    }
+}
+
+/// Runs the workbench until the user quits. `live` carries pipeline events of a run in
+/// progress (none in review mode).
+pub fn run(
+    session: &Session,
+    app: &mut App,
+    live: Option<Receiver<Event>>,
+) -> Result<(), TuiError> {
+    let mut terminal = ratatui::init();
+    if app.mouse {
+        execute!(std::io::stdout(), EnableMouseCapture)?;
+    }
+    let result = event_loop(&mut terminal, session, app, live.as_ref());
+    if app.mouse {
+        let _ = execute!(std::io::stdout(), DisableMouseCapture);
+    }
+    ratatui::restore();
+    result
+}
+
+fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    session: &Session,
+    app: &mut App,
+    live: Option<&Receiver<Event>>,
+) -> Result<(), TuiError> {
+    let mut dirty = true;
+    let mut suspend = false;
+    while !app.quit {
+        if suspend {
+            // The editor ran on the plain terminal; take the screen back.
+            *terminal = ratatui::init();
+            terminal.clear()?;
+            suspend = false;
+        }
+        if dirty {
+            app.now = chrono::Utc::now();
+            app.prepare_frame();
+            let h = terminal.size()?.height as usize;
+            app.page = h.saturating_sub(12).max(1);
+            terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+            dirty = false;
+        }
+        if event::poll(Duration::from_millis(120))? {
+            // Drain everything pending, then draw once.
+            loop {
+                let effects = match event::read()? {
+                    TermEvent::Key(k) if k.kind != KeyEventKind::Release => {
+                        update::handle_key(app, k)
+                    }
+                    TermEvent::Mouse(m) => update::handle_mouse(app, m),
+                    TermEvent::Resize(..) => Vec::new(),
+                    _ => Vec::new(),
+                };
+                for e in effects {
+                    if matches!(e, Effect::ExternalEdit { .. }) {
+                        ratatui::restore();
+                        suspend = true;
+                    }
+                    perform(session, app, e, &mut run_editor);
+                }
+                dirty = true;
+                if app.quit || !event::poll(Duration::ZERO)? {
+                    break;
+                }
+            }
+        } else {
+            app.tick = app.tick.wrapping_add(1);
+            if app.view.ops.iter().any(|o| {
+                o.agents
+                    .values()
+                    .any(|a| matches!(a.state, super::view::AgentState::Running { .. }))
+            }) {
+                dirty = true;
+            }
+        }
+        if let Some(rx) = live {
+            while let Ok(ev) = rx.try_recv() {
+                app.view.apply_event(&ev);
+                dirty = true;
+            }
+            if dirty {
+                app.refresh_lists();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs `$VISUAL`/`$EDITOR` (default `vi`) on `text` in a temporary file.
+fn run_editor(text: &str) -> Result<String, String> {
+    let path = std::env::temp_dir().join(format!("mastor-edit-{}.json", std::process::id()));
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".into());
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(&path)
+        .status()
+        .map_err(|e| format!("cannot run editor `{editor}`: {e}"))?;
+    let out = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read back {}: {e}", path.display()));
+    let _ = std::fs::remove_file(&path);
+    if !status.success() {
+        return Err(format!(
+            "editor `{editor}` exited with {status}; edit discarded"
+        ));
+    }
+    out
+}

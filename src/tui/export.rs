@@ -1,0 +1,146 @@
+//! Export from the review: what the Export dialog writes.
+//!
+//! The JSON suite file (`model::SuiteFile`) is built here; JUnit 5, Postman and readable
+//! Markdown come from `crate::export` through the same [`Exporter`] hook, so a new
+//! format there shows up in the dialog by being added to [`formats`]. Only accepted
+//! and edited oracles are exported, edited ones in their edited form. This module writes
+//! files; it never prints.
+
+use super::view::SessionView;
+use crate::export::{ExportInput, Format, Selection};
+use crate::model::{ReviewState, SCHEMA_VERSION, SuiteFile};
+use std::path::{Path, PathBuf};
+
+/// One export format the dialog can offer.
+pub trait Exporter {
+    /// Name shown in the dialog.
+    fn name(&self) -> &'static str;
+    /// Writes the reviewed suite to `dest`; returns a one-line summary.
+    fn export(&self, view: &SessionView, dest: &Path) -> Result<String, String>;
+}
+
+/// The formats offered, in dialog order.
+pub fn formats() -> Vec<Box<dyn Exporter>> {
+    vec![
+        Box::new(JsonExporter),
+        Box::new(LibraryExporter(Format::Junit, "junit 5 (java)")),
+        Box::new(LibraryExporter(Format::Postman, "postman collection")),
+        Box::new(LibraryExporter(Format::Readable, "readable markdown")),
+    ]
+}
+
+/// Every oracle in its reviewed form, with its review state.
+fn full_suite(view: &SessionView) -> SuiteFile {
+    let mut suite = SuiteFile {
+        schema_version: SCHEMA_VERSION,
+        ..SuiteFile::default()
+    };
+    for op in &view.ops {
+        for o in &op.oracles {
+            suite.review.insert(o.o_id(), view.review_state(&o.o_id()));
+            suite.oracles.push(view.effective_oracle(o));
+        }
+    }
+    for g in &view.groups {
+        for o in &g.oracles {
+            suite.review.insert(o.o_id(), view.review_state(&o.o_id()));
+            suite.multi_op.push(view.effective_multi(o));
+        }
+    }
+    suite
+}
+
+/// Builds the suite of accepted and edited oracles.
+pub fn reviewed_suite(view: &SessionView) -> SuiteFile {
+    let keep = |s: &ReviewState| matches!(s, ReviewState::Accepted | ReviewState::Edited);
+    let mut suite = full_suite(view);
+    let state = |id: &str| suite.review.get(id).copied().unwrap_or_default();
+    let oracles = suite
+        .oracles
+        .iter()
+        .filter(|o| keep(&state(&o.o_id())))
+        .cloned()
+        .collect();
+    let multi = suite
+        .multi_op
+        .iter()
+        .filter(|o| keep(&state(&o.o_id())))
+        .cloned()
+        .collect();
+    suite.oracles = oracles;
+    suite.multi_op = multi;
+    suite.review.retain(|_, s| keep(s));
+    suite
+}
+
+/// `dest` as a file for the JSON suite: a directory (or a path without extension)
+/// gets `suite.json` inside it.
+fn json_file(dest: &Path) -> PathBuf {
+    if dest.extension().is_some() && !dest.is_dir() {
+        dest.to_path_buf()
+    } else {
+        dest.join("suite.json")
+    }
+}
+
+/// `dest` as a directory for the multi-file formats: a file path means its directory.
+fn out_dir(dest: &Path) -> PathBuf {
+    if dest.extension().is_some() && !dest.is_dir() {
+        dest.parent().map(Path::to_path_buf).unwrap_or_default()
+    } else {
+        dest.to_path_buf()
+    }
+}
+
+/// `model::SuiteFile` as pretty JSON (what `mastor check` reads).
+pub struct JsonExporter;
+
+impl Exporter for JsonExporter {
+    fn name(&self) -> &'static str {
+        "json (suite file)"
+    }
+
+    fn export(&self, view: &SessionView, dest: &Path) -> Result<String, String> {
+        let dest = json_file(dest);
+        let suite = reviewed_suite(view);
+        let text = serde_json::to_vec_pretty(&suite).map_err(|e| e.to_string())?;
+        if let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        let tmp = dest.with_extension("json.tmp");
+        std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, &dest))
+            .map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
+        Ok(format!(
+            "wrote {} oracles and {} multi-op oracles to {}",
+            suite.oracles.len(),
+            suite.multi_op.len(),
+            dest.display()
+        ))
+    }
+}
+
+/// A format of the export module, fed the reviewed suite and the latest verdicts.
+pub struct LibraryExporter(pub Format, pub &'static str);
+
+impl Exporter for LibraryExporter {
+    fn name(&self) -> &'static str {
+        self.1
+    }
+
+    fn export(&self, view: &SessionView, dest: &Path) -> Result<String, String> {
+        let dir = out_dir(dest);
+        let mut input = ExportInput::from_suite(full_suite(view), Selection::Reviewed);
+        input.verdicts = view.verdict_details.clone();
+        let report = crate::export::export(&input, self.0, &dir).map_err(|e| e.to_string())?;
+        Ok(format!(
+            "{}: {} oracles in {} files under {} ({} left out)",
+            self.0,
+            report.items.len(),
+            report.files.len(),
+            dir.display(),
+            report.skipped
+        ))
+    }
+}

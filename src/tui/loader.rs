@@ -1,0 +1,539 @@
+//! Reads a session directory into a [`SessionView`], once, before the first frame.
+//!
+//! Hard problems (not a session, unreadable manifest, unparsable suite) are typed errors
+//! naming the file; soft ones (a missing source file, an odd call record) become
+//! warnings shown on screen, so one bad file never hides the rest of a review. This
+//! module does not watch the directory and does not write anything.
+
+use super::store::{GroupRecord, Session, StoreError, SuiteRecord};
+use super::view::{CallView, GroupView, OpView, SessionView, SourceFile};
+use crate::model::{EvidenceRef, SourceContext, Verdict};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Source files larger than this are not loaded (they would not be read on screen).
+const MAX_SOURCE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Why a session could not be opened for review.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The store refused the directory or one of its files.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A file parsed as JSON but not as what it should hold.
+    #[error("{file}: {reason}")]
+    Shape { file: String, reason: String },
+}
+
+/// Resolves the command-line argument: a session directory, or a project directory
+/// whose session is `<dir>/.mastor`.
+pub fn resolve_session_dir(arg: &Path) -> PathBuf {
+    if arg.join("manifest.json").is_file() {
+        arg.to_path_buf()
+    } else {
+        arg.join(".mastor")
+    }
+}
+
+/// Loads everything the workbench shows from an open session.
+pub fn load(session: &Session) -> Result<SessionView, LoadError> {
+    let manifest = session.manifest();
+    let dir = session.dir().to_path_buf();
+    let mut view = SessionView {
+        dir,
+        ..SessionView::default()
+    };
+
+    // The pipeline writes the scan report (`{"operations": [...], ...}`); a bare list
+    // of operations is accepted too.
+    let ops_raw: Value = session.read_operations()?.unwrap_or(Value::Null);
+    let ops: &[Value] = match &ops_raw {
+        Value::Array(a) => a,
+        Value::Object(m) => m
+            .get("operations")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]),
+        _ => &[],
+    };
+    for (i, raw) in ops.iter().enumerate() {
+        let op = op_from_value(raw).ok_or_else(|| LoadError::Shape {
+            file: "operations.json".into(),
+            reason: format!("entry {i} has no op_id (or method and path)"),
+        })?;
+        view.op_index.insert(op.op_id.clone(), view.ops.len());
+        view.ops.push(op);
+    }
+
+    let probe = view.ops.iter().find_map(|o| o.bundle.first().cloned());
+    view.project_root = resolve_project_root(&view.dir, &manifest.project_root, probe.as_deref());
+    for name in json_files(session, "contexts")? {
+        let rel = format!("contexts/{name}");
+        if let Some(ctx) = session.read_json::<SourceContext>(&rel)? {
+            let idx = op_slot(&mut view, &ctx.op_id);
+            view.ops[idx].context = Some(ctx);
+        }
+    }
+    for name in json_files(session, "suites")? {
+        let rel = format!("suites/{name}");
+        if let Some(suite) = session.read_json::<SuiteRecord>(&rel)? {
+            let idx = op_slot(&mut view, &suite.op_id);
+            let op = &mut view.ops[idx];
+            op.oracles = suite.oracles;
+            for o in &mut op.oracles {
+                if o.op_id.is_empty() {
+                    o.op_id = suite.op_id.clone();
+                }
+            }
+            op.hints = suite.review.map(|r| r.hints).unwrap_or_default();
+            op.regenerated = suite.regenerated;
+            op.normalization = suite.normalization;
+        }
+    }
+    for op in &mut view.ops {
+        load_regeneration(session, op, &mut view.warnings);
+    }
+    for name in json_files(session, "groups")? {
+        let rel = format!("groups/{name}");
+        if let Some(g) = session.read_json::<GroupRecord>(&rel)? {
+            let mut oracles = g.oracles;
+            for o in &mut oracles {
+                if o.group_id.is_empty() {
+                    o.group_id = g.group_id.clone();
+                }
+            }
+            view.groups.push(GroupView {
+                group_id: g.group_id,
+                group: g.group,
+                oracles,
+                hints: g.review.map(|r| r.hints).unwrap_or_default(),
+                regenerated: g.regenerated,
+                agents: Default::default(),
+            });
+        }
+    }
+    for name in json_files(session, "calls")? {
+        let rel = format!("calls/{name}");
+        match session.read_json::<Value>(&rel) {
+            Ok(Some(v)) => {
+                let call = call_from_value(&v, &name);
+                if let Some(&idx) = call.op_id.as_ref().and_then(|o| view.op_index.get(o)) {
+                    view.ops[idx].calls.push(view.calls.len());
+                }
+                view.agent_usage.entry(call.agent.clone()).or_default();
+                view.calls.push(call);
+            }
+            Ok(None) => {}
+            Err(e) => view.warnings.push(e.to_string()),
+        }
+    }
+    for e in session.read_events()? {
+        view.apply_event(&e);
+    }
+    view.journal = session.read_review_journal()?;
+    view.decisions = super::store::replay(&view.journal);
+    // `verdicts/latest.json` is the newest run; without it, every run in name (= time)
+    // order, so the newest still wins.
+    let latest = crate::suite::session::LATEST_VERDICTS;
+    let verdict_files = if session.path(latest)?.is_file() {
+        vec![latest.trim_start_matches("verdicts/").to_string()]
+    } else {
+        json_files(session, "verdicts")?
+    };
+    for name in verdict_files {
+        let rel = format!("verdicts/{name}");
+        match session.read_json::<Value>(&rel) {
+            Ok(Some(v)) => view.apply_verdicts(verdicts_from_value(v)),
+            Ok(None) => {}
+            Err(e) => view.warnings.push(e.to_string()),
+        }
+    }
+    load_sources(&mut view);
+    Ok(view)
+}
+
+/// Where the project's sources are. The manifest may hold the path as it was typed
+/// (relative to wherever `mastor run` ran), so a relative root is tried against the
+/// current directory, then the session's parent (the default `<project>/.mastor`
+/// layout), then the session directory itself; the first holding `probe` (a bundle
+/// file) wins, else the first that exists.
+pub fn resolve_project_root(session_dir: &Path, recorded: &str, probe: Option<&str>) -> PathBuf {
+    let root = PathBuf::from(recorded);
+    if root.is_absolute() {
+        return root;
+    }
+    let candidates = [
+        std::env::current_dir().ok().map(|d| d.join(&root)),
+        session_dir.parent().map(Path::to_path_buf),
+        Some(session_dir.join(&root)),
+    ];
+    let candidates: Vec<PathBuf> = candidates.into_iter().flatten().collect();
+    probe
+        .and_then(|p| candidates.iter().find(|c| c.join(p).is_file()))
+        .or_else(|| candidates.iter().find(|c| c.is_dir()))
+        .cloned()
+        .unwrap_or_else(|| session_dir.join(root))
+}
+
+fn json_files(session: &Session, dir: &str) -> Result<Vec<String>, StoreError> {
+    Ok(session
+        .list(dir)?
+        .into_iter()
+        .filter(|n| n.ends_with(".json"))
+        .collect())
+}
+
+/// Index of the operation `op_id`, adding a bare one when `operations.json` lacks it
+/// (a suite for an operation the list forgot is still worth reviewing).
+fn op_slot(view: &mut SessionView, op_id: &str) -> usize {
+    if let Some(&i) = view.op_index.get(op_id) {
+        return i;
+    }
+    let (method, path) = op_id.split_once(' ').unwrap_or(("", op_id));
+    view.ops.push(OpView {
+        op_id: op_id.to_string(),
+        method: method.to_string(),
+        path: path.to_string(),
+        ..OpView::default()
+    });
+    view.op_index.insert(op_id.to_string(), view.ops.len() - 1);
+    view.ops.len() - 1
+}
+
+fn str_at<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
+    keys.iter()
+        .find_map(|k| v.pointer(k).and_then(Value::as_str))
+}
+
+fn u64_at(v: &Value, keys: &[&str]) -> u64 {
+    keys.iter()
+        .find_map(|k| v.pointer(k).and_then(Value::as_u64))
+        .unwrap_or(0)
+}
+
+/// Reads one entry of `operations.json`. Its exact type belongs to the pipeline, so the
+/// fields are looked for at the top level and under `spec`/`op`.
+pub(crate) fn op_from_value(v: &Value) -> Option<OpView> {
+    let method = str_at(v, &["/method", "/spec/method", "/op/method"]).unwrap_or("");
+    let path = str_at(v, &["/path", "/spec/path", "/op/path"]).unwrap_or("");
+    let op_id = match str_at(v, &["/op_id", "/spec/op_id", "/op/op_id"]) {
+        Some(id) => id.to_string(),
+        None if !method.is_empty() && !path.is_empty() => crate::model::op_id(method, path),
+        None => return None,
+    };
+    let (m2, p2) = op_id.split_once(' ').unwrap_or(("", &op_id));
+    let entry = v.get("entry").filter(|e| e.is_object()).and_then(|e| {
+        let file = e.get("file")?.as_str()?.to_string();
+        let line = e.get("line").and_then(Value::as_u64).unwrap_or(1) as usize;
+        Some(EvidenceRef {
+            file,
+            start_line: line,
+            end_line: line,
+        })
+    });
+    let bundle = v
+        .pointer("/bundle/files")
+        .or_else(|| v.get("bundle"))
+        .and_then(Value::as_array)
+        .map(|files| {
+            files
+                .iter()
+                .filter_map(|f| {
+                    f.as_str()
+                        .or_else(|| str_at(f, &["/path", "/file"]))
+                        .map(str::to_string)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let note = str_at(v, &["/excluded"])
+        .map(|r| format!("excluded: {r}"))
+        .or_else(|| str_at(v, &["/unmatched_reason"]).map(|r| format!("no handler found: {r}")));
+    Some(OpView {
+        note,
+        method: if method.is_empty() { m2 } else { method }.to_ascii_uppercase(),
+        path: if path.is_empty() { p2 } else { path }.to_string(),
+        summary: str_at(v, &["/summary", "/spec/summary"]).map(str::to_string),
+        op_id,
+        entry,
+        bundle,
+        ..OpView::default()
+    })
+}
+
+/// Reads one call record leniently (its type belongs to the llm layer).
+pub(crate) fn call_from_value(v: &Value, file_name: &str) -> CallView {
+    let prompt = v
+        .get("messages")
+        .or_else(|| v.get("request_messages"))
+        .and_then(Value::as_array)
+        .map(|msgs| {
+            msgs.iter()
+                .map(|m| {
+                    format!(
+                        "── {} ──\n{}",
+                        str_at(m, &["/role"]).unwrap_or("?"),
+                        str_at(m, &["/content"]).unwrap_or("")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default();
+    let attempts = match v.get("attempts") {
+        Some(Value::Array(a)) => a.len() as u64,
+        Some(n) => n.as_u64().unwrap_or(1),
+        None => 1,
+    };
+    let drops = v
+        .get("drops")
+        .and_then(Value::as_array)
+        .map(|d| {
+            d.iter()
+                .map(|x| {
+                    (
+                        str_at(x, &["/test_id"]).unwrap_or("?").to_string(),
+                        str_at(x, &["/reason"]).unwrap_or("").to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    CallView {
+        id: str_at(v, &["/id", "/call_id"])
+            .unwrap_or(file_name.trim_end_matches(".json"))
+            .to_string(),
+        agent: str_at(v, &["/agent"]).unwrap_or("?").to_string(),
+        phase: str_at(v, &["/phase"]).unwrap_or("-").to_string(),
+        op_id: str_at(v, &["/op_id"]).map(str::to_string),
+        model: str_at(v, &["/model"]).unwrap_or("?").to_string(),
+        tokens_in: u64_at(v, &["/usage/prompt_tokens", "/prompt_tokens", "/tokens_in"]),
+        tokens_out: u64_at(
+            v,
+            &[
+                "/completion_tokens",
+                "/tokens_out",
+                "/usage/completion_tokens",
+            ],
+        ),
+        cost_usd: ["/cost_usd", "/cost"]
+            .iter()
+            .find_map(|k| v.pointer(k).and_then(Value::as_f64))
+            .unwrap_or(0.0),
+        wall_ms: u64_at(v, &["/wall_ms", "/elapsed_ms"]),
+        attempts,
+        prompt,
+        answer: str_at(v, &["/raw_answer", "/answer", "/raw"])
+            .unwrap_or("")
+            .to_string(),
+        parse_error: str_at(v, &["/parse_error"]).map(str::to_string),
+        error: str_at(v, &["/error"]).map(str::to_string),
+        cache_hit: v.get("cache_hit").and_then(Value::as_bool).unwrap_or(false),
+        notes: call_notes(v),
+        drops,
+    }
+}
+
+/// Reads `regen/<op-slug>.json` (the targeted regeneration's merge) for the before and
+/// after of each replaced oracle. Missing is normal; unreadable is a warning.
+fn load_regeneration(session: &Session, op: &mut OpView, warnings: &mut Vec<String>) {
+    let rel = format!("regen/{}.json", crate::store::op_slug(&op.op_id));
+    let merge = match session.read_json::<Value>(&rel) {
+        Ok(Some(v)) => v.get("merge").cloned().unwrap_or(Value::Null),
+        Ok(None) => return,
+        Err(e) => {
+            warnings.push(e.to_string());
+            return;
+        }
+    };
+    for pair in merge
+        .get("replaced")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let parsed = pair.as_array().filter(|p| p.len() == 2).and_then(|p| {
+            let before = serde_json::from_value(p[0].clone()).ok()?;
+            let after = serde_json::from_value(p[1].clone()).ok()?;
+            Some((before, after))
+        });
+        match parsed {
+            Some(p) => op.replaced.push(p),
+            None => warnings.push(format!(
+                "{rel}: a replaced entry is not a (before, after) pair"
+            )),
+        }
+    }
+    op.added = merge
+        .get("added")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|o| str_at(o, &["/test_id"]).map(str::to_string))
+        .collect();
+}
+
+/// Retries, repairs and rejected answers of a call record, one line each.
+fn call_notes(v: &Value) -> Vec<String> {
+    let mut notes = Vec::new();
+    for r in v
+        .get("retries")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        notes.push(format!(
+            "retry after attempt {}: {} (waited {} ms)",
+            r.get("attempt").and_then(Value::as_u64).unwrap_or(0),
+            str_at(r, &["/reason"]).unwrap_or("?"),
+            r.get("wait_ms").and_then(Value::as_u64).unwrap_or(0)
+        ));
+    }
+    for r in v
+        .get("repairs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        notes.push(format!("JSON repaired: {}", r.as_str().unwrap_or("?")));
+    }
+    if v.get("reasked").and_then(Value::as_bool) == Some(true) {
+        notes.push("corrective re-ask sent".to_string());
+    }
+    for a in v
+        .get("rejected_answers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        notes.push(format!("rejected answer: {}", a.as_str().unwrap_or("?")));
+    }
+    notes
+}
+
+fn verdicts_from_value(v: Value) -> Vec<Verdict> {
+    match v {
+        Value::Array(items) => items
+            .into_iter()
+            .filter_map(|i| serde_json::from_value(i).ok())
+            .collect(),
+        Value::Object(ref m) if m.contains_key("verdicts") => {
+            verdicts_from_value(m.get("verdicts").cloned().unwrap_or(Value::Null))
+        }
+        other => serde_json::from_value(other).ok().into_iter().collect(),
+    }
+}
+
+/// Loads every file an operation or oracle can point at, so drawing never reads disk.
+fn load_sources(view: &mut SessionView) {
+    let mut wanted: BTreeSet<String> = BTreeSet::new();
+    for op in &view.ops {
+        wanted.extend(op.bundle.iter().cloned());
+        wanted.extend(op.entry.iter().map(|e| e.file.clone()));
+        for o in &op.oracles {
+            wanted.extend(o.evidence_refs.iter().map(|r| r.file.clone()));
+        }
+    }
+    for g in &view.groups {
+        for o in &g.oracles {
+            wanted.extend(o.evidence_refs.iter().map(|r| r.file.clone()));
+        }
+    }
+    for rel in wanted {
+        let path = view.project_root.join(&rel);
+        let too_big = std::fs::metadata(&path)
+            .map(|m| m.len() > MAX_SOURCE_BYTES)
+            .unwrap_or(false);
+        if too_big {
+            view.warnings
+                .push(format!("{rel}: larger than 4 MiB, not shown"));
+            continue;
+        }
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                let text = String::from_utf8_lossy(&bytes);
+                let lines = text.lines().map(|l| l.replace('\t', "    ")).collect();
+                view.sources.insert(rel, SourceFile { lines });
+            }
+            Err(e) => view
+                .warnings
+                .push(format!("{}: cannot read source: {e}", path.display())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Manifest;
+    use serde_json::json;
+
+    #[test]
+    fn project_dir_resolves_to_its_session() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(resolve_session_dir(dir.path()), dir.path().join(".mastor"));
+        Session::create(dir.path(), Manifest::new(".", "openapi.json")).unwrap();
+        assert_eq!(resolve_session_dir(dir.path()), dir.path());
+    }
+
+    #[test]
+    fn relative_project_root_is_found_beside_the_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("proj");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(project.join("src/A.java"), "class A {}").unwrap();
+        let session_dir = project.join(".mastor");
+        let root = resolve_project_root(&session_dir, "some/where/proj", Some("src/A.java"));
+        assert_eq!(root, project);
+        let abs = resolve_project_root(&session_dir, "/abs/p", Some("src/A.java"));
+        assert_eq!(abs, PathBuf::from("/abs/p"));
+    }
+
+    #[test]
+    fn broken_suite_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Session::create(dir.path(), Manifest::new(".", "openapi.json")).unwrap();
+        std::fs::create_dir_all(dir.path().join("suites")).unwrap();
+        std::fs::write(dir.path().join("suites/x.json"), "{\"op_id\": 3}").unwrap();
+        let err = load(&s).unwrap_err().to_string();
+        assert!(err.contains("suites/x.json"), "{err}");
+    }
+
+    #[test]
+    fn missing_source_file_is_a_warning_not_a_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Session::create(dir.path(), Manifest::new(".", "openapi.json")).unwrap();
+        s.write_operations(&json!([{"op_id": "GET /a", "bundle": {"files": ["Nope.java"]}}]))
+            .unwrap();
+        let view = load(&s).unwrap();
+        assert_eq!(view.ops.len(), 1);
+        assert_eq!(view.ops[0].method, "GET");
+        assert!(
+            view.warnings.iter().any(|w| w.contains("Nope.java")),
+            "{:?}",
+            view.warnings
+        );
+    }
+
+    #[test]
+    fn operations_and_calls_are_read_leniently() {
+        let op = op_from_value(
+            &json!({"spec": {"method": "get", "path": "/x"}, "bundle": [{"path": "A.java"}]}),
+        )
+        .unwrap();
+        assert_eq!(op.op_id, "GET /x");
+        assert_eq!(op.bundle, ["A.java"]);
+        assert!(op_from_value(&json!({"summary": "no id"})).is_none());
+        let c = call_from_value(
+            &json!({"agent": "gen", "usage": {"prompt_tokens": 7, "completion_tokens": 3}, "attempts": [{}, {}],
+                    "messages": [{"role": "user", "content": "hi"}], "raw_answer": "{}"}),
+            "c1.json",
+        );
+        assert_eq!(
+            (c.id.as_str(), c.tokens_in, c.tokens_out, c.attempts),
+            ("c1", 7, 3, 2)
+        );
+        assert!(c.prompt.contains("user") && c.prompt.contains("hi"));
+    }
+}

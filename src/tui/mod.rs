@@ -1,0 +1,30 @@
+//! `mastor tui`: the review workbench for a session (DESIGN.md section 5).
+//!
+//! Model-update-view: [`view::SessionView`] is the session as plain data (loaded once by
+//! [`loader`]), [`state::App`] is the UI state, [`update`] turns keys into
+//! [`action::Action`]s and actions into state changes plus [`update::Effect`]s, and
+//! `ui` draws `&App` without I/O. [`driver`] owns the terminal, the event loop and the
+//! effects (journal writes, export, `$EDITOR`).
+//!
+//! Review mode is complete; live mode (watching a run) plugs in by sending pipeline
+//! [`store::Event`]s into the loop, which applies them exactly as it applies
+//! `events.jsonl` on open. The TUI never computes oracles, runs them or talks to a
+//! model: it reads the store and appends review decisions to it.
+
+pub mod action;
+pub mod config;
+pub mod driver;
+pub mod export;
+pub mod highlight;
+pub mod keymap;
+pub mod loader;
+pub mod review;
+pub mod state;
+pub mod theme;
+pub mod ui;
+pub mod update;
+pub mod view;
+
+use crate::store;
+
+pub use driver::{TuiError, open_session, perform, run};

@@ -1,0 +1,189 @@
+//! Review decisions: building them, validating edits, and applying what the journal
+//! confirmed to the state.
+//!
+//! Decisions are built here and written by the driver (`Effect::Record`); the state
+//! changes only once the journal holds them, so the screen never shows a decision that
+//! is not on disk. Edited oracles must still parse as the oracle schema and keep their
+//! ids before they are kept.
+
+use super::state::{App, ItemRef, Popup, Screen, Tab};
+use super::update::Effect;
+use crate::model::{Decision, MultiOpOracle, Oracle, ReviewDecision};
+use ratatui_textarea::TextArea;
+
+pub(crate) fn decision(
+    o_id: String,
+    d: Decision,
+    edited: Option<serde_json::Value>,
+    note: Option<String>,
+) -> ReviewDecision {
+    ReviewDecision {
+        o_id,
+        decision: d,
+        edited,
+        note,
+        at: chrono::Utc::now().to_rfc3339(),
+    }
+}
+
+pub(crate) fn selected_o_id(app: &mut App) -> Option<String> {
+    match app.selected_item().and_then(|i| app.o_id(i)) {
+        Some(o) => Some(o),
+        None => {
+            app.notify("open an operation's Oracles tab (or a group) to review one oracle");
+            None
+        }
+    }
+}
+
+pub(crate) fn bulk_targets(app: &App) -> Vec<String> {
+    match app.screen {
+        Screen::Operations => {
+            let state = app.filters.state;
+            app.visible_ops
+                .iter()
+                .flat_map(|&i| app.view.ops[i].oracles.iter().map(|o| o.o_id()))
+                .filter(|o| state.is_none_or(|s| app.view.review_state(o) == s))
+                .collect()
+        }
+        Screen::Operation if app.tab == Tab::Oracles => app
+            .visible_items
+            .iter()
+            .filter_map(|i| app.o_id(*i))
+            .collect(),
+        Screen::Group => app
+            .visible_items
+            .iter()
+            .filter_map(|i| app.o_id(*i))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The selected item as pretty JSON (edited version if there is one).
+pub(crate) fn edit_text(app: &mut App) -> Option<(String, bool, String)> {
+    let item = app.selected_item();
+    let Some(item) = item else {
+        app.notify("open an operation's Oracles tab (or a group) to edit an oracle");
+        return None;
+    };
+    let (o_id, multi, value) = match item {
+        ItemRef::Single { op, oracle } => {
+            let o = app.view.ops.get(op)?.oracles.get(oracle)?;
+            (
+                o.o_id(),
+                false,
+                serde_json::to_string_pretty(&app.view.effective_oracle(o)),
+            )
+        }
+        ItemRef::Multi { group, oracle } => {
+            let o = app.view.groups.get(group)?.oracles.get(oracle)?;
+            (
+                o.o_id(),
+                true,
+                serde_json::to_string_pretty(&app.view.effective_multi(o)),
+            )
+        }
+    };
+    Some((o_id, multi, value.ok()?))
+}
+
+pub(crate) fn open_editor(
+    app: &mut App,
+    o_id: String,
+    multi: bool,
+    text: &str,
+    error: Option<String>,
+) {
+    let mut textarea = TextArea::new(text.lines().map(str::to_string).collect());
+    textarea.set_line_number_style(app.theme.line_number);
+    app.popups.push(Popup::Editor {
+        o_id,
+        multi,
+        textarea: Box::new(textarea),
+        error,
+    });
+}
+
+/// Checks edited JSON against the oracle schema and that it still is the same oracle.
+pub fn validate_edit(o_id: &str, multi: bool, text: &str) -> Result<serde_json::Value, String> {
+    let (value, new_id) = if multi {
+        let o: MultiOpOracle =
+            serde_json::from_str(text).map_err(|e| format!("not a multi-op oracle: {e}"))?;
+        let id = o.o_id();
+        (serde_json::to_value(&o), id)
+    } else {
+        let mut o: Oracle =
+            serde_json::from_str(text).map_err(|e| format!("not an oracle: {e}"))?;
+        if o.op_id.is_empty() {
+            o.op_id = o_id.split('#').next().unwrap_or("").to_string();
+        }
+        let id = o.o_id();
+        (serde_json::to_value(&o), id)
+    };
+    if new_id != o_id {
+        return Err(format!(
+            "test_id / op_id changed ({new_id}); keep them so the decision stays on {o_id}"
+        ));
+    }
+    value.map_err(|e| e.to_string())
+}
+
+impl App {
+    /// The journal now holds `d`: show it and remember it for undo.
+    pub fn decision_saved(&mut self, d: ReviewDecision) {
+        let verb = match d.decision {
+            Decision::Accepted => "accepted",
+            Decision::Rejected => "rejected",
+            Decision::Edited => "edited",
+        };
+        self.notify(format!("{verb} {}", d.o_id));
+        self.undo_stack.push(d.o_id.clone());
+        self.view.record_decision(d);
+        self.refresh_lists();
+    }
+
+    /// The journal now holds an undo for `o_id`.
+    pub fn undo_saved(&mut self, undo: super::store::Undo) {
+        if let Some(pos) = self.undo_stack.iter().rposition(|o| *o == undo.undo) {
+            self.undo_stack.remove(pos);
+        }
+        let state = {
+            let mut v = self.view.journal.clone();
+            v.push(super::store::JournalEntry::Undo(undo.clone()));
+            super::store::replay(&v)
+                .get(&undo.undo)
+                .map(|d| format!("{:?}", d.decision).to_lowercase())
+                .unwrap_or_else(|| "proposed".into())
+        };
+        self.notify(format!("undone: {} is {state} again", undo.undo));
+        self.view.record_undo(undo);
+        self.refresh_lists();
+    }
+
+    /// `$EDITOR` returned `text` for `o_id`: keep it if valid, else reopen it inline
+    /// with the error shown.
+    pub fn external_edit_done(&mut self, o_id: String, multi: bool, text: String) -> Vec<Effect> {
+        match validate_edit(&o_id, multi, &text) {
+            Ok(value) => vec![Effect::Record(decision(
+                o_id,
+                Decision::Edited,
+                Some(value),
+                None,
+            ))],
+            Err(e) => {
+                open_editor(self, o_id, multi, &text, Some(e));
+                Vec::new()
+            }
+        }
+    }
+
+    /// The export finished (or failed): show the summary in the dialog.
+    pub fn export_done(&mut self, outcome: Result<String, String>) {
+        if let Some(Popup::Export { result, .. }) = self.popups.last_mut() {
+            *result = Some(outcome);
+        } else if let Err(e) = outcome {
+            self.error(e);
+        }
+    }
+}

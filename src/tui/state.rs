@@ -1,0 +1,545 @@
+//! The workbench's UI state: which screen, what is selected, what is filtered, which
+//! popups are open. Plain data plus pure queries over it (visible rows, selection).
+//!
+//! Key handling lives in `update`, drawing in `ui`; this module changes nothing by
+//! itself except through the small helpers that keep selections in range.
+
+use super::highlight::Highlighter;
+use super::keymap::Keymap;
+use super::theme::Theme;
+use super::view::{AgentState, OpView, SessionView};
+use crate::model::{EvidenceRef, ReviewState};
+use chrono::{DateTime, Utc};
+use ratatui_textarea::TextArea;
+
+/// Top-level screens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Operations,
+    Operation,
+    Groups,
+    Group,
+    Costs,
+}
+
+/// Tabs of the operation screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Context,
+    Pending,
+    Oracles,
+    Hints,
+    Bundle,
+    Calls,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 6] = [
+        Tab::Context,
+        Tab::Pending,
+        Tab::Oracles,
+        Tab::Hints,
+        Tab::Bundle,
+        Tab::Calls,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Context => "Context",
+            Tab::Pending => "Pending",
+            Tab::Oracles => "Oracles",
+            Tab::Hints => "Hints",
+            Tab::Bundle => "Bundle",
+            Tab::Calls => "Calls",
+        }
+    }
+}
+
+/// Agent-status filter of the operations list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusFilter {
+    Running,
+    Failed,
+    Done,
+    Queued,
+}
+
+impl StatusFilter {
+    pub fn label(self) -> &'static str {
+        match self {
+            StatusFilter::Running => "running",
+            StatusFilter::Failed => "failed",
+            StatusFilter::Done => "done",
+            StatusFilter::Queued => "queued",
+        }
+    }
+}
+
+/// Sort orders of the operations list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// As listed in the session (spec order).
+    Session,
+    Path,
+    Method,
+    /// Most proposed (unreviewed) oracles first.
+    Pending,
+    /// Most expensive first.
+    Cost,
+}
+
+impl SortKey {
+    pub fn label(self) -> &'static str {
+        match self {
+            SortKey::Session => "session",
+            SortKey::Path => "path",
+            SortKey::Method => "method",
+            SortKey::Pending => "unreviewed",
+            SortKey::Cost => "cost",
+        }
+    }
+
+    pub fn next(self) -> SortKey {
+        match self {
+            SortKey::Session => SortKey::Path,
+            SortKey::Path => SortKey::Method,
+            SortKey::Method => SortKey::Pending,
+            SortKey::Pending => SortKey::Cost,
+            SortKey::Cost => SortKey::Session,
+        }
+    }
+}
+
+/// Filters of the operations list; `state` also filters oracle lists.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filters {
+    pub text: String,
+    pub method: Option<String>,
+    pub status: Option<StatusFilter>,
+    pub state: Option<ReviewState>,
+}
+
+impl Filters {
+    pub fn is_empty(&self) -> bool {
+        *self == Filters::default()
+    }
+}
+
+/// What a text being typed will become.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputTarget {
+    /// Operations (or groups) list filter.
+    ListFilter,
+    /// Oracle list text filter on the operation / group screen.
+    ItemFilter,
+    /// Search in the Bundle tab.
+    BundleSearch,
+}
+
+/// A single-line text being typed (filters, search).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineInput {
+    pub target: InputTarget,
+    pub text: String,
+}
+
+/// Layers drawn over the screen; the top one gets the keys first.
+#[derive(Debug)]
+pub enum Popup {
+    Help,
+    /// Asks before a bulk decision on `o_ids`.
+    Confirm {
+        accept: bool,
+        o_ids: Vec<String>,
+    },
+    /// Optional note for a rejection of `o_ids`.
+    Note {
+        o_ids: Vec<String>,
+        text: String,
+    },
+    /// Inline JSON editor; `error` is the last validation failure, shown in place.
+    Editor {
+        o_id: String,
+        multi: bool,
+        textarea: Box<TextArea<'static>>,
+        error: Option<String>,
+    },
+    /// Export dialog: destination being typed, then the result.
+    Export {
+        dest: String,
+        format: usize,
+        result: Option<Result<String, String>>,
+    },
+}
+
+/// One reviewable item of the current list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemRef {
+    /// Oracle `oracle` of operation `op`.
+    Single { op: usize, oracle: usize },
+    /// Multi-op oracle `oracle` of group `group`.
+    Multi { group: usize, oracle: usize },
+}
+
+/// Review and verdict counts of one operation (or of the whole session), cached so
+/// a frame never walks every oracle.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpCounts {
+    /// Proposed, accepted, edited, rejected.
+    pub states: [usize; 4],
+    pub pass: usize,
+    pub fail: usize,
+    pub error: usize,
+}
+
+/// Position of a review state in `OpCounts::states`.
+pub fn state_index(s: ReviewState) -> usize {
+    match s {
+        ReviewState::Proposed => 0,
+        ReviewState::Accepted => 1,
+        ReviewState::Edited => 2,
+        ReviewState::Rejected => 3,
+    }
+}
+
+fn count_op(view: &SessionView, op: &OpView) -> OpCounts {
+    let mut c = OpCounts::default();
+    for o in &op.oracles {
+        let id = o.o_id();
+        c.states[state_index(view.review_state(&id))] += 1;
+        match view.verdicts.get(&id) {
+            Some(crate::model::Outcome::Pass) => c.pass += 1,
+            Some(crate::model::Outcome::Fail) => c.fail += 1,
+            Some(crate::model::Outcome::Error) => c.error += 1,
+            _ => {}
+        }
+    }
+    c
+}
+
+/// The whole UI state.
+pub struct App {
+    pub view: SessionView,
+    pub keymap: Keymap,
+    pub theme: Theme,
+    pub screen: Screen,
+    pub filters: Filters,
+    pub sort: SortKey,
+    /// Indices into `view.ops`, filtered and sorted.
+    pub visible_ops: Vec<usize>,
+    /// Per operation (same index as `view.ops`) review and verdict counts.
+    pub counts: Vec<OpCounts>,
+    /// Session-wide counts.
+    pub total_counts: OpCounts,
+    pub ops_cursor: usize,
+    pub current_op: usize,
+    pub tab: Tab,
+    /// Oracle list filter text on operation / group screens.
+    pub item_filter: String,
+    pub visible_items: Vec<ItemRef>,
+    pub item_cursor: usize,
+    pub groups_cursor: usize,
+    pub current_group: usize,
+    /// Which evidence ref of the selected oracle the source pane shows.
+    pub ref_idx: usize,
+    pub whole_file: bool,
+    /// Extra scroll of the source / detail pane, in lines.
+    pub scroll: i64,
+    pub bundle_cursor: usize,
+    pub bundle_search: String,
+    pub calls_cursor: usize,
+    pub input: Option<LineInput>,
+    pub popups: Vec<Popup>,
+    /// o_ids decided in this run, most recent last (what `undo` walks back).
+    pub undo_stack: Vec<String>,
+    /// One-line message for the footer; `true` marks an error.
+    pub status: Option<(String, bool)>,
+    pub tick: u64,
+    /// "Now" for elapsed times; the driver advances it, tests pin it.
+    pub now: DateTime<Utc>,
+    pub highlighter: Highlighter,
+    /// Last known body height of list panes (for page up / down).
+    pub page: usize,
+    pub mouse: bool,
+    pub quit: bool,
+}
+
+impl App {
+    /// A fresh workbench on `view`.
+    pub fn new(view: SessionView, keymap: Keymap, theme: Theme) -> App {
+        let highlighter = Highlighter::new(&theme.syntax);
+        let mut app = App {
+            view,
+            keymap,
+            theme,
+            screen: Screen::Operations,
+            filters: Filters::default(),
+            sort: SortKey::Session,
+            visible_ops: Vec::new(),
+            counts: Vec::new(),
+            total_counts: OpCounts::default(),
+            ops_cursor: 0,
+            current_op: 0,
+            tab: Tab::Oracles,
+            item_filter: String::new(),
+            visible_items: Vec::new(),
+            item_cursor: 0,
+            groups_cursor: 0,
+            current_group: 0,
+            ref_idx: 0,
+            whole_file: false,
+            scroll: 0,
+            bundle_cursor: 0,
+            bundle_search: String::new(),
+            calls_cursor: 0,
+            input: None,
+            popups: Vec::new(),
+            undo_stack: Vec::new(),
+            status: None,
+            tick: 0,
+            now: Utc::now(),
+            highlighter,
+            page: 10,
+            mouse: false,
+            quit: false,
+        };
+        app.refresh_lists();
+        app
+    }
+
+    /// Recomputes the visible rows after a filter, sort or data change, keeping the
+    /// cursors in range.
+    pub fn refresh_lists(&mut self) {
+        let view = &self.view;
+        self.counts = view.ops.iter().map(|op| count_op(view, op)).collect();
+        let mut total = OpCounts::default();
+        for c in &self.counts {
+            for (t, n) in total.states.iter_mut().zip(c.states) {
+                *t += n;
+            }
+            total.pass += c.pass;
+            total.fail += c.fail;
+            total.error += c.error;
+        }
+        self.total_counts = total;
+        let counts = &self.counts;
+        let f = &self.filters;
+        let text = f.text.to_lowercase();
+        let mut ops: Vec<usize> = (0..view.ops.len())
+            .filter(|&i| {
+                let op = &view.ops[i];
+                (text.is_empty()
+                    || op.op_id.to_lowercase().contains(&text)
+                    || op
+                        .summary
+                        .as_ref()
+                        .is_some_and(|s| s.to_lowercase().contains(&text)))
+                    && f.method.as_ref().is_none_or(|m| &op.method == m)
+                    && f.status.is_none_or(|s| op_has_status(op, s))
+                    && f.state.is_none_or(|s| counts[i].states[state_index(s)] > 0)
+            })
+            .collect();
+        match self.sort {
+            SortKey::Session => {}
+            SortKey::Path => ops.sort_by(|a, b| {
+                (&view.ops[*a].path, &view.ops[*a].method)
+                    .cmp(&(&view.ops[*b].path, &view.ops[*b].method))
+            }),
+            SortKey::Method => ops.sort_by(|a, b| {
+                (&view.ops[*a].method, &view.ops[*a].path)
+                    .cmp(&(&view.ops[*b].method, &view.ops[*b].path))
+            }),
+            SortKey::Pending => ops.sort_by_key(|i| std::cmp::Reverse(counts[*i].states[0])),
+            SortKey::Cost => ops.sort_by(|a, b| {
+                view.ops[*b]
+                    .usage
+                    .cost_usd
+                    .total_cmp(&view.ops[*a].usage.cost_usd)
+            }),
+        }
+        self.visible_ops = ops;
+        self.ops_cursor = clamp(self.ops_cursor, self.visible_ops.len());
+        self.refresh_items();
+    }
+
+    /// Recomputes the oracle list of the current operation or group.
+    pub fn refresh_items(&mut self) {
+        let view = &self.view;
+        let text = self.item_filter.to_lowercase();
+        let state = self.filters.state;
+        let keep = |o_id: &str, hay: [&str; 2]| {
+            state.is_none_or(|s| view.review_state(o_id) == s)
+                && (text.is_empty() || hay.iter().any(|h| h.to_lowercase().contains(&text)))
+        };
+        self.visible_items = match self.screen {
+            Screen::Group | Screen::Groups => view
+                .groups
+                .get(self.current_group)
+                .map(|g| {
+                    g.oracles
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| keep(&o.o_id(), [&o.test_id, &o.description]))
+                        .map(|(i, _)| ItemRef::Multi {
+                            group: self.current_group,
+                            oracle: i,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => view
+                .ops
+                .get(self.current_op)
+                .map(|op| {
+                    op.oracles
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| keep(&o.o_id(), [&o.test_id, &o.description]))
+                        .map(|(i, _)| ItemRef::Single {
+                            op: self.current_op,
+                            oracle: i,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        };
+        self.item_cursor = clamp(self.item_cursor, self.visible_items.len());
+    }
+
+    /// The operation under the cursor of the operations list.
+    pub fn selected_op(&self) -> Option<usize> {
+        self.visible_ops.get(self.ops_cursor).copied()
+    }
+
+    /// The reviewable item under the cursor, on the screens that have one.
+    pub fn selected_item(&self) -> Option<ItemRef> {
+        let reviewing = (self.screen == Screen::Operation && self.tab == Tab::Oracles)
+            || self.screen == Screen::Group;
+        if reviewing {
+            self.visible_items.get(self.item_cursor).copied()
+        } else {
+            None
+        }
+    }
+
+    /// Review id of an item.
+    pub fn o_id(&self, item: ItemRef) -> Option<String> {
+        match item {
+            ItemRef::Single { op, oracle } => {
+                Some(self.view.ops.get(op)?.oracles.get(oracle)?.o_id())
+            }
+            ItemRef::Multi { group, oracle } => {
+                Some(self.view.groups.get(group)?.oracles.get(oracle)?.o_id())
+            }
+        }
+    }
+
+    /// Evidence refs of an item as the reviewer left it (edited version if any).
+    pub fn evidence_refs(&self, item: ItemRef) -> Vec<EvidenceRef> {
+        match item {
+            ItemRef::Single { op, oracle } => self
+                .view
+                .ops
+                .get(op)
+                .and_then(|o| o.oracles.get(oracle))
+                .map(|o| self.view.effective_oracle(o).evidence_refs)
+                .unwrap_or_default(),
+            ItemRef::Multi { group, oracle } => self
+                .view
+                .groups
+                .get(group)
+                .and_then(|g| g.oracles.get(oracle))
+                .map(|o| self.view.effective_multi(o).evidence_refs)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The file and line range the source pane shows for the current selection.
+    pub fn source_target(&self) -> Option<EvidenceRef> {
+        if self.screen == Screen::Operation && self.tab == Tab::Bundle {
+            let op = self.view.ops.get(self.current_op)?;
+            let file = op.bundle.get(self.bundle_cursor)?;
+            let line = self.bundle_match_line(file).unwrap_or(1);
+            return Some(EvidenceRef {
+                file: file.clone(),
+                start_line: line,
+                end_line: line,
+            });
+        }
+        let item = self.selected_item()?;
+        let refs = self.evidence_refs(item);
+        if let Some(r) = refs.get(self.ref_idx.min(refs.len().saturating_sub(1))) {
+            return Some(r.clone());
+        }
+        match item {
+            ItemRef::Single { op, .. } => self.view.ops.get(op)?.entry.clone(),
+            ItemRef::Multi { .. } => None,
+        }
+    }
+
+    /// First line of `file` containing the bundle search text, if any.
+    pub fn bundle_match_line(&self, file: &str) -> Option<usize> {
+        if self.bundle_search.is_empty() {
+            return None;
+        }
+        let needle = self.bundle_search.to_lowercase();
+        self.view
+            .sources
+            .get(file)?
+            .lines
+            .iter()
+            .position(|l| l.to_lowercase().contains(&needle))
+            .map(|i| i + 1)
+    }
+
+    /// Keymap sections active on the current screen, most specific first.
+    pub fn active_sections(&self) -> &'static [&'static str] {
+        match self.screen {
+            Screen::Operation if self.tab == Tab::Oracles => {
+                &["operation", "review", "list", "global"]
+            }
+            Screen::Operation => &["operation", "list", "global"],
+            Screen::Group => &["operation", "review", "list", "global"],
+            Screen::Operations => &["review", "list", "global"],
+            Screen::Groups | Screen::Costs => &["list", "global"],
+        }
+    }
+
+    /// Prepares what the next frame needs that costs work (syntax highlighting), so
+    /// drawing stays free of parsing. Latest selection wins: only the shown file is done.
+    pub fn prepare_frame(&mut self) {
+        if let Some(target) = self.source_target()
+            && let Some(src) = self.view.sources.get(&target.file)
+        {
+            self.highlighter.ensure(&target.file, &src.lines);
+        }
+    }
+
+    /// Sets the footer message.
+    pub fn notify(&mut self, text: impl Into<String>) {
+        self.status = Some((text.into(), false));
+    }
+
+    /// Sets the footer error message.
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.status = Some((text.into(), true));
+    }
+}
+
+/// Whether any agent of `op` is in the state `s`.
+pub fn op_has_status(op: &OpView, s: StatusFilter) -> bool {
+    op.agents.values().any(|a| {
+        matches!(
+            (&a.state, s),
+            (AgentState::Running { .. }, StatusFilter::Running)
+                | (AgentState::Failed { .. }, StatusFilter::Failed)
+                | (AgentState::Done { .. }, StatusFilter::Done)
+                | (AgentState::Queued, StatusFilter::Queued)
+        )
+    })
+}
+
+/// Keeps a cursor inside a list of `len` rows.
+pub fn clamp(cursor: usize, len: usize) -> usize {
+    cursor.min(len.saturating_sub(1))
+}

@@ -1,0 +1,276 @@
+//! Drawing: `impl Widget for &App`, one function per screen, no I/O and no parsing.
+//!
+//! Lists draw only their visible window, so a session with thousands of oracles costs
+//! the same per frame as a small one. Everything shown is derived from `App` and its
+//! `SessionView`; expensive derived data (syntax highlighting) is prepared beforehand
+//! by `App::prepare_frame`.
+
+mod operation;
+mod operations;
+mod oracles;
+mod popups;
+
+use super::action::Action;
+use super::state::{App, Screen};
+use super::view::{AgentState, AgentStatus};
+use crate::model::ReviewState;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Widget};
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        buf.set_style(area, self.theme.text);
+        let [header, body, footer] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(0),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        draw_header(self, header, buf);
+        match self.screen {
+            Screen::Operations => operations::draw_operations(self, body, buf),
+            Screen::Groups => operations::draw_groups(self, body, buf),
+            Screen::Costs => operations::draw_costs(self, body, buf),
+            Screen::Operation => operation::draw(self, body, buf),
+            Screen::Group => oracles::draw_group(self, body, buf),
+        }
+        draw_footer(self, footer, buf);
+        popups::draw(self, area, buf);
+    }
+}
+
+fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let mut spans = vec![Span::styled(" mastor ", t.tab_active), Span::raw(" ")];
+    let screens = [
+        (Screen::Operations, Action::ShowOperations, "Operations"),
+        (Screen::Groups, Action::ShowGroups, "Groups"),
+        (Screen::Costs, Action::ShowCosts, "Costs"),
+    ];
+    let current = match app.screen {
+        Screen::Operation => Screen::Operations,
+        Screen::Group => Screen::Groups,
+        s => s,
+    };
+    for (screen, action, title) in screens {
+        let key = app.keymap.hint(&["global"], action).unwrap_or_default();
+        let style = if screen == current {
+            t.selected
+        } else {
+            t.muted
+        };
+        spans.push(Span::styled(format!(" {key} {title} "), style));
+        spans.push(Span::raw(" "));
+    }
+    let name = app
+        .view
+        .dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    spans.push(Span::styled(format!("  {name}"), t.muted));
+    Line::from(spans).render(area, buf);
+}
+
+fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    if let Some(input) = &app.input {
+        Line::from(vec![
+            Span::styled(" / ", t.key),
+            Span::raw(input.text.clone()),
+            Span::styled("▏", t.accent),
+            Span::styled("   enter keep · esc clear", t.muted),
+        ])
+        .render(area, buf);
+        return;
+    }
+    if let Some((msg, is_err)) = &app.status {
+        let style = if *is_err { t.error } else { t.accent };
+        Line::from(Span::styled(format!(" {msg}"), style)).render(area, buf);
+        return;
+    }
+    let active = app.active_sections();
+    let wanted: &[Action] = match app.screen {
+        Screen::Operations => &[
+            Action::Open,
+            Action::Filter,
+            Action::CycleSort,
+            Action::CycleState,
+            Action::CycleStatus,
+            Action::BulkAccept,
+            Action::Export,
+            Action::Help,
+            Action::Quit,
+        ],
+        Screen::Operation if app.tab != super::state::Tab::Oracles => &[
+            Action::Down,
+            Action::Up,
+            Action::ScrollDown,
+            Action::Filter,
+            Action::NextTab,
+            Action::Back,
+            Action::Help,
+        ],
+        Screen::Operation | Screen::Group => &[
+            Action::Accept,
+            Action::Reject,
+            Action::Edit,
+            Action::Undo,
+            Action::NextRef,
+            Action::WholeFile,
+            Action::NextTab,
+            Action::Back,
+            Action::Help,
+        ],
+        _ => &[Action::Open, Action::Back, Action::Help, Action::Quit],
+    };
+    let mut spans = vec![Span::raw(" ")];
+    for &a in wanted {
+        if let Some(k) = app.keymap.hint(active, a) {
+            spans.push(Span::styled(k, t.key));
+            spans.push(Span::styled(format!(" {}  ", a.description()), t.muted));
+        }
+    }
+    Line::from(spans).render(area, buf);
+}
+
+/// A bordered block with a title, focused or not.
+pub(crate) fn block<'a>(app: &App, title: impl Into<String>, focused: bool) -> Block<'a> {
+    let style = if focused {
+        app.theme.border_focus
+    } else {
+        app.theme.border
+    };
+    Block::bordered()
+        .border_style(style)
+        .title(Span::styled(format!(" {} ", title.into()), app.theme.title))
+}
+
+/// First row of the visible window that keeps `cursor` on screen.
+pub(crate) fn window_start(cursor: usize, height: usize) -> usize {
+    if height == 0 {
+        0
+    } else {
+        cursor.saturating_sub(height - 1)
+    }
+}
+
+/// Style of a review state.
+pub(crate) fn state_style(app: &App, s: ReviewState) -> Style {
+    match s {
+        ReviewState::Proposed => app.theme.proposed,
+        ReviewState::Accepted => app.theme.accepted,
+        ReviewState::Edited => app.theme.edited,
+        ReviewState::Rejected => app.theme.rejected,
+    }
+}
+
+/// Short label of a review state.
+pub(crate) fn state_label(s: ReviewState) -> &'static str {
+    match s {
+        ReviewState::Proposed => "proposed",
+        ReviewState::Accepted => "accepted",
+        ReviewState::Edited => "edited",
+        ReviewState::Rejected => "rejected",
+    }
+}
+
+/// One glyph for an agent's state (spinner while running).
+pub(crate) fn agent_glyph<'a>(app: &App, s: Option<&AgentStatus>) -> Span<'a> {
+    let t = &app.theme;
+    match s.map(|s| &s.state) {
+        None | Some(AgentState::Queued) => Span::styled("·", t.queued),
+        Some(AgentState::Running { .. }) => {
+            Span::styled(SPINNER[(app.tick % 10) as usize], t.running)
+        }
+        Some(AgentState::Done { .. }) => Span::styled("✓", t.done),
+        Some(AgentState::Failed { .. }) => Span::styled("✗", t.failed),
+    }
+}
+
+/// A longer description of an agent's state, with elapsed time, reason and retries.
+pub(crate) fn agent_line<'a>(app: &App, name: &str, s: &AgentStatus) -> Line<'a> {
+    let t = &app.theme;
+    let mut spans = vec![
+        agent_glyph(app, Some(s)),
+        Span::styled(format!(" {name}: "), t.text),
+    ];
+    let text = match &s.state {
+        AgentState::Queued => ("queued".to_string(), t.queued),
+        AgentState::Running { since } => {
+            let secs = (app.now - *since).num_seconds().max(0);
+            (format!("running {}", fmt_secs(secs as u64)), t.running)
+        }
+        AgentState::Done { wall_ms } => (
+            match wall_ms {
+                Some(ms) => format!("done in {}", fmt_ms(*ms)),
+                None => "done".to_string(),
+            },
+            t.done,
+        ),
+        AgentState::Failed { reason } => (format!("failed: {reason}"), t.failed),
+    };
+    spans.push(Span::styled(text.0, text.1));
+    if s.retries > 0 {
+        let why = s
+            .last_retry
+            .as_ref()
+            .map(|r| format!(" (last: {r})"))
+            .unwrap_or_default();
+        spans.push(Span::styled(
+            format!("  ↻{} retries{why}", s.retries),
+            t.warning,
+        ));
+    }
+    Line::from(spans)
+}
+
+/// `12.3k`-style token count.
+pub(crate) fn fmt_tokens(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.2}M", n as f64 / 1e6),
+    }
+}
+
+/// Dollars with enough precision for cheap models.
+pub(crate) fn fmt_cost(c: f64) -> String {
+    if c == 0.0 {
+        "$0".to_string()
+    } else if c < 0.01 {
+        format!("${c:.4}")
+    } else {
+        format!("${c:.2}")
+    }
+}
+
+pub(crate) fn fmt_ms(ms: u64) -> String {
+    if ms < 1_000 {
+        format!("{ms}ms")
+    } else {
+        fmt_secs(ms / 1_000)
+    }
+}
+
+pub(crate) fn fmt_secs(s: u64) -> String {
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// Paragraph of plain lines, scrolled.
+pub(crate) fn scrolled<'a>(lines: Vec<Line<'a>>, scroll: i64) -> Paragraph<'a> {
+    let max = lines.len().saturating_sub(1) as i64;
+    let y = scroll.clamp(0, max.max(0)) as u16;
+    Paragraph::new(lines).scroll((y, 0))
+}

@@ -1,0 +1,416 @@
+//! The operation screen: a tab bar and one tab body (Context, Pending, Oracles, Hints,
+//! Bundle, Calls).
+
+use super::{block, fmt_cost, fmt_ms, fmt_tokens, scrolled, window_start};
+use crate::model::PendingClaim;
+use crate::tui::state::{App, Tab};
+use crate::tui::view::OpView;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Tabs, Widget, Wrap};
+
+/// Draws the operation screen.
+pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some(op) = app.view.ops.get(app.current_op) else {
+        return;
+    };
+    let t = &app.theme;
+    let [title, tabs, body] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    let mut head = vec![
+        Span::styled(format!(" {} ", op.method), t.method(&op.method)),
+        Span::styled(op.path.clone(), t.title),
+    ];
+    if let Some(s) = &op.summary {
+        head.push(Span::styled(format!("  {s}"), t.muted));
+    }
+    Line::from(head).render(title, buf);
+    let titles: Vec<String> = Tab::ALL
+        .iter()
+        .map(|tab| {
+            let n = match tab {
+                Tab::Oracles => format!(" {}", op.oracles.len()),
+                Tab::Hints => format!(" {}", op.hints.len()),
+                Tab::Calls => format!(" {}", op.calls.len()),
+                Tab::Pending => {
+                    let n = op.context.as_ref().map_or(0, |c| {
+                        c.request_params_pending.len() + c.response_schema_pending.len()
+                    });
+                    format!(" {n}")
+                }
+                _ => String::new(),
+            };
+            format!("{}{n}", tab.title())
+        })
+        .collect();
+    let selected = Tab::ALL.iter().position(|x| *x == app.tab).unwrap_or(0);
+    Tabs::new(titles)
+        .select(selected)
+        .style(t.muted)
+        .highlight_style(t.tab_active)
+        .render(tabs, buf);
+    match app.tab {
+        Tab::Context => draw_context(app, op, body, buf),
+        Tab::Pending => draw_pending(app, op, body, buf),
+        Tab::Oracles => super::oracles::draw_oracles(app, body, buf),
+        Tab::Hints => draw_hints(app, op, body, buf),
+        Tab::Bundle => draw_bundle(app, op, body, buf),
+        Tab::Calls => draw_calls(app, op, body, buf),
+    }
+}
+
+fn dimension(d: crate::model::HintDimension) -> String {
+    serde_json::to_value(d)
+        .ok()
+        .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
+        .unwrap_or_default()
+}
+
+fn draw_context(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    let Some(ctx) = &op.context else {
+        Paragraph::new(Span::styled("no source context extracted yet", t.muted))
+            .block(block(app, "Source context", true))
+            .render(area, buf);
+        return;
+    };
+    lines.push(Line::from(Span::styled("Request parameters", t.title)));
+    if ctx.request_params.is_empty() {
+        lines.push(Line::from(Span::styled("  (none)", t.muted)));
+    }
+    for p in &ctx.request_params {
+        let mut spans = vec![
+            Span::styled(format!("  {:<16}", p.name), t.accent),
+            Span::raw(format!("{:<7} {:<10}", p.location, p.ty)),
+            Span::styled(
+                if p.required { " required" } else { " optional" },
+                if p.required { t.text } else { t.muted },
+            ),
+        ];
+        if !p.oas_match {
+            spans.push(Span::styled("  ≠ spec", t.warning));
+        }
+        lines.push(Line::from(spans));
+        for c in &p.constraints {
+            lines.push(Line::from(Span::styled(format!("      • {c}"), t.muted)));
+        }
+    }
+    lines.push(Line::raw(""));
+    let rs = &ctx.response_schema;
+    lines.push(Line::from(vec![
+        Span::styled("Response", t.title),
+        Span::raw(match rs.success_status {
+            Some(s) => format!("  success {s}"),
+            None => "  success status unknown".into(),
+        }),
+    ]));
+    for f in &rs.fields {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<20}", f.name), t.accent),
+            Span::raw(f.ty.clone()),
+            Span::styled(if f.nullable { "  nullable" } else { "" }, t.muted),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::from(Span::styled("Error cases", t.title)));
+    if rs.error_cases.is_empty() {
+        lines.push(Line::from(Span::styled("  (none)", t.muted)));
+    }
+    for e in &rs.error_cases {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {} ", e.status), t.fail),
+            Span::raw(e.condition.clone()),
+        ]));
+    }
+    scrolled(lines, app.scroll)
+        .wrap(Wrap { trim: false })
+        .block(block(app, "Source context (verified)", true))
+        .render(area, buf);
+}
+
+fn pending_lines<'a>(app: &App, title: &str, claims: &[PendingClaim], out: &mut Vec<Line<'a>>) {
+    let t = &app.theme;
+    out.push(Line::from(Span::styled(title.to_string(), t.title)));
+    if claims.is_empty() {
+        out.push(Line::from(Span::styled("  (none)", t.muted)));
+    }
+    for c in claims {
+        let what = match (&c.name, c.status) {
+            (Some(n), _) => n.clone(),
+            (None, Some(s)) => s.to_string(),
+            _ => "?".into(),
+        };
+        out.push(Line::from(vec![
+            Span::styled(format!("  {what}: "), t.accent),
+            Span::raw(c.oas_claim.to_string()),
+        ]));
+        out.push(Line::from(Span::styled(
+            format!("      why pending: {}", c.reason),
+            t.warning,
+        )));
+    }
+    out.push(Line::raw(""));
+}
+
+fn draw_pending(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
+    let mut lines = Vec::new();
+    if let Some(ctx) = &op.context {
+        pending_lines(
+            app,
+            "Request parameters the code does not show",
+            &ctx.request_params_pending,
+            &mut lines,
+        );
+        pending_lines(
+            app,
+            "Response claims the code does not show",
+            &ctx.response_schema_pending,
+            &mut lines,
+        );
+    }
+    scrolled(lines, app.scroll)
+        .wrap(Wrap { trim: false })
+        .block(block(app, "Pending spec claims", true))
+        .render(area, buf);
+}
+
+fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    if op.hints.is_empty() {
+        lines.push(Line::from(Span::styled("no challenger hints", t.muted)));
+    }
+    for h in &op.hints {
+        lines.push(Line::from(vec![
+            Span::styled(dimension(h.dimension), t.accent),
+            Span::styled(format!("  on {}", h.test_id), t.muted),
+        ]));
+        lines.push(Line::raw(format!("  {}", h.text)));
+        if let Some(o) = op.oracles.iter().find(|o| o.test_id == h.test_id) {
+            lines.push(Line::from(vec![
+                Span::styled("  flagged oracle: ", t.muted),
+                Span::raw(o.description.clone()),
+            ]));
+        }
+        if let Some((before, after)) = op.replaced.iter().find(|(b, _)| b.test_id == h.test_id) {
+            lines.push(Line::from(Span::styled("  regenerated:", t.edited)));
+            if before.description != after.description {
+                lines.push(Line::from(Span::styled(
+                    format!("   - {}", before.description),
+                    t.rejected,
+                )));
+                lines.push(Line::from(Span::styled(
+                    format!("   + {}", after.description),
+                    t.accepted,
+                )));
+            }
+            let show = |a: &crate::model::Assertion| super::oracles::assertion_text(a);
+            for a in &before.assertions {
+                if !after.assertions.contains(a) {
+                    lines.push(Line::from(Span::styled(
+                        format!("   - {}", show(a)),
+                        t.rejected,
+                    )));
+                }
+            }
+            for a in &after.assertions {
+                let style = if before.assertions.contains(a) {
+                    t.muted
+                } else {
+                    t.accepted
+                };
+                let mark = if before.assertions.contains(a) {
+                    ' '
+                } else {
+                    '+'
+                };
+                lines.push(Line::from(Span::styled(
+                    format!("   {mark} {}", show(a)),
+                    style,
+                )));
+            }
+            if before.input != after.input {
+                lines.push(Line::from(Span::styled("   input changed", t.warning)));
+            }
+        } else if op.regenerated.contains(&h.test_id) {
+            lines.push(Line::from(Span::styled(
+                "  regenerated (no before version kept)",
+                t.edited,
+            )));
+        }
+        lines.push(Line::raw(""));
+    }
+    if !op.added.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!("added by regeneration: {}", op.added.join(", ")),
+            t.edited,
+        )));
+    }
+    if !op.regenerated.is_empty() {
+        lines.push(Line::from(Span::styled(
+            format!("regenerated: {}", op.regenerated.join(", ")),
+            t.edited,
+        )));
+    }
+    for (pass, n) in op.normalization.iter().enumerate() {
+        lines.push(Line::raw(""));
+        lines.push(Line::from(vec![
+            Span::styled(format!("Normalization pass {}: ", pass + 1), t.title),
+            Span::raw(n.summary()),
+        ]));
+        for d in &n.dropped {
+            let id = if d.test_id.is_empty() {
+                "(no id)"
+            } else {
+                &d.test_id
+            };
+            lines.push(Line::from(Span::styled(
+                format!("  dropped {id} [{}]: {}", d.rule, d.reason),
+                t.warning,
+            )));
+        }
+        for f in &n.flags {
+            lines.push(Line::from(Span::styled(
+                format!("  flag {} [{}]: {}", f.test_id, f.rule, f.detail),
+                t.muted,
+            )));
+        }
+    }
+    scrolled(lines, app.scroll)
+        .wrap(Wrap { trim: false })
+        .block(block(app, "Challenger hints", true))
+        .render(area, buf);
+}
+
+fn draw_bundle(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let list_w = (area.width / 3).clamp(20, 50);
+    let [list, source] =
+        Layout::horizontal([Constraint::Length(list_w), Constraint::Min(0)]).areas(area);
+    let h = list.height.saturating_sub(2) as usize;
+    let start = window_start(app.bundle_cursor, h);
+    let lines: Vec<Line> = op
+        .bundle
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(h)
+        .map(|(i, f)| {
+            let name = f.rsplit('/').next().unwrap_or(f).to_string();
+            let hit = app.bundle_match_line(f).is_some();
+            let style = if i == app.bundle_cursor {
+                t.selected
+            } else if hit {
+                t.accent
+            } else {
+                t.text
+            };
+            Line::from(Span::styled(name, style))
+        })
+        .collect();
+    let title = if app.bundle_search.is_empty() {
+        format!("Bundle ({})", op.bundle.len())
+    } else {
+        format!("Bundle /{}", app.bundle_search)
+    };
+    Paragraph::new(lines)
+        .block(block(app, title, true))
+        .render(list, buf);
+    super::oracles::draw_source(app, source, buf);
+}
+
+fn draw_calls(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let [list, detail] = Layout::vertical([
+        Constraint::Length(7.min(area.height / 3).max(3)),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    let h = list.height.saturating_sub(2) as usize;
+    let start = window_start(app.calls_cursor, h);
+    let rows: Vec<Line> = op
+        .calls
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(h)
+        .filter_map(|(i, &c)| {
+            let c = app.view.calls.get(c)?;
+            let text = format!(
+                "{:<20} {:<16} {:>7}/{:<7} {:>7} ×{} {}",
+                c.agent,
+                c.model,
+                fmt_tokens(c.tokens_in),
+                fmt_tokens(c.tokens_out),
+                fmt_ms(c.wall_ms),
+                c.attempts,
+                fmt_cost(c.cost_usd),
+            );
+            let style = if i == app.calls_cursor {
+                t.selected
+            } else if c.parse_error.is_some() || c.error.is_some() {
+                t.error
+            } else {
+                t.text
+            };
+            Some(Line::from(Span::styled(text, style)))
+        })
+        .collect();
+    Paragraph::new(rows)
+        .block(block(app, format!("LLM calls ({})", op.calls.len()), true))
+        .render(list, buf);
+    let mut lines = Vec::new();
+    if let Some(c) = op
+        .calls
+        .get(app.calls_cursor)
+        .and_then(|&i| app.view.calls.get(i))
+    {
+        lines.push(Line::from(Span::styled(
+            format!("call {} · phase {}", c.id, c.phase),
+            t.muted,
+        )));
+        if c.cache_hit {
+            lines.push(Line::from(Span::styled(
+                "answered from the response cache",
+                t.muted,
+            )));
+        }
+        if let Some(e) = &c.error {
+            lines.push(Line::from(Span::styled(format!("failed: {e}"), t.error)));
+        }
+        if let Some(e) = &c.parse_error {
+            lines.push(Line::from(Span::styled(
+                format!("parse error: {e}"),
+                t.error,
+            )));
+        }
+        for n in &c.notes {
+            lines.push(Line::from(Span::styled(n.clone(), t.warning)));
+        }
+        for (id, why) in &c.drops {
+            lines.push(Line::from(Span::styled(
+                format!("dropped {id}: {why}"),
+                t.warning,
+            )));
+        }
+        lines.push(Line::from(Span::styled("Prompt", t.title)));
+        lines.extend(c.prompt.lines().map(|l| Line::raw(l.to_string())));
+        lines.push(Line::from(Span::styled("Raw answer", t.title)));
+        lines.extend(c.answer.lines().map(|l| Line::raw(l.to_string())));
+    } else {
+        lines.push(Line::from(Span::styled(
+            "no LLM calls recorded for this operation",
+            t.muted,
+        )));
+    }
+    scrolled(lines, app.scroll)
+        .wrap(Wrap { trim: false })
+        .block(block(app, "Call", false))
+        .render(detail, buf);
+}

@@ -1,0 +1,395 @@
+//! The list screens: operations (with the summary bar), groups, and costs.
+
+use super::{
+    agent_glyph, agent_line, block, fmt_cost, fmt_ms, fmt_tokens, state_label, state_style,
+    window_start,
+};
+use crate::model::ReviewState;
+use crate::tui::state::App;
+use crate::tui::view::{AgentState, Usage};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget, Wrap};
+
+const STATES: [ReviewState; 4] = [
+    ReviewState::Proposed,
+    ReviewState::Accepted,
+    ReviewState::Edited,
+    ReviewState::Rejected,
+];
+
+fn summary_line<'a>(app: &App) -> Line<'a> {
+    let t = &app.theme;
+    let c = app.total_counts;
+    let totals = c.states;
+    let (pass, fail, err) = (c.pass, c.fail, c.error);
+    let (mut running, mut failed) = (0, 0);
+    for op in &app.view.ops {
+        for a in op.agents.values() {
+            match a.state {
+                AgentState::Running { .. } => running += 1,
+                AgentState::Failed { .. } => failed += 1,
+                _ => {}
+            }
+        }
+    }
+    let u = app.view.totals();
+    let mut spans = vec![Span::styled(
+        format!(
+            " {} ops · {} oracles: ",
+            app.view.ops.len(),
+            totals.iter().sum::<usize>()
+        ),
+        t.text,
+    )];
+    for (i, s) in STATES.iter().enumerate() {
+        spans.push(Span::styled(
+            format!("{} {}  ", totals[i], state_label(*s)),
+            state_style(app, *s),
+        ));
+    }
+    if pass + fail + err > 0 {
+        spans.push(Span::styled(format!("✓{pass} "), t.pass));
+        spans.push(Span::styled(format!("✗{fail} "), t.fail));
+        if err > 0 {
+            spans.push(Span::styled(format!("!{err} "), t.error));
+        }
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled(
+        format!(
+            "· {}/{} tok · {} ",
+            fmt_tokens(u.tokens_in),
+            fmt_tokens(u.tokens_out),
+            fmt_cost(u.cost_usd)
+        ),
+        t.muted,
+    ));
+    if running > 0 {
+        spans.push(Span::styled(format!(" {running} running"), t.running));
+    }
+    if failed > 0 {
+        spans.push(Span::styled(format!(" {failed} failed"), t.failed));
+    }
+    Line::from(spans)
+}
+
+fn filter_line<'a>(app: &App) -> Line<'a> {
+    let t = &app.theme;
+    let f = &app.filters;
+    let mut parts = vec![format!("sort: {}", app.sort.label())];
+    if !f.text.is_empty() {
+        parts.push(format!("text: {}", f.text));
+    }
+    if let Some(m) = &f.method {
+        parts.push(format!("method: {m}"));
+    }
+    if let Some(s) = f.status {
+        parts.push(format!("agent: {}", s.label()));
+    }
+    if let Some(s) = f.state {
+        parts.push(format!("review: {}", state_label(s)));
+    }
+    Line::from(vec![
+        Span::styled(
+            format!(
+                " {} of {} shown · ",
+                app.visible_ops.len(),
+                app.view.ops.len()
+            ),
+            t.muted,
+        ),
+        Span::styled(parts.join(" · "), t.accent),
+    ])
+}
+
+/// One readable style across a selected row, whatever each cell's own colours.
+fn selected_row(app: &App, cells: &mut [Line]) {
+    for line in cells {
+        for span in &mut line.spans {
+            span.style = app.theme.selected;
+        }
+    }
+}
+
+/// Operations screen.
+pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let detail_h = if area.height >= 30 { 6 } else { 4 };
+    let [summary, filters, list, detail] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(detail_h),
+    ])
+    .areas(area);
+    summary_line(app).render(summary, buf);
+    filter_line(app).render(filters, buf);
+
+    let wide = area.width >= 100;
+    let inner_h = list.height.saturating_sub(3) as usize;
+    let start = window_start(app.ops_cursor, inner_h);
+    let agents = &app.view.agents;
+    let rows: Vec<Row> = app
+        .visible_ops
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(inner_h)
+        .map(|(row_i, &i)| {
+            let op = &app.view.ops[i];
+            let oc = app.counts.get(i).copied().unwrap_or_default();
+            let c = oc.states;
+            let mut glyphs: Vec<Span> = agents
+                .iter()
+                .map(|a| agent_glyph(app, op.agents.get(a)))
+                .collect();
+            let retries: u32 = op.agents.values().map(|a| a.retries).sum();
+            if retries > 0 {
+                glyphs.push(Span::styled(format!("↻{retries}"), t.warning));
+            }
+            let (p, f, e) = (oc.pass, oc.fail, oc.error);
+            let verdict = if p + f + e == 0 {
+                Line::from(Span::styled("-", t.muted))
+            } else {
+                Line::from(vec![
+                    Span::styled(format!("✓{p}"), t.pass),
+                    Span::styled(format!(" ✗{f}"), t.fail),
+                ])
+            };
+            let counts = Line::from(
+                c.iter()
+                    .zip(STATES)
+                    .flat_map(|(n, s)| {
+                        [
+                            Span::styled(format!("{n:>3}"), state_style(app, s)),
+                            Span::raw(" "),
+                        ]
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            let mut cells: Vec<Line> = vec![
+                Line::from(Span::styled(op.method.clone(), t.method(&op.method))),
+                Line::from(op.path.clone()),
+                Line::from(glyphs),
+                counts,
+                verdict,
+            ];
+            if wide {
+                cells.push(Line::from(format!(
+                    "{}/{}",
+                    fmt_tokens(op.usage.tokens_in),
+                    fmt_tokens(op.usage.tokens_out)
+                )));
+                cells.push(Line::from(fmt_cost(op.usage.cost_usd)));
+            }
+            if row_i == app.ops_cursor {
+                selected_row(app, &mut cells);
+                Row::new(cells).style(t.selected)
+            } else {
+                Row::new(cells)
+            }
+        })
+        .collect();
+    let agents_w = (agents.len() + 3).max(6) as u16;
+    let mut widths = vec![
+        Constraint::Length(7),
+        Constraint::Min(16),
+        Constraint::Length(agents_w),
+        Constraint::Length(16),
+        Constraint::Length(8),
+    ];
+    // Agent column header: one initial per agent, in glyph order (names in "Selected").
+    let initials: String = agents
+        .iter()
+        .map(|a| a.chars().next().unwrap_or('?').to_ascii_uppercase())
+        .collect();
+    let agents_head = if initials.is_empty() {
+        "Agents".to_string()
+    } else {
+        initials
+    };
+    let mut header = vec![
+        "Method",
+        "Path",
+        &agents_head,
+        "Prop Acc Edt Rej",
+        "Verdict",
+    ];
+    if wide {
+        widths.push(Constraint::Length(13));
+        widths.push(Constraint::Length(8));
+        header.push("Tokens in/out");
+        header.push("Cost");
+    }
+    let title = format!("Operations ({})", app.visible_ops.len());
+    Table::new(rows, widths)
+        .header(Row::new(header).style(t.title))
+        .block(block(app, title, true))
+        .render(list, buf);
+
+    let mut lines = Vec::new();
+    if let Some(op) = app.selected_op().and_then(|i| app.view.ops.get(i)) {
+        let mut head = vec![Span::styled(op.op_id.clone(), t.method(&op.method))];
+        if let Some(s) = &op.summary {
+            head.push(Span::styled(format!("  {s}"), t.muted));
+        }
+        lines.push(Line::from(head));
+        if let Some(n) = &op.note {
+            lines.push(Line::from(Span::styled(n.clone(), t.warning)));
+        }
+        for a in agents {
+            if let Some(s) = op.agents.get(a) {
+                lines.push(agent_line(app, a, s));
+            }
+        }
+        if op.agents.is_empty() {
+            lines.push(Line::from(Span::styled("no agent events yet", t.muted)));
+        }
+    }
+    for w in &app.view.warnings {
+        lines.push(Line::from(Span::styled(format!("⚠ {w}"), t.warning)));
+    }
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(block(app, "Selected", false))
+        .render(detail, buf);
+}
+
+/// Groups screen.
+pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let inner_h = area.height.saturating_sub(3) as usize;
+    let start = window_start(app.groups_cursor, inner_h);
+    let rows: Vec<Row> = app
+        .view
+        .groups
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(inner_h)
+        .map(|(i, g)| {
+            let mut c = [0usize; 4];
+            for o in &g.oracles {
+                let s = app.view.review_state(&o.o_id());
+                if let Some(k) = STATES.iter().position(|x| *x == s) {
+                    c[k] += 1;
+                }
+            }
+            let mut ops: Vec<&str> = g
+                .oracles
+                .iter()
+                .flat_map(|o| o.steps.iter().map(|s| s.op_id.as_str()))
+                .collect();
+            ops.sort();
+            ops.dedup();
+            let counts = Line::from(
+                c.iter()
+                    .zip(STATES)
+                    .flat_map(|(n, s)| {
+                        [
+                            Span::styled(format!("{n:>3}"), state_style(app, s)),
+                            Span::raw(" "),
+                        ]
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            let glyphs: Vec<Span> = g
+                .agents
+                .values()
+                .map(|a| agent_glyph(app, Some(a)))
+                .collect();
+            let mut cells: Vec<Line> = vec![
+                Line::from(g.group_id.clone()),
+                Line::from(glyphs),
+                Line::from(g.oracles.len().to_string()),
+                counts,
+                Line::from(ops.join(", ")),
+            ];
+            if i == app.groups_cursor {
+                selected_row(app, &mut cells);
+                Row::new(cells).style(t.selected)
+            } else {
+                Row::new(cells)
+            }
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(24),
+        Constraint::Length(7),
+        Constraint::Length(7),
+        Constraint::Length(16),
+        Constraint::Min(10),
+    ];
+    Table::new(rows, widths)
+        .header(
+            Row::new([
+                "Group",
+                "Agents",
+                "Oracles",
+                "Prop Acc Edt Rej",
+                "Operations",
+            ])
+            .style(t.title),
+        )
+        .block(block(
+            app,
+            format!("Groups ({})", app.view.groups.len()),
+            true,
+        ))
+        .render(area, buf);
+}
+
+fn usage_row<'a>(name: &str, u: &Usage) -> Row<'a> {
+    Row::new(vec![
+        Cell::from(name.to_string()),
+        Cell::from(u.calls.to_string()),
+        Cell::from(fmt_tokens(u.tokens_in)),
+        Cell::from(fmt_tokens(u.tokens_out)),
+        Cell::from(fmt_cost(u.cost_usd)),
+        Cell::from(fmt_ms(u.wall_ms)),
+    ])
+}
+
+/// Costs screen: per agent and per phase, from events and call records.
+pub(super) fn draw_costs(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let [agents_area, phases_area] =
+        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
+    let widths = [
+        Constraint::Min(18),
+        Constraint::Length(6),
+        Constraint::Length(10),
+        Constraint::Length(10),
+        Constraint::Length(10),
+        Constraint::Length(9),
+    ];
+    let header = Row::new(["", "Calls", "Tokens in", "Tokens out", "Cost", "Time"]).style(t.title);
+    let mut rows: Vec<Row> = app
+        .view
+        .agent_usage
+        .iter()
+        .map(|(a, u)| {
+            let records = app.view.calls.iter().filter(|c| &c.agent == a).count();
+            let mut u = *u;
+            u.calls = u.calls.max(records as u64);
+            usage_row(a, &u)
+        })
+        .collect();
+    rows.push(usage_row("total", &app.view.totals()).style(t.accent));
+    Table::new(rows, widths)
+        .header(header.clone())
+        .block(block(app, "Cost per agent", true))
+        .render(agents_area, buf);
+    let rows: Vec<Row> = app
+        .view
+        .phase_usage
+        .iter()
+        .map(|(p, u)| usage_row(p, u))
+        .collect();
+    Table::new(rows, widths)
+        .header(header)
+        .block(block(app, "Cost per phase", false))
+        .render(phases_area, buf);
+}

@@ -1,0 +1,385 @@
+//! Oracle review panes: the oracle list, the selected oracle's detail, and beside it
+//! the Java source scrolled to (and marking) the evidence lines. Shared by single-op
+//! oracles (operation screen) and multi-op oracles (group screen).
+
+use super::{block, state_label, state_style, window_start};
+use crate::model::{Assertion, FieldOp, Oracle, OracleInput, Outcome, Strategy};
+use crate::tui::state::{App, ItemRef};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// An assertion in words: `status == 200`, `name equals "rex"`.
+pub(crate) fn assertion_text(a: &Assertion) -> String {
+    match a {
+        Assertion::Status { expected } => format!("status == {expected}"),
+        Assertion::Field {
+            field_path,
+            op,
+            expected,
+        } => {
+            let path = if field_path.is_empty() {
+                "<body>"
+            } else {
+                field_path
+            };
+            let op_s = serde_json::to_value(op)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            match op {
+                FieldOp::NotNull | FieldOp::IsNull => format!("{path} {op_s}"),
+                _ => format!("{path} {op_s} {expected}"),
+            }
+        }
+    }
+}
+
+fn strategy(s: Option<Strategy>) -> &'static str {
+    match s {
+        Some(Strategy::Fv) => "FV",
+        Some(Strategy::Fi) => "FI",
+        Some(Strategy::Bv) => "BV",
+        Some(Strategy::Bi) => "BI",
+        None => "--",
+    }
+}
+
+fn input_lines<'a>(app: &App, input: &OracleInput, indent: &str, out: &mut Vec<Line<'a>>) {
+    let t = &app.theme;
+    let maps = [
+        ("path", &input.path),
+        ("query", &input.query),
+        ("headers", &input.headers),
+    ];
+    for (name, m) in maps {
+        if !m.is_empty() {
+            let parts: Vec<String> = m.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            out.push(Line::from(vec![
+                Span::styled(format!("{indent}{name}: "), t.muted),
+                Span::raw(parts.join("  ")),
+            ]));
+        }
+    }
+    if let Some(b) = &input.body {
+        out.push(Line::from(vec![
+            Span::styled(format!("{indent}body: "), t.muted),
+            Span::raw(b.to_string()),
+        ]));
+    }
+}
+
+fn verdict_span<'a>(app: &App, o_id: &str) -> Span<'a> {
+    let t = &app.theme;
+    match app.view.verdicts.get(o_id) {
+        Some(Outcome::Pass) => Span::styled(" pass", t.pass),
+        Some(Outcome::Fail) => Span::styled(" FAIL", t.fail),
+        Some(Outcome::Error) => Span::styled(" error", t.error),
+        Some(Outcome::Skipped) => Span::styled(" skipped", t.muted),
+        None => Span::raw(""),
+    }
+}
+
+fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    let Some(o_id) = app.o_id(item) else {
+        return lines;
+    };
+    let state = app.view.review_state(&o_id);
+    let mut head = vec![
+        Span::styled(state_label(state).to_string(), state_style(app, state)),
+        verdict_span(app, &o_id),
+    ];
+    if let Some(note) = app.view.decisions.get(&o_id).and_then(|d| d.note.clone()) {
+        head.push(Span::styled(format!("  note: {note}"), t.muted));
+    }
+    lines.push(Line::from(head));
+    if let Some(v) = app.view.verdict_details.get(&o_id) {
+        lines.push(Line::from(Span::styled(
+            format!("run {} against {}", v.at, v.base_url),
+            t.muted,
+        )));
+        for (si, step) in v.steps.iter().enumerate() {
+            if !step.message.is_empty() {
+                lines.push(Line::from(Span::styled(
+                    format!("  step {}: {}", si + 1, step.message),
+                    t.warning,
+                )));
+            }
+            for a in step
+                .assertions
+                .iter()
+                .filter(|a| a.outcome != Outcome::Pass)
+            {
+                lines.push(Line::from(Span::styled(
+                    format!(
+                        "  ✗ step {} #{}: expected {} got {} {}",
+                        si + 1,
+                        a.index + 1,
+                        a.expected,
+                        a.actual,
+                        a.message
+                    ),
+                    t.fail,
+                )));
+            }
+        }
+    }
+    let (description, evidence, refs) = match item {
+        ItemRef::Single { op, oracle } => {
+            let Some(o) = app.view.ops.get(op).and_then(|op| op.oracles.get(oracle)) else {
+                return lines;
+            };
+            let o: Oracle = app.view.effective_oracle(o);
+            lines.push(Line::from(vec![
+                Span::styled(format!("{} ", strategy(o.oracle_strategy)), t.accent),
+                Span::styled(o.test_id.clone(), t.title),
+            ]));
+            lines.push(Line::from(Span::styled("Input", t.title)));
+            input_lines(app, &o.input, "  ", &mut lines);
+            lines.push(Line::from(Span::styled("Assertions", t.title)));
+            for a in &o.assertions {
+                lines.push(Line::raw(format!("  • {}", assertion_text(a))));
+            }
+            (o.description, o.evidence, o.evidence_refs)
+        }
+        ItemRef::Multi { group, oracle } => {
+            let Some(o) = app
+                .view
+                .groups
+                .get(group)
+                .and_then(|g| g.oracles.get(oracle))
+            else {
+                return lines;
+            };
+            let o = app.view.effective_multi(o);
+            lines.push(Line::from(Span::styled(o.test_id.clone(), t.title)));
+            for (i, s) in o.steps.iter().enumerate() {
+                lines.push(Line::from(vec![
+                    Span::styled(format!("Step {} ", i + 1), t.title),
+                    Span::styled(s.op_id.clone(), t.accent),
+                ]));
+                input_lines(app, &s.input, "  ", &mut lines);
+                let binds = crate::tui::view::find_binds(
+                    &serde_json::to_value(&s.input).unwrap_or_default(),
+                );
+                if !binds.is_empty() {
+                    lines.push(Line::from(Span::styled(
+                        format!("  binds: {}", binds.join(", ")),
+                        t.edited,
+                    )));
+                }
+                for (name, path) in &s.captures {
+                    lines.push(Line::from(Span::styled(
+                        format!("  capture {name} ← {path}"),
+                        t.edited,
+                    )));
+                }
+                for a in &s.assertions {
+                    lines.push(Line::raw(format!("  • {}", assertion_text(a))));
+                }
+            }
+            (o.description, o.evidence, o.evidence_refs)
+        }
+    };
+    lines.insert(1, Line::raw(description));
+    lines.push(Line::from(Span::styled("Evidence", t.title)));
+    lines.push(Line::raw(evidence));
+    for (i, r) in refs.iter().enumerate() {
+        let mark = if i == app.ref_idx { "▶ " } else { "  " };
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{mark}{}:{}-{}",
+                basename(&r.file),
+                r.start_line,
+                r.end_line
+            ),
+            if i == app.ref_idx {
+                t.evidence_marker
+            } else {
+                t.muted
+            },
+        )));
+    }
+    lines
+}
+
+fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
+    let t = &app.theme;
+    let h = area.height.saturating_sub(2) as usize;
+    let start = window_start(app.item_cursor, h);
+    let lines: Vec<Line> = app
+        .visible_items
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(h)
+        .filter_map(|(i, item)| {
+            let o_id = app.o_id(*item)?;
+            let state = app.view.review_state(&o_id);
+            let (strat, id, desc) = match *item {
+                ItemRef::Single { op, oracle } => {
+                    let o = app.view.ops.get(op)?.oracles.get(oracle)?;
+                    let desc = if state == crate::model::ReviewState::Edited {
+                        app.view.effective_oracle(o).description
+                    } else {
+                        o.description.clone()
+                    };
+                    (strategy(o.oracle_strategy), o.test_id.clone(), desc)
+                }
+                ItemRef::Multi { group, oracle } => {
+                    let o = app.view.groups.get(group)?.oracles.get(oracle)?;
+                    ("MO", o.test_id.clone(), o.description.clone())
+                }
+            };
+            let glyph = match state {
+                crate::model::ReviewState::Proposed => "○",
+                crate::model::ReviewState::Accepted => "✓",
+                crate::model::ReviewState::Edited => "✎",
+                crate::model::ReviewState::Rejected => "✗",
+            };
+            let mut spans = vec![
+                Span::styled(format!("{glyph} "), state_style(app, state)),
+                Span::styled(format!("{strat} "), t.accent),
+                Span::raw(format!("{id}  ")),
+                Span::styled(desc, t.muted),
+                verdict_span(app, &o_id),
+            ];
+            if i == app.item_cursor {
+                spans = spans.into_iter().map(|s| s.style(t.selected)).collect();
+            }
+            Some(Line::from(spans))
+        })
+        .collect();
+    Paragraph::new(lines)
+        .block(block(app, title, true))
+        .render(area, buf);
+}
+
+fn review_panes(app: &App, area: Rect, buf: &mut Buffer, title: String) {
+    let wide = area.width >= 110;
+    let (list, detail, source) = if wide {
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
+                .areas(area);
+        let [list, detail] =
+            Layout::vertical([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(left);
+        (list, detail, right)
+    } else {
+        let [list, bottom] = Layout::vertical([
+            Constraint::Length((area.height / 3).max(4)),
+            Constraint::Min(0),
+        ])
+        .areas(area);
+        let [detail, source] =
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(bottom);
+        (list, detail, source)
+    };
+    draw_item_list(app, list, buf, title);
+    let lines = app
+        .visible_items
+        .get(app.item_cursor)
+        .map(|i| detail_lines(app, *i))
+        .unwrap_or_default();
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(block(app, "Oracle", false))
+        .render(detail, buf);
+    draw_source(app, source, buf);
+}
+
+/// Oracles tab of the operation screen.
+pub(super) fn draw_oracles(app: &App, area: Rect, buf: &mut Buffer) {
+    let mut title = format!("Oracles ({})", app.visible_items.len());
+    if !app.item_filter.is_empty() {
+        title.push_str(&format!(" /{}", app.item_filter));
+    }
+    review_panes(app, area, buf, title);
+}
+
+/// Group screen: the multi-op oracles of one group, reviewed like single-op ones.
+pub(super) fn draw_group(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some(g) = app.view.groups.get(app.current_group) else {
+        return;
+    };
+    let title = format!("Group {} ({})", g.group_id, app.visible_items.len());
+    review_panes(app, area, buf, title);
+}
+
+/// The source pane: the file of the current evidence ref (or bundle file), highlighted,
+/// with evidence lines marked; an excerpt around them, or the whole file.
+pub(crate) fn draw_source(app: &App, area: Rect, buf: &mut Buffer) {
+    let t = &app.theme;
+    let Some(target) = app.source_target() else {
+        Paragraph::new(Span::styled("no evidence reference", t.muted))
+            .block(block(app, "Source", false))
+            .render(area, buf);
+        return;
+    };
+    let Some(src) = app.view.sources.get(&target.file) else {
+        Paragraph::new(Span::styled(
+            format!("{} is not in the project", target.file),
+            t.warning,
+        ))
+        .block(block(app, "Source", false))
+        .render(area, buf);
+        return;
+    };
+    let n = src.lines.len();
+    let (lo, hi) = if app.whole_file {
+        (0, n)
+    } else {
+        (
+            target.start_line.saturating_sub(6),
+            (target.end_line + 5).min(n),
+        )
+    };
+    let h = area.height.saturating_sub(2) as usize;
+    let anchor = target.start_line.saturating_sub(1);
+    let base = anchor.saturating_sub(h / 3).max(lo) as i64;
+    let max_start = hi.saturating_sub(h).max(lo) as i64;
+    let start = (base + app.scroll).clamp(lo as i64, max_start.max(lo as i64)) as usize;
+    let highlighted = app.highlighter.lines(&target.file);
+    let num_w = n.to_string().len();
+    let lines: Vec<Line> = (start..hi.min(start + h))
+        .map(|i| {
+            let no = i + 1;
+            let is_ev = no >= target.start_line && no <= target.end_line;
+            let mut spans = vec![
+                Span::styled(format!("{no:>num_w$}"), t.line_number),
+                if is_ev {
+                    Span::styled("▶", t.evidence_marker)
+                } else {
+                    Span::raw(" ")
+                },
+            ];
+            match highlighted.and_then(|h| h.get(i)) {
+                Some(l) => spans.extend(l.spans.iter().cloned()),
+                None => spans.push(Span::raw(src.lines[i].clone())),
+            }
+            let line = Line::from(spans);
+            if is_ev { line.style(t.evidence) } else { line }
+        })
+        .collect();
+    let mode = if app.whole_file {
+        "whole file"
+    } else {
+        "excerpt"
+    };
+    let title = format!(
+        "{}:{}-{} ({mode})",
+        basename(&target.file),
+        target.start_line,
+        target.end_line
+    );
+    Paragraph::new(lines)
+        .block(block(app, title, false))
+        .render(area, buf);
+}

@@ -1,0 +1,188 @@
+//! Popup layers drawn over the screen: help, confirm, note, JSON editor, export.
+
+use super::block;
+use crate::tui::state::{App, Popup};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// Draws every open popup, bottom first.
+pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    for p in &app.popups {
+        match p {
+            Popup::Help => help(app, area, buf),
+            Popup::Confirm { accept, o_ids } => {
+                let r = centered(area, 60, 7);
+                Clear.render(r, buf);
+                let verb = if *accept { "Accept" } else { "Reject" };
+                let lines = vec![
+                    Line::raw(format!(
+                        "{verb} {} oracles of the filtered list?",
+                        o_ids.len()
+                    )),
+                    Line::raw(""),
+                    Line::from(vec![
+                        Span::styled("y", app.theme.key),
+                        Span::raw(" / enter: yes    "),
+                        Span::styled("n", app.theme.key),
+                        Span::raw(" / esc: no"),
+                    ]),
+                ];
+                Paragraph::new(lines)
+                    .style(app.theme.popup)
+                    .wrap(Wrap { trim: false })
+                    .block(block(app, format!("{verb} all"), true))
+                    .render(r, buf);
+            }
+            Popup::Note { o_ids, text } => {
+                let r = centered(area, 70, 7);
+                Clear.render(r, buf);
+                let what = if o_ids.len() == 1 {
+                    o_ids[0].clone()
+                } else {
+                    format!("{} oracles", o_ids.len())
+                };
+                let lines = vec![
+                    Line::raw(format!("Reject {what}")),
+                    Line::from(vec![
+                        Span::styled("note: ", app.theme.muted),
+                        Span::raw(text.clone()),
+                        Span::styled("▏", app.theme.accent),
+                    ]),
+                    Line::from(Span::styled(
+                        "enter: reject (note optional) · esc: cancel",
+                        app.theme.muted,
+                    )),
+                ];
+                Paragraph::new(lines)
+                    .style(app.theme.popup)
+                    .wrap(Wrap { trim: false })
+                    .block(block(app, "Reject", true))
+                    .render(r, buf);
+            }
+            Popup::Editor {
+                o_id,
+                textarea,
+                error,
+                ..
+            } => {
+                let r = centered(
+                    area,
+                    area.width.saturating_sub(4).max(40),
+                    area.height.saturating_sub(2),
+                );
+                Clear.render(r, buf);
+                let title = format!("Edit {o_id} · ctrl-s: validate and keep · esc: cancel");
+                let b = block(app, title, true).style(app.theme.popup);
+                let inner = b.inner(r);
+                b.render(r, buf);
+                let err_h = if error.is_some() { 3 } else { 0 };
+                let [edit, err] =
+                    Layout::vertical([Constraint::Min(1), Constraint::Length(err_h)]).areas(inner);
+                textarea.as_ref().render(edit, buf);
+                if let Some(e) = error {
+                    Paragraph::new(Span::styled(format!("✗ {e}"), app.theme.error))
+                        .wrap(Wrap { trim: false })
+                        .render(err, buf);
+                }
+            }
+            Popup::Export {
+                dest,
+                format,
+                result,
+            } => {
+                let r = centered(area, 76, 9);
+                Clear.render(r, buf);
+                let formats = crate::tui::export::formats();
+                let fname = formats.get(*format).map(|f| f.name()).unwrap_or("?");
+                let suite = crate::tui::export::reviewed_suite(&app.view);
+                let mut lines = vec![
+                    Line::from(vec![
+                        Span::styled("format: ", app.theme.muted),
+                        Span::styled(fname.to_string(), app.theme.accent),
+                        Span::styled("  (tab: next format)", app.theme.muted),
+                    ]),
+                    Line::from(vec![
+                        Span::styled("to: ", app.theme.muted),
+                        Span::raw(dest.clone()),
+                        Span::styled("▏", app.theme.accent),
+                    ]),
+                    Line::raw(format!(
+                        "includes {} accepted/edited oracles and {} multi-op oracles",
+                        suite.oracles.len(),
+                        suite.multi_op.len()
+                    )),
+                ];
+                match result {
+                    None => lines.push(Line::from(Span::styled(
+                        "enter: export · esc: cancel",
+                        app.theme.muted,
+                    ))),
+                    Some(Ok(msg)) => {
+                        lines.push(Line::from(Span::styled(format!("✓ {msg}"), app.theme.done)))
+                    }
+                    Some(Err(msg)) => lines.push(Line::from(Span::styled(
+                        format!("✗ {msg}"),
+                        app.theme.error,
+                    ))),
+                }
+                Paragraph::new(lines)
+                    .style(app.theme.popup)
+                    .wrap(Wrap { trim: false })
+                    .block(block(app, "Export", true))
+                    .render(r, buf);
+            }
+        }
+    }
+}
+
+fn help(app: &App, area: Rect, buf: &mut Buffer) {
+    let r = centered(area, 72, area.height.saturating_sub(2));
+    Clear.render(r, buf);
+    let rows = app.keymap.help_rows();
+    let mut lines = Vec::new();
+    let mut last = "";
+    for (section, keys, desc) in rows {
+        if section != last {
+            lines.push(Line::from(Span::styled(
+                format!("[{section}]"),
+                app.theme.title,
+            )));
+            last = section;
+        }
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {keys:<11}"), app.theme.key),
+            Span::raw(desc),
+        ]));
+    }
+    lines.push(Line::from(Span::styled(
+        format!("theme: {} · keys from keymap.toml", app.theme.name),
+        app.theme.muted,
+    )));
+    // Two columns when the terminal is tall enough to need fewer rows than it has.
+    let inner_h = r.height.saturating_sub(2) as usize;
+    let b = block(app, "Keys (? or esc to close)", true).style(app.theme.popup);
+    let inner = b.inner(r);
+    b.render(r, buf);
+    if lines.len() > inner_h {
+        let [a, c] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(inner);
+        let right = lines.split_off(lines.len().div_ceil(2));
+        Paragraph::new(lines).render(a, buf);
+        Paragraph::new(right).render(c, buf);
+    } else {
+        Paragraph::new(lines).render(inner, buf);
+    }
+}

@@ -1,0 +1,517 @@
+//! Turns keys into actions and actions into state changes plus effects.
+//!
+//! Nothing here touches the disk or the terminal: writing a decision, exporting or
+//! running `$EDITOR` come back as [`Effect`]s that the driver performs, reporting the
+//! outcome through `App::decision_saved`, `undo_saved`, `external_edit_done` and
+//! `export_done`. That keeps every key sequence testable in
+//! process, with a real session underneath only where the test wants one.
+
+use super::action::Action;
+use super::keymap::Key;
+use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id, validate_edit};
+use super::state::{App, InputTarget, LineInput, Popup, Screen, StatusFilter, Tab, clamp};
+use crate::model::{Decision, ReviewDecision, ReviewState};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use std::path::PathBuf;
+
+/// Work the driver must do on behalf of the state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Append the decision to the review journal (fsynced), then `App::decision_saved`.
+    Record(ReviewDecision),
+    /// Append an undo of the latest decision on this o_id, then `App::undo_saved`.
+    Undo(String),
+    /// Write the accepted and edited oracles in export format `format` to `dest`.
+    Export { format: usize, dest: PathBuf },
+    /// Open `text` in `$EDITOR`; the edited text goes to `App::external_edit_done`.
+    ExternalEdit {
+        o_id: String,
+        multi: bool,
+        text: String,
+    },
+}
+
+/// Handles one key press.
+pub fn handle_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    if app.popups.last().is_some() {
+        return popup_key(app, key);
+    }
+    if app.input.is_some() {
+        line_input_key(app, key);
+        return Vec::new();
+    }
+    let k = Key::from_event(&key);
+    match app.keymap.lookup(app.active_sections(), k) {
+        Some(action) => handle_action(app, action),
+        None => Vec::new(),
+    }
+}
+
+/// Handles a mouse event (only delivered when mouse support was asked for).
+pub fn handle_mouse(app: &mut App, ev: MouseEvent) -> Vec<Effect> {
+    match ev.kind {
+        MouseEventKind::ScrollDown => handle_action(app, Action::Down),
+        MouseEventKind::ScrollUp => handle_action(app, Action::Up),
+        _ => Vec::new(),
+    }
+}
+
+fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let Some(top) = app.popups.last_mut() else {
+        return Vec::new();
+    };
+    match top {
+        Popup::Help => {
+            let k = Key::from_event(&key);
+            let action = app.keymap.lookup(&["global"], k);
+            if matches!(action, Some(Action::Help | Action::Back | Action::Quit))
+                || key.code == KeyCode::Enter
+            {
+                app.popups.pop();
+            }
+            Vec::new()
+        }
+        Popup::Confirm { accept, o_ids } => match key.code {
+            KeyCode::Char('y') | KeyCode::Enter => {
+                let (accept, o_ids) = (*accept, std::mem::take(o_ids));
+                app.popups.pop();
+                if accept {
+                    o_ids
+                        .into_iter()
+                        .map(|o| Effect::Record(decision(o, Decision::Accepted, None, None)))
+                        .collect()
+                } else {
+                    app.popups.push(Popup::Note {
+                        o_ids,
+                        text: String::new(),
+                    });
+                    Vec::new()
+                }
+            }
+            KeyCode::Char('n') | KeyCode::Esc => {
+                app.popups.pop();
+                app.notify("bulk decision cancelled");
+                Vec::new()
+            }
+            _ => Vec::new(),
+        },
+        Popup::Note { o_ids, text } => match key.code {
+            KeyCode::Enter => {
+                let note = (!text.trim().is_empty()).then(|| text.trim().to_string());
+                let o_ids = std::mem::take(o_ids);
+                app.popups.pop();
+                o_ids
+                    .into_iter()
+                    .map(|o| Effect::Record(decision(o, Decision::Rejected, None, note.clone())))
+                    .collect()
+            }
+            KeyCode::Esc => {
+                app.popups.pop();
+                app.notify("rejection cancelled");
+                Vec::new()
+            }
+            KeyCode::Backspace => {
+                text.pop();
+                Vec::new()
+            }
+            KeyCode::Char(c) if !ctrl => {
+                text.push(c);
+                Vec::new()
+            }
+            _ => Vec::new(),
+        },
+        Popup::Editor {
+            o_id,
+            multi,
+            textarea,
+            error,
+        } => {
+            if key.code == KeyCode::Esc {
+                app.popups.pop();
+                app.notify("edit cancelled");
+                return Vec::new();
+            }
+            if ctrl && key.code == KeyCode::Char('s') {
+                let text = textarea.lines().join("\n");
+                match validate_edit(o_id, *multi, &text) {
+                    Ok(value) => {
+                        let o_id = o_id.clone();
+                        app.popups.pop();
+                        return vec![Effect::Record(decision(
+                            o_id,
+                            Decision::Edited,
+                            Some(value),
+                            None,
+                        ))];
+                    }
+                    Err(e) => *error = Some(e),
+                }
+                return Vec::new();
+            }
+            textarea.input(key);
+            Vec::new()
+        }
+        Popup::Export {
+            dest,
+            format,
+            result,
+        } => {
+            if result.is_some() {
+                if matches!(key.code, KeyCode::Enter | KeyCode::Esc) {
+                    app.popups.pop();
+                }
+                return Vec::new();
+            }
+            match key.code {
+                KeyCode::Esc => {
+                    app.popups.pop();
+                }
+                KeyCode::Enter => {
+                    return vec![Effect::Export {
+                        format: *format,
+                        dest: PathBuf::from(dest.clone()),
+                    }];
+                }
+                KeyCode::Tab => *format = (*format + 1) % super::export::formats().len(),
+                KeyCode::Backspace => {
+                    dest.pop();
+                }
+                KeyCode::Char(c) if !ctrl => dest.push(c),
+                _ => {}
+            }
+            Vec::new()
+        }
+    }
+}
+
+fn line_input_key(app: &mut App, key: KeyEvent) {
+    let Some(input) = app.input.as_mut() else {
+        return;
+    };
+    match key.code {
+        KeyCode::Enter => {
+            app.input = None;
+        }
+        KeyCode::Esc => {
+            input.text.clear();
+            let target = input.target;
+            app.input = None;
+            apply_input(app, target, String::new());
+        }
+        KeyCode::Backspace => {
+            input.text.pop();
+            let (t, s) = (input.target, input.text.clone());
+            apply_input(app, t, s);
+        }
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            input.text.push(c);
+            let (t, s) = (input.target, input.text.clone());
+            apply_input(app, t, s);
+        }
+        _ => {}
+    }
+}
+
+fn apply_input(app: &mut App, target: InputTarget, text: String) {
+    match target {
+        InputTarget::ListFilter => {
+            app.filters.text = text;
+            app.refresh_lists();
+        }
+        InputTarget::ItemFilter => {
+            app.item_filter = text;
+            app.refresh_items();
+        }
+        InputTarget::BundleSearch => app.bundle_search = text,
+    }
+}
+
+/// Applies one action.
+pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
+    app.status = None;
+    match action {
+        Action::Quit => app.quit = true,
+        Action::Help => app.popups.push(Popup::Help),
+        Action::Back => back(app),
+        Action::Open => open(app),
+        Action::Up => move_cursor(app, -1),
+        Action::Down => move_cursor(app, 1),
+        Action::PageUp => move_cursor(app, -(app.page as i64)),
+        Action::PageDown => move_cursor(app, app.page as i64),
+        Action::Top => move_cursor(app, i64::MIN / 2),
+        Action::Bottom => move_cursor(app, i64::MAX / 2),
+        Action::NextTab | Action::PrevTab => {
+            if app.screen == Screen::Operation {
+                let i = Tab::ALL.iter().position(|t| *t == app.tab).unwrap_or(0);
+                let n = Tab::ALL.len();
+                let next = if action == Action::NextTab {
+                    i + 1
+                } else {
+                    i + n - 1
+                };
+                app.tab = Tab::ALL[next % n];
+                app.scroll = 0;
+                app.ref_idx = 0;
+            }
+        }
+        Action::ShowOperations => {
+            app.screen = Screen::Operations;
+            app.refresh_lists();
+        }
+        Action::ShowGroups => {
+            app.screen = Screen::Groups;
+            app.refresh_items();
+        }
+        Action::ShowCosts => app.screen = Screen::Costs,
+        Action::Filter => {
+            let (target, text) = match app.screen {
+                Screen::Operation if app.tab == Tab::Bundle => {
+                    (InputTarget::BundleSearch, app.bundle_search.clone())
+                }
+                Screen::Operation | Screen::Group => {
+                    (InputTarget::ItemFilter, app.item_filter.clone())
+                }
+                _ => (InputTarget::ListFilter, app.filters.text.clone()),
+            };
+            app.input = Some(LineInput { target, text });
+        }
+        Action::ClearFilter => {
+            app.filters = Default::default();
+            app.item_filter.clear();
+            app.bundle_search.clear();
+            app.refresh_lists();
+            app.notify("filters cleared");
+        }
+        Action::CycleSort => {
+            app.sort = app.sort.next();
+            app.refresh_lists();
+            app.notify(format!("sorted by {}", app.sort.label()));
+        }
+        Action::CycleMethod => {
+            let mut methods: Vec<String> = app.view.ops.iter().map(|o| o.method.clone()).collect();
+            methods.sort();
+            methods.dedup();
+            app.filters.method = cycle(&methods, app.filters.method.as_ref());
+            app.refresh_lists();
+        }
+        Action::CycleStatus => {
+            let all = [
+                StatusFilter::Running,
+                StatusFilter::Failed,
+                StatusFilter::Done,
+                StatusFilter::Queued,
+            ];
+            app.filters.status = cycle(&all, app.filters.status.as_ref());
+            app.refresh_lists();
+        }
+        Action::CycleState => {
+            let all = [
+                ReviewState::Proposed,
+                ReviewState::Accepted,
+                ReviewState::Edited,
+                ReviewState::Rejected,
+            ];
+            app.filters.state = cycle(&all, app.filters.state.as_ref());
+            app.refresh_lists();
+        }
+        Action::Accept => {
+            if let Some(o_id) = selected_o_id(app) {
+                return vec![Effect::Record(decision(
+                    o_id,
+                    Decision::Accepted,
+                    None,
+                    None,
+                ))];
+            }
+        }
+        Action::Reject => {
+            if let Some(o_id) = selected_o_id(app) {
+                app.popups.push(Popup::Note {
+                    o_ids: vec![o_id],
+                    text: String::new(),
+                });
+            }
+        }
+        Action::Edit | Action::EditExternal => {
+            if let Some((o_id, multi, text)) = edit_text(app) {
+                if action == Action::EditExternal {
+                    return vec![Effect::ExternalEdit { o_id, multi, text }];
+                }
+                open_editor(app, o_id, multi, &text, None);
+            }
+        }
+        Action::Undo => {
+            let target = app
+                .undo_stack
+                .last()
+                .cloned()
+                .or_else(|| selected_o_id(app).filter(|o| app.view.decisions.contains_key(o)));
+            match target {
+                Some(o_id) => return vec![Effect::Undo(o_id)],
+                None => app.notify("nothing to undo"),
+            }
+        }
+        Action::BulkAccept | Action::BulkReject => {
+            let o_ids = bulk_targets(app);
+            if o_ids.is_empty() {
+                app.notify("no oracles in the filtered list");
+            } else {
+                app.popups.push(Popup::Confirm {
+                    accept: action == Action::BulkAccept,
+                    o_ids,
+                });
+            }
+        }
+        Action::Export => {
+            let dest = app.view.dir.join("export");
+            app.popups.push(Popup::Export {
+                dest: dest.display().to_string(),
+                format: 0,
+                result: None,
+            });
+        }
+        Action::NextRef | Action::PrevRef
+            if app.screen == Screen::Operation && app.tab == Tab::Bundle =>
+        {
+            next_bundle_match(app, action == Action::NextRef);
+        }
+        Action::NextRef | Action::PrevRef => {
+            if let Some(item) = app.selected_item() {
+                let n = app.evidence_refs(item).len();
+                if n > 0 {
+                    app.ref_idx = if action == Action::NextRef {
+                        (app.ref_idx + 1) % n
+                    } else {
+                        (app.ref_idx + n - 1) % n
+                    };
+                    app.scroll = 0;
+                }
+            }
+        }
+        Action::WholeFile => {
+            app.whole_file = !app.whole_file;
+            app.scroll = 0;
+        }
+        Action::ScrollDown => app.scroll += 5,
+        Action::ScrollUp => app.scroll -= 5,
+    }
+    Vec::new()
+}
+
+/// In the Bundle tab, moves to the next (or previous) file containing the search text.
+fn next_bundle_match(app: &mut App, forward: bool) {
+    let Some(op) = app.view.ops.get(app.current_op) else {
+        return;
+    };
+    let n = op.bundle.len();
+    if n == 0 || app.bundle_search.is_empty() {
+        app.notify("type / to search the bundle first");
+        return;
+    }
+    let found = (1..=n)
+        .map(|k| {
+            if forward {
+                (app.bundle_cursor + k) % n
+            } else {
+                (app.bundle_cursor + n * 2 - k) % n
+            }
+        })
+        .find(|&i| app.bundle_match_line(&op.bundle[i]).is_some());
+    match found {
+        Some(i) => {
+            app.bundle_cursor = i;
+            app.scroll = 0;
+        }
+        None => app.notify(format!("no bundle file contains `{}`", app.bundle_search)),
+    }
+}
+
+fn cycle<T: Clone + PartialEq>(all: &[T], current: Option<&T>) -> Option<T> {
+    match current.and_then(|c| all.iter().position(|x| x == c)) {
+        None => all.first().cloned(),
+        Some(i) => all.get(i + 1).cloned(),
+    }
+}
+
+fn back(app: &mut App) {
+    app.scroll = 0;
+    match app.screen {
+        Screen::Operation | Screen::Costs => app.screen = Screen::Operations,
+        Screen::Group => app.screen = Screen::Groups,
+        Screen::Groups => app.screen = Screen::Operations,
+        Screen::Operations => {
+            if !app.filters.is_empty() {
+                app.filters = Default::default();
+                app.refresh_lists();
+                app.notify("filters cleared");
+            }
+        }
+    }
+    app.refresh_items();
+}
+
+fn open(app: &mut App) {
+    match app.screen {
+        Screen::Operations => {
+            if let Some(op) = app.selected_op() {
+                app.current_op = op;
+                app.screen = Screen::Operation;
+                app.item_cursor = 0;
+                app.bundle_cursor = 0;
+                app.calls_cursor = 0;
+                app.ref_idx = 0;
+                app.scroll = 0;
+                app.item_filter.clear();
+                app.refresh_items();
+            }
+        }
+        Screen::Groups if app.groups_cursor < app.view.groups.len() => {
+            app.current_group = app.groups_cursor;
+            app.screen = Screen::Group;
+            app.item_cursor = 0;
+            app.ref_idx = 0;
+            app.item_filter.clear();
+            app.refresh_items();
+        }
+        _ => {}
+    }
+}
+
+fn move_cursor(app: &mut App, delta: i64) {
+    let step = |c: usize, len: usize| -> usize {
+        let n = (c as i64).saturating_add(delta).max(0) as usize;
+        clamp(n, len)
+    };
+    match app.screen {
+        Screen::Operations => app.ops_cursor = step(app.ops_cursor, app.visible_ops.len()),
+        Screen::Groups => app.groups_cursor = step(app.groups_cursor, app.view.groups.len()),
+        Screen::Group => app.item_cursor = step(app.item_cursor, app.visible_items.len()),
+        Screen::Operation => match app.tab {
+            Tab::Oracles => app.item_cursor = step(app.item_cursor, app.visible_items.len()),
+            Tab::Bundle => {
+                let n = app
+                    .view
+                    .ops
+                    .get(app.current_op)
+                    .map_or(0, |o| o.bundle.len());
+                app.bundle_cursor = step(app.bundle_cursor, n);
+            }
+            Tab::Calls => {
+                let n = app
+                    .view
+                    .ops
+                    .get(app.current_op)
+                    .map_or(0, |o| o.calls.len());
+                app.calls_cursor = step(app.calls_cursor, n);
+            }
+            Tab::Context | Tab::Pending | Tab::Hints => {
+                app.scroll = (app.scroll + delta.clamp(-1000, 1000)).max(0);
+                return;
+            }
+        },
+        Screen::Costs => {}
+    }
+    app.ref_idx = 0;
+    app.scroll = 0;
+}
