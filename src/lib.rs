@@ -8,6 +8,7 @@ pub mod agents;
 pub mod cli;
 pub mod export;
 pub mod llm;
+pub mod metamorphic;
 pub mod model;
 pub mod pipeline;
 pub mod prompts;

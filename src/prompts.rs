@@ -34,6 +34,8 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../prompts/multi_op_regenerate.md"),
     ),
     ("baseline_dp", include_str!("../prompts/baseline_dp.md")),
+    ("mr_generator", include_str!("../prompts/mr_generator.md")),
+    ("mr_refiner", include_str!("../prompts/mr_refiner.md")),
 ];
 
 /// Why a prompt could not be produced.

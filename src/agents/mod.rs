@@ -10,6 +10,7 @@ pub mod compress;
 pub mod discovery;
 pub mod extraction;
 pub mod groups;
+pub mod metamorphic;
 pub mod multi_op;
 pub mod normalize;
 pub mod runtime;

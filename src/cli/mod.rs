@@ -11,6 +11,7 @@ mod baseline;
 pub mod check;
 pub mod export;
 pub mod import;
+pub mod metamorphic;
 mod prompts_cmd;
 mod run;
 mod scan;
@@ -53,6 +54,9 @@ pub enum Command {
     Scan(scan::ScanArgs),
     /// Run the whole oracle pipeline on a project into a session directory.
     Run(Box<run::RunArgs>),
+    /// Generate metamorphic tests (seed, follow-up, relations) from the spec and run
+    /// them against a live API until a stopping criterion holds.
+    Metamorphic(Box<metamorphic::MetamorphicArgs>),
     /// Export reviewed oracles as JUnit 5, Postman (newman), readable Markdown or JSON.
     Export(export::ExportArgs),
     /// Review a session: operations, oracles beside their Java evidence, decisions.
@@ -70,6 +74,7 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Config(args) => config::run(args),
         Command::Scan(args) => scan::run(args),
         Command::Run(args) => run::run(*args),
+        Command::Metamorphic(args) => metamorphic::run(*args),
         Command::Export(args) => export::run(args),
         Command::Tui(args) => tui::run(args),
         Command::Baseline(args) => baseline::run(args),

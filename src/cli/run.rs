@@ -59,6 +59,15 @@ pub struct RunArgs {
     pub json: bool,
     #[command(flatten)]
     pub llm: LlmArgs,
+    /// After the pipeline, generate and run metamorphic tests against --api-url, grounded
+    /// in the session's contexts and groups.
+    #[arg(long, requires = "api_url")]
+    pub metamorphic: bool,
+    /// Base URL of the API under test (for --metamorphic).
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+    #[command(flatten)]
+    pub metamorphic_loop: crate::cli::metamorphic::LoopArgs,
 }
 
 /// Runs `mastor run`.
@@ -115,14 +124,37 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
         max_tokens: args.max_tokens,
     };
     let session = Arc::clone(&ctx.session);
+    let (mr_client, mr_prompts, mr_project) = (
+        ctx.client.clone(),
+        Arc::clone(&ctx.prompts),
+        Arc::clone(&ctx.project),
+    );
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(driver::run(ctx, options));
     let summary = summary::from_session(&session)?;
-    if args.json {
+    if args.json && !args.metamorphic {
         println!("{}", serde_json::to_string_pretty(&summary)?);
-    } else {
+    } else if !args.json {
         print!("{summary}");
         println!("session: {}", session.dir().display());
+    }
+    if let (true, Some(url)) = (args.metamorphic, args.api_url.as_deref()) {
+        let cfg = args.metamorphic_loop.config(url)?;
+        let report = runtime.block_on(crate::metamorphic::session::run(
+            mr_client.clone(),
+            mr_prompts,
+            Arc::clone(&session),
+            &mr_project.spec.operations,
+            &cfg,
+        ))?;
+        let cost = crate::cli::metamorphic::phase_cost(&mr_client);
+        if args.json {
+            let mut v = serde_json::to_value(&summary)?;
+            v["metamorphic"] = serde_json::to_value(&report)?;
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        } else {
+            crate::cli::metamorphic::print_report(&report, &cost, false, session.dir())?;
+        }
     }
     Ok(EXIT_OK)
 }

@@ -13,6 +13,7 @@
 //! user's or the test's business) and never writes to a session: [`load_session`] and
 //! [`ExportInput::from_suite_file`] only read, through the shared `suite` loaders.
 
+pub mod gherkin;
 pub mod json;
 pub mod junit;
 pub mod postman;

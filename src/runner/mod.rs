@@ -15,6 +15,7 @@ pub mod binds;
 pub mod exec;
 pub mod junit;
 pub mod path;
+pub mod relations;
 pub mod report;
 mod run;
 

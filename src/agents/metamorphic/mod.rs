@@ -1,0 +1,241 @@
+//! The MR generator and MR refiner (ARMeta's generation and refinement layers) as model
+//! calls: render the prompt, call the model, keep the call record in the session.
+//!
+//! Only the model calls live here. What a candidate must satisfy is decided in Rust
+//! (`metamorphic::check`); the refiner is asked only about candidates that failed those
+//! checks, with the problems found, and its repairs are checked again by the caller.
+//! The loop that decides when to stop is `metamorphic::iterate`.
+
+use crate::agents::runtime::call_file_name;
+use crate::llm::{CallRecord, CallRequest, LlmClient, Message, Role};
+use crate::model::{MetamorphicTest, SpecOperation};
+use crate::prompts::Prompts;
+use crate::store::{Event, EventKind, Session};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// What the generator is given besides the spec (empty strings when unknown: spec-only).
+#[derive(Debug, Clone, Default)]
+pub struct Grounding {
+    /// Compressed source contexts of the operations.
+    pub contexts: String,
+    /// Semantic groups (related operation sequences).
+    pub groups: String,
+}
+
+/// The refiner's answer: repaired candidates and dropped ones with reasons.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Refined {
+    pub tests: Vec<Value>,
+    /// (test_id, reason)
+    pub dropped: Vec<(String, String)>,
+}
+
+/// The two model-backed agents of the metamorphic loop. A trait so the loop can be driven
+/// by anything that answers like them (the real model, a scripted server behind it).
+pub trait MrAgents {
+    /// Asks for up to `batch` new candidates given the earlier tests.
+    fn generate(
+        &self,
+        history: &[MetamorphicTest],
+        uncovered: &[String],
+        batch: usize,
+    ) -> impl Future<Output = Result<Vec<Value>, String>> + Send;
+    /// Asks for repairs of candidates that failed the spec checks.
+    fn refine(
+        &self,
+        failing: &[(Value, Vec<String>)],
+    ) -> impl Future<Output = Result<Refined, String>> + Send;
+}
+
+/// The agents on an LLM client.
+#[derive(Clone)]
+pub struct ModelAgents {
+    pub client: LlmClient,
+    pub prompts: Arc<Prompts>,
+    pub session: Option<Arc<Session>>,
+    /// The spec's operations as prompt text.
+    pub spec_text: String,
+    pub grounding: Grounding,
+}
+
+/// The operations as compact prompt JSON: op_id, parameters, request body, responses.
+pub fn spec_text(ops: &[SpecOperation]) -> String {
+    let list: Vec<Value> = ops
+        .iter()
+        .filter(|o| o.excluded.is_none())
+        .map(|o| {
+            json!({
+                "op_id": o.op_id,
+                "summary": o.summary,
+                "parameters": o.parameters.iter().map(|p| json!({
+                    "name": p.name, "in": p.location, "required": p.required, "schema": p.schema
+                })).collect::<Vec<_>>(),
+                "requestBody": o.request_body.as_ref().map(|b| &b.schema),
+                "responses": o.responses.iter().map(|(k, r)| (k.clone(), r.schema.clone()))
+                    .collect::<serde_json::Map<String, Value>>(),
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&list).unwrap_or_default()
+}
+
+/// Earlier tests as the generator sees them: id, scenario, operations, relation ops.
+pub fn history_text(history: &[MetamorphicTest]) -> String {
+    if history.is_empty() {
+        return "(none)".to_string();
+    }
+    history
+        .iter()
+        .map(|t| {
+            let ops: Vec<&str> = t
+                .seed
+                .iter()
+                .chain(&t.follow_up)
+                .map(|s| s.op_id.as_str())
+                .collect();
+            format!("- {}: {} [{}]", t.test_id, t.scenario, ops.join(" -> "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The list under `tests` (or the answer itself when it is an array).
+fn test_list(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a.clone(),
+        Value::Object(m) => m
+            .get("tests")
+            .or_else(|| m.get("metamorphic_tests"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+impl ModelAgents {
+    async fn call(&self, agent: &str, vars: &[(&str, &str)]) -> Result<Value, String> {
+        let rendered = self
+            .prompts
+            .render(agent, vars)
+            .map_err(|e| e.to_string())?;
+        let req = CallRequest::new(
+            agent,
+            "metamorphic",
+            vec![
+                Message::system(rendered.system),
+                Message::user(rendered.user),
+            ],
+        )
+        .role(Role::Primary);
+        match self.client.call_json::<Value>(req).await {
+            Ok((value, record)) => {
+                self.file(&record);
+                Ok(value)
+            }
+            Err(failure) => {
+                self.file(&failure.record);
+                Err(format!("{agent}: {}", failure.error))
+            }
+        }
+    }
+
+    fn file(&self, record: &CallRecord) {
+        let Some(session) = &self.session else {
+            return;
+        };
+        let name = call_file_name(record);
+        if let Err(e) = session.write_call(&name, record) {
+            tracing::warn!("cannot write call record {name}: {e}");
+        }
+        let event = Event::new(EventKind::Note, record.agent.clone())
+            .phase("metamorphic")
+            .tokens(record.usage.prompt_tokens, record.usage.completion_tokens)
+            .cost(record.cost_usd)
+            .wall_ms(record.wall_ms)
+            .message(format!("call {name}"));
+        if let Err(e) = session.append_event(&event) {
+            tracing::warn!("cannot append event: {e}");
+        }
+    }
+}
+
+impl MrAgents for ModelAgents {
+    async fn generate(
+        &self,
+        history: &[MetamorphicTest],
+        uncovered: &[String],
+        batch: usize,
+    ) -> Result<Vec<Value>, String> {
+        let history = history_text(history);
+        let uncovered = if uncovered.is_empty() {
+            "(none)".to_string()
+        } else {
+            uncovered.join("\n")
+        };
+        let batch = batch.to_string();
+        let or_none = |s: &str| {
+            if s.trim().is_empty() {
+                "(none)".to_string()
+            } else {
+                s.to_string()
+            }
+        };
+        let contexts = or_none(&self.grounding.contexts);
+        let groups = or_none(&self.grounding.groups);
+        let answer = self
+            .call(
+                "mr_generator",
+                &[
+                    ("spec", &self.spec_text),
+                    ("contexts", &contexts),
+                    ("groups", &groups),
+                    ("history", &history),
+                    ("uncovered", &uncovered),
+                    ("batch", &batch),
+                ],
+            )
+            .await?;
+        Ok(test_list(&answer))
+    }
+
+    async fn refine(&self, failing: &[(Value, Vec<String>)]) -> Result<Refined, String> {
+        let candidates: Vec<Value> = failing
+            .iter()
+            .map(|(c, problems)| json!({"candidate": c, "problems": problems}))
+            .collect();
+        let candidates = serde_json::to_string_pretty(&candidates).unwrap_or_default();
+        let answer = self
+            .call(
+                "mr_refiner",
+                &[("spec", &self.spec_text), ("candidates", &candidates)],
+            )
+            .await?;
+        let dropped = answer
+            .get("dropped")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .map(|d| {
+                        let id = d
+                            .get("test_id")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string();
+                        let reason = d
+                            .get("reason")
+                            .and_then(Value::as_str)
+                            .unwrap_or("no reason given")
+                            .to_string();
+                        (id, reason)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Refined {
+            tests: test_list(&answer),
+            dropped,
+        })
+    }
+}

@@ -1,0 +1,251 @@
+//! `mastor metamorphic`: ARMeta-style metamorphic testing from the spec alone (or with the
+//! contexts and groups of an earlier `mastor run` in the same session), run against a
+//! live API, with the loop's stopping criteria as flags. Also prints the report for
+//! `mastor run --metamorphic`.
+
+use crate::cli::{EXIT_FAILURES, EXIT_OK};
+use crate::llm::{LlmArgs, LlmClient, LlmConfig};
+use crate::metamorphic::iterate::{LoopConfig, MrReport, StopCriteria};
+use crate::prompts::Prompts;
+use crate::runner::RunConfig;
+use crate::runner::relations::MrOutcome;
+use crate::store::{Manifest, Session};
+use clap::Args;
+use color_eyre::eyre::{WrapErr, eyre};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Stopping criteria and batch size, shared with `mastor run --metamorphic`.
+#[derive(Debug, Clone, Args)]
+pub struct LoopArgs {
+    /// Stop after this many iterations.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub max_iterations: usize,
+    /// Stop when this share of the spec's operations has been exercised (0..1).
+    #[arg(long, default_value_t = 1.0, value_name = "SHARE")]
+    pub coverage: f64,
+    /// Stop after this many iterations in a row without a new test or coverage gain.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub plateau: usize,
+    /// Request budget against the API for the whole session.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub budget: usize,
+    /// Time budget of the session in seconds.
+    #[arg(long, value_name = "SECS")]
+    pub time_budget: Option<u64>,
+    /// Candidates asked for per iteration.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub batch: usize,
+    /// Allow write methods against a host that is not loopback.
+    #[arg(long)]
+    pub allow_writes: bool,
+}
+
+impl LoopArgs {
+    /// The loop configuration against `base_url`.
+    pub fn config(&self, base_url: &str) -> color_eyre::Result<LoopConfig> {
+        if !(0.0..=1.0).contains(&self.coverage) {
+            return Err(eyre!(
+                "--coverage must be between 0 and 1, got {}",
+                self.coverage
+            ));
+        }
+        Ok(LoopConfig {
+            criteria: StopCriteria {
+                coverage: self.coverage,
+                plateau: self.plateau,
+                request_budget: Some(self.budget),
+                time_budget: self.time_budget.map(Duration::from_secs),
+                max_iterations: self.max_iterations.max(1),
+            },
+            batch: self.batch.max(1),
+            run: RunConfig {
+                base_url: base_url.to_string(),
+                allow_writes: self.allow_writes,
+                ..RunConfig::default()
+            },
+        })
+    }
+}
+
+/// Arguments of `mastor metamorphic`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  mastor metamorphic tests/fixtures/petstore-jdk/openapi.json --base-url http://127.0.0.1:8080\n  mastor metamorphic . --base-url http://127.0.0.1:8080 --coverage 0.8 --plateau 2 --budget 300"
+)]
+pub struct MetamorphicArgs {
+    /// A project directory (its spec is found there) or a spec file.
+    pub target: PathBuf,
+    /// Base URL of the API under test.
+    #[arg(long, value_name = "URL")]
+    pub base_url: String,
+    /// Session directory (default: .mastor next to the spec or in the project).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Directory with prompt overrides (mr_generator.md, mr_refiner.md).
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Base URL of the model's OpenAI-compatible API [env: MASTOR_BASE_URL].
+    #[arg(long, value_name = "URL")]
+    pub llm_base_url: Option<String>,
+    /// Model name [env: MASTOR_MODEL].
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Also export the session's metamorphic tests (rejected ones left out) as a Gherkin
+    /// + behave suite into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub gherkin: Option<PathBuf>,
+    #[command(flatten)]
+    pub loop_args: LoopArgs,
+}
+
+/// Writes the session's metamorphic tests, minus rejected ones, as a behave suite.
+pub fn export_session_gherkin(
+    session: &Session,
+    documented: &crate::runner::relations::Documented,
+    dir: &Path,
+) -> color_eyre::Result<usize> {
+    let decisions = session.read_decisions()?;
+    let tests: Vec<_> = crate::metamorphic::store::load_tests(session)?
+        .into_iter()
+        .filter(|t| {
+            decisions
+                .get(&t.o_id())
+                .is_none_or(|d| d.decision != crate::model::Decision::Rejected)
+        })
+        .collect();
+    let report = crate::export::gherkin::export_gherkin_with(&tests, documented, dir)?;
+    Ok(report.items.len())
+}
+
+/// Runs `mastor metamorphic`.
+pub fn run(args: MetamorphicArgs) -> color_eyre::Result<i32> {
+    let (spec_path, root) = if args.target.is_dir() {
+        let found = crate::spec::find_spec(&args.target)?;
+        (found.path, args.target.clone())
+    } else {
+        let parent = args
+            .target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        (args.target.clone(), parent)
+    };
+    let spec = crate::spec::load(&spec_path)?;
+    let out = args.out.clone().unwrap_or_else(|| root.join(".mastor"));
+    let llm = LlmArgs {
+        base_url: args.llm_base_url.clone(),
+        model: args.model.clone(),
+        ..LlmArgs::default()
+    };
+    let mut config = LlmConfig::resolve(None, &LlmConfig::process_env(), &llm)?;
+    if config.cache_dir.is_none() {
+        config.cache_dir = Some(out.join("cache"));
+    }
+    let manifest = Manifest::new(root.display().to_string(), spec_path.display().to_string());
+    let session = Session::open_or_create(&out, manifest)
+        .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
+    let prompts = match &args.prompts {
+        Some(dir) => Prompts::with_overrides(dir)?,
+        None => Prompts::embedded(),
+    };
+    let cfg = args.loop_args.config(&args.base_url)?;
+    let client = LlmClient::new(config).map_err(|e| eyre!("{e}"))?;
+    let ledger_client = client.clone();
+    let runtime = tokio::runtime::Runtime::new()?;
+    let session = Arc::new(session);
+    let report = runtime.block_on(crate::metamorphic::session::run(
+        client,
+        Arc::new(prompts),
+        Arc::clone(&session),
+        &spec.operations,
+        &cfg,
+    ))?;
+    let cost = crate::cli::metamorphic::phase_cost(&ledger_client);
+    print_report(&report, &cost, args.json, &out)?;
+    if let Some(dir) = &args.gherkin {
+        let documented = crate::metamorphic::check::SpecView::new(&spec.operations).documented();
+        let n = export_session_gherkin(&session, &documented, dir)?;
+        eprintln!("gherkin: {n} scenarios in {}", dir.display());
+    }
+    Ok(exit_code(&report))
+}
+
+/// Model cost of the metamorphic phase alone (a `run --metamorphic` client also carries
+/// the pipeline's calls).
+pub fn phase_cost(client: &LlmClient) -> crate::llm::Totals {
+    client
+        .ledger()
+        .by_phase
+        .get("metamorphic")
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// 1 when a relation was violated or a test could not be executed, else 0.
+pub fn exit_code(report: &MrReport) -> i32 {
+    if report.outcomes.relation_violated + report.outcomes.execution_failed > 0 {
+        EXIT_FAILURES
+    } else {
+        EXIT_OK
+    }
+}
+
+/// Prints the session summary: iterations, tests, coverage, outcomes, cost.
+pub fn print_report(
+    report: &MrReport,
+    cost: &crate::llm::Totals,
+    json: bool,
+    session_dir: &Path,
+) -> color_eyre::Result<()> {
+    if json {
+        let mut v = serde_json::to_value(report)?;
+        v["cost"] = serde_json::to_value(cost)?;
+        v["session"] = serde_json::Value::from(session_dir.display().to_string());
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    let o = &report.outcomes;
+    println!(
+        "metamorphic: {} iterations (stopped: {}), {} tests, coverage {:.0}% ({}/{} operations), {} requests",
+        report.iterations.len(),
+        serde_json::to_value(report.stop)?
+            .as_str()
+            .unwrap_or_default(),
+        report.tests.len(),
+        report.coverage * 100.0,
+        report.covered.len(),
+        report.operations,
+        report.requests
+    );
+    println!(
+        "outcomes: {} passed, {} relation violated, {} execution failed",
+        o.passed, o.relation_violated, o.execution_failed
+    );
+    let dropped: usize = report.iterations.iter().map(|i| i.dropped.len()).sum();
+    let duplicates: usize = report.iterations.iter().map(|i| i.duplicates.len()).sum();
+    println!("candidates: {dropped} dropped, {duplicates} duplicates of earlier tests");
+    println!(
+        "model: {} calls, {} + {} tokens, ${:.4}",
+        cost.calls, cost.prompt_tokens, cost.completion_tokens, cost.cost_usd
+    );
+    for v in &report.verdicts {
+        let tag = match v.outcome {
+            MrOutcome::Passed => "PASS",
+            MrOutcome::RelationViolated => "VIOLATED",
+            MrOutcome::ExecutionFailed => "EXEC-FAIL",
+        };
+        if v.reason.is_empty() {
+            println!("  {tag:<9} {}", v.o_id);
+        } else {
+            println!("  {tag:<9} {}: {}", v.o_id, v.reason);
+        }
+    }
+    println!("session: {}", session_dir.display());
+    Ok(())
+}

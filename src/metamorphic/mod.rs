@@ -1,0 +1,17 @@
+//! Metamorphic tests in the manner of ARMeta: a seed execution, a transformed follow-up,
+//! and relations between the two outputs, generated iteratively from the spec.
+//!
+//! Unlike ARMeta, a test is never generated code: it is a structured `MetamorphicTest`
+//! (seed steps, follow-up steps, relations) checked by the multi-op suite loader plus the
+//! spec alignment checks (`check`) and run by the multi-op runner
+//! (`runner::relations`), so there are no syntax or type errors to repair. `slug` groups
+//! equivalent scenarios; `iterate` holds the generation loop and its stopping criteria;
+//! `store` keeps tests and verdicts in the session. The model calls live in
+//! `agents::metamorphic`.
+
+pub mod check;
+pub mod iterate;
+pub mod operand;
+pub mod session;
+pub mod slug;
+pub mod store;

@@ -1,0 +1,57 @@
+//! Metamorphic tests in the session: one `metamorphic/<test_id>.json` per test (review id
+//! `mr#<test_id>`, the same journal as every other oracle) and `metamorphic_report.json`
+//! with iterations, verdicts, coverage and the stop reason. Reading back gives the tests
+//! for review and export. Nothing here runs or generates tests.
+
+use crate::metamorphic::iterate::MrReport;
+use crate::model::MetamorphicTest;
+use crate::store::{Session, StoreError};
+
+/// Directory of the tests inside the session.
+pub const DIR: &str = "metamorphic";
+/// The session report's file.
+pub const REPORT: &str = "metamorphic_report.json";
+
+/// File name of a test: its id with anything but letters, digits, `-` and `_` as `_`.
+pub fn file_rel(test_id: &str) -> String {
+    let safe: String = test_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{DIR}/{safe}.json")
+}
+
+/// Writes every test and the report (atomic writes, as the rest of the session).
+pub fn save(session: &Session, report: &MrReport) -> Result<(), StoreError> {
+    for t in &report.tests {
+        session.write_json(&file_rel(&t.test_id), t)?;
+    }
+    session.write_json(REPORT, report)
+}
+
+/// The tests kept in the session, sorted by id.
+pub fn load_tests(session: &Session) -> Result<Vec<MetamorphicTest>, StoreError> {
+    let mut tests = Vec::new();
+    for name in session.list(DIR)? {
+        if !name.ends_with(".json") {
+            continue;
+        }
+        let rel = format!("{DIR}/{name}");
+        if let Some(t) = session.read_json::<MetamorphicTest>(&rel)? {
+            tests.push(t);
+        }
+    }
+    tests.sort_by(|a, b| a.test_id.cmp(&b.test_id));
+    Ok(tests)
+}
+
+/// The last session report, if any.
+pub fn load_report(session: &Session) -> Result<Option<MrReport>, StoreError> {
+    session.read_json(REPORT)
+}

@@ -1,0 +1,590 @@
+//! Metamorphic relations: operands, their evaluation, and running metamorphic tests.
+//!
+//! A metamorphic test runs as one multi-op sequence (seed steps, then follow-up steps, so
+//! follow-up steps can bind seed captures) through the same runner as multi-op oracles;
+//! its relations are then evaluated over the recorded exchanges.
+//!
+//! ## Operand syntax
+//!
+//! `<side>[<n>]<rest>` where side is `seed` or `follow_up` and `n` the 0-based step index
+//! within that side (`seed.0` is accepted as a synonym of `seed[0]`). `rest`:
+//! - nothing or `.body`: the whole response body (JSON, else the text);
+//! - `.body.<field_path>` or `.body[0]...`: a field of the body (`runner::path` syntax,
+//!   `[*]` collects every match into an array);
+//! - `.status`: the HTTP status code;
+//! - `.header.<Name>` (or `.headers.<Name>`): a response header, case-insensitive;
+//! - `.request.body` / `.request.body.<field_path>`: the request body as sent (after binds);
+//! - any other `.<field_path>`: shorthand for `.body.<field_path>` (so a body field named
+//!   `status` must be written `.body.status`).
+//!
+//! When `right` is empty, the relation's `value` is the right operand; for `count_diff`
+//! `value` is the expected difference `count(right) - count(left)` (default 1).
+//!
+//! ## Outcomes
+//!
+//! A test **passes** when every step answered, no step answered 5xx or a status its
+//! operation does not document, every step assertion held, and every relation held. It is
+//! **relation_violated** when the steps went through but a relation did not hold: the
+//! oracle's finding. Anything that stops the relation from being checked (transport error,
+//! timeout, 5xx, undocumented status, failed step assertion, missing capture or operand) is
+//! an **execution_failed**, reported apart as ARMeta does.
+//!
+//! This module does not choose what to run nor generate tests.
+
+use crate::model::{Exchange, MetamorphicTest, MultiOpOracle, Outcome, Relation, RelationOp};
+use crate::model::{StepVerdict, Verdict};
+use crate::runner::assert::loose_eq;
+use crate::runner::{Plan, RunConfig, RunnerError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub use crate::metamorphic::operand::{Operand, Side, Source};
+
+/// Checks a relation's operands and value before any traffic.
+pub fn validate_relation(r: &Relation) -> Result<(Operand, Option<Operand>), String> {
+    let left = Operand::parse(&r.left)?;
+    let right = if r.right.trim().is_empty() {
+        if r.value.is_null() && r.op != RelationOp::CountDiff {
+            return Err(format!(
+                "relation on `{}` has neither `right` nor `value`",
+                r.left
+            ));
+        }
+        None
+    } else {
+        Some(Operand::parse(&r.right)?)
+    };
+    if r.op == RelationOp::CountDiff && !(r.value.is_null() || r.value.is_i64()) {
+        return Err(format!(
+            "count_diff `value` must be an integer, got {}",
+            r.value
+        ));
+    }
+    Ok((left, right))
+}
+
+/// How one relation came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelationOutcome {
+    Holds,
+    Violated,
+    /// An operand had no value, so the relation could not be checked.
+    Unresolved,
+}
+
+/// One relation's verdict with both operand values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelationVerdict {
+    pub index: usize,
+    pub outcome: RelationOutcome,
+    #[serde(default)]
+    pub left: Value,
+    #[serde(default)]
+    pub right: Value,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+/// Evaluates one relation over the exchanges of the seed and follow-up steps.
+pub fn evaluate(
+    index: usize,
+    r: &Relation,
+    seed: &[Option<&Exchange>],
+    follow: &[Option<&Exchange>],
+) -> RelationVerdict {
+    let unresolved = |message: String| RelationVerdict {
+        index,
+        outcome: RelationOutcome::Unresolved,
+        left: Value::Null,
+        right: Value::Null,
+        message,
+    };
+    let (left_op, right_op) = match validate_relation(r) {
+        Ok(x) => x,
+        Err(e) => return unresolved(e),
+    };
+    let left = match left_op.read(seed, follow) {
+        Ok(v) => v,
+        Err(e) => return unresolved(e),
+    };
+    let right = match &right_op {
+        Some(o) => match o.read(seed, follow) {
+            Ok(v) => v,
+            Err(e) => return unresolved(e),
+        },
+        None if r.op == RelationOp::CountDiff => Value::Null,
+        None => r.value.clone(),
+    };
+    let (holds, message) = match holds(r, &left, &right) {
+        Ok(true) => (true, String::new()),
+        Ok(false) => (
+            false,
+            format!(
+                "{} {} {} does not hold",
+                r.left,
+                op_text(r.op),
+                operand_text(r)
+            ),
+        ),
+        Err(e) => {
+            return RelationVerdict {
+                left,
+                right,
+                ..unresolved(e)
+            };
+        }
+    };
+    RelationVerdict {
+        index,
+        outcome: if holds {
+            RelationOutcome::Holds
+        } else {
+            RelationOutcome::Violated
+        },
+        left,
+        right,
+        message,
+    }
+}
+
+fn operand_text(r: &Relation) -> String {
+    if r.right.is_empty() {
+        r.value.to_string()
+    } else if r.op == RelationOp::CountDiff {
+        format!("{} by {}", r.right, diff_of(r))
+    } else {
+        r.right.clone()
+    }
+}
+
+/// The op's name as written in test files.
+pub fn op_text(op: RelationOp) -> String {
+    serde_json::to_value(op)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn diff_of(r: &Relation) -> i64 {
+    r.value.as_i64().unwrap_or(1)
+}
+
+/// Array length, object size, string length in characters, or the number itself.
+pub fn count(v: &Value) -> Option<f64> {
+    match v {
+        Value::Array(a) => Some(a.len() as f64),
+        Value::Object(o) => Some(o.len() as f64),
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    }
+}
+
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        Value::Array(a) => Some(a.len() as f64),
+        _ => None,
+    }
+}
+
+fn contains(hay: &Value, needle: &Value) -> Result<bool, String> {
+    match hay {
+        Value::Array(items) => Ok(items.iter().any(|i| loose_eq(i, needle))),
+        Value::String(s) => Ok(s.contains(&crate::runner::assert::string_form(needle))),
+        Value::Object(map) => match needle {
+            Value::Object(sub) => Ok(sub
+                .iter()
+                .all(|(k, v)| map.get(k).is_some_and(|w| loose_eq(v, w)))),
+            Value::String(k) => Ok(map.contains_key(k)),
+            other => Err(format!("an object cannot contain {other}")),
+        },
+        other => Err(format!(
+            "{other} is neither an array, a string nor an object"
+        )),
+    }
+}
+
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
+        Value::Number(_) => Value::from("number"),
+        Value::String(_) => Value::from("string"),
+        Value::Bool(_) => Value::from("boolean"),
+        Value::Null => Value::from("null"),
+    }
+}
+
+fn holds(r: &Relation, left: &Value, right: &Value) -> Result<bool, String> {
+    let nums = || -> Result<(f64, f64), String> {
+        let l = number(left).ok_or_else(|| format!("{left} is not a number"))?;
+        let rr = number(right).ok_or_else(|| format!("{right} is not a number"))?;
+        Ok((l, rr))
+    };
+    Ok(match r.op {
+        RelationOp::Equals => loose_eq(left, right),
+        RelationOp::NotEquals => !loose_eq(left, right),
+        RelationOp::Contains => contains(left, right)?,
+        RelationOp::NotContains => !contains(left, right)?,
+        RelationOp::Subset => {
+            let (Value::Array(l), Value::Array(rr)) = (left, right) else {
+                return Err("subset needs two arrays".into());
+            };
+            l.iter().all(|x| rr.iter().any(|y| loose_eq(x, y)))
+        }
+        RelationOp::CountDiff => {
+            let l = count(left).ok_or_else(|| format!("cannot count {left}"))?;
+            let rr = count(right).ok_or_else(|| format!("cannot count {right}"))?;
+            (rr - l - diff_of(r) as f64).abs() < f64::EPSILON
+        }
+        RelationOp::Greater => {
+            let (l, rr) = nums()?;
+            l > rr
+        }
+        RelationOp::GreaterOrEqual => {
+            let (l, rr) = nums()?;
+            l >= rr
+        }
+        RelationOp::Less => {
+            let (l, rr) = nums()?;
+            l < rr
+        }
+        RelationOp::LessOrEqual => {
+            let (l, rr) = nums()?;
+            l <= rr
+        }
+        RelationOp::SameShape => shape(left) == shape(right),
+    })
+}
+
+/// The three outcomes of a metamorphic test (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MrOutcome {
+    Passed,
+    RelationViolated,
+    ExecutionFailed,
+}
+
+/// The verdict of one metamorphic test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MrVerdict {
+    pub o_id: String,
+    pub test_id: String,
+    pub outcome: MrOutcome,
+    /// Why it did not pass, in words.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// Requests actually sent.
+    pub requests: usize,
+    pub steps: Vec<StepVerdict>,
+    pub relations: Vec<RelationVerdict>,
+}
+
+/// Documented response statuses per op_id (`200`, `2XX`, `default`), to tell an
+/// undocumented status apart. An op absent from the map is not checked.
+pub type Documented = BTreeMap<String, Vec<String>>;
+
+/// True when `status` matches one of the documented keys.
+pub fn is_documented(status: u16, keys: &[String]) -> bool {
+    let s = status.to_string();
+    keys.iter().any(|k| {
+        let k = k.trim();
+        k.eq_ignore_ascii_case("default")
+            || k == s
+            || (k.len() == 3
+                && k[1..].eq_ignore_ascii_case("xx")
+                && k.as_bytes()[0] == s.as_bytes()[0])
+    })
+}
+
+/// The sequence the runner executes for a metamorphic test: seed steps, then follow-up.
+pub fn to_multi_op(t: &MetamorphicTest) -> MultiOpOracle {
+    MultiOpOracle {
+        test_id: t.test_id.clone(),
+        group_id: "mr".to_string(),
+        description: t.scenario.clone(),
+        steps: t.seed.iter().chain(&t.follow_up).cloned().collect(),
+        evidence: t.then.clone(),
+        evidence_refs: Vec::new(),
+    }
+}
+
+/// Classifies one runner verdict and evaluates the relations.
+pub fn judge(t: &MetamorphicTest, v: Verdict, documented: &Documented) -> MrVerdict {
+    let requests = v.steps.iter().filter(|s| s.exchange.is_some()).count();
+    let mut reason = String::new();
+    for (n, s) in v.steps.iter().enumerate() {
+        let label = step_label(t, n);
+        let status = s.exchange.as_ref().and_then(|e| e.status);
+        let why = match (s.outcome, status) {
+            (Outcome::Error | Outcome::Skipped, _) => Some(s.message.clone()),
+            (_, Some(code)) if code >= 500 => Some(format!("server error {code}")),
+            (_, Some(code))
+                if documented
+                    .get(&s.op_id)
+                    .is_some_and(|keys| !is_documented(code, keys)) =>
+            {
+                Some(format!("status {code} is not documented for {}", s.op_id))
+            }
+            (Outcome::Fail, _) => Some(format!("step assertion failed: {}", s.message)),
+            _ => None,
+        };
+        if let Some(why) = why {
+            reason = format!("{label} ({}): {why}", s.op_id);
+            break;
+        }
+    }
+    let split = t.seed.len().min(v.steps.len());
+    let exchanges: Vec<Option<&Exchange>> = v.steps.iter().map(|s| s.exchange.as_ref()).collect();
+    let (seed, follow) = exchanges.split_at(split);
+    let relations: Vec<RelationVerdict> = if reason.is_empty() {
+        t.relations
+            .iter()
+            .enumerate()
+            .map(|(i, r)| evaluate(i, r, seed, follow))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let outcome = if !reason.is_empty() {
+        MrOutcome::ExecutionFailed
+    } else if let Some(u) = relations
+        .iter()
+        .find(|r| r.outcome == RelationOutcome::Unresolved)
+    {
+        reason = format!("relation {}: {}", u.index + 1, u.message);
+        MrOutcome::ExecutionFailed
+    } else if let Some(f) = relations
+        .iter()
+        .find(|r| r.outcome == RelationOutcome::Violated)
+    {
+        reason = format!(
+            "relation {}: {} (left {}, right {})",
+            f.index + 1,
+            f.message,
+            crate::runner::assert::short(&f.left),
+            crate::runner::assert::short(&f.right)
+        );
+        MrOutcome::RelationViolated
+    } else {
+        MrOutcome::Passed
+    };
+    MrVerdict {
+        o_id: t.o_id(),
+        test_id: t.test_id.clone(),
+        outcome,
+        reason,
+        requests,
+        steps: v.steps,
+        relations,
+    }
+}
+
+fn step_label(t: &MetamorphicTest, n: usize) -> String {
+    if n < t.seed.len() {
+        format!("seed[{n}]")
+    } else {
+        format!("follow_up[{}]", n - t.seed.len())
+    }
+}
+
+/// Runs metamorphic tests one after another through the multi-op runner and judges them.
+/// `cfg.budget` bounds the requests of this call.
+pub async fn run_metamorphic(
+    tests: &[MetamorphicTest],
+    cfg: &RunConfig,
+    documented: &Documented,
+) -> Result<Vec<MrVerdict>, RunnerError> {
+    let plan = Plan {
+        oracles: Vec::new(),
+        multi_op: tests.iter().map(to_multi_op).collect(),
+    };
+    let report = crate::runner::run(&plan, cfg).await?;
+    Ok(tests
+        .iter()
+        .zip(report.verdicts)
+        .map(|(t, v)| judge(t, v, documented))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ex(status: u16, body: Value) -> Exchange {
+        Exchange {
+            status: Some(status),
+            response_body: body.to_string(),
+            request_body: Some(json!({"status": "sold"})),
+            ..Exchange::default()
+        }
+    }
+
+    fn rel(left: &str, op: RelationOp, right: &str, value: Value) -> Relation {
+        Relation {
+            left: left.into(),
+            op,
+            right: right.into(),
+            value,
+        }
+    }
+
+    #[test]
+    fn every_op_holds_and_is_violated() {
+        let seed = ex(
+            200,
+            json!({"items": [1, 2], "n": 2, "s": "abc", "o": {"a": 1}}),
+        );
+        let follow = ex(
+            200,
+            json!({"items": [1, 2, 3], "n": "3", "s": "abcd", "o": {"a": 2}}),
+        );
+        let s = [Some(&seed)];
+        let f = [Some(&follow)];
+        let cases = [
+            (
+                rel(
+                    "seed[0].n",
+                    RelationOp::Equals,
+                    "follow_up[0].n",
+                    Value::Null,
+                ),
+                false,
+            ),
+            (rel("seed[0].n", RelationOp::Equals, "", json!("2")), true),
+            (
+                rel(
+                    "seed[0].n",
+                    RelationOp::NotEquals,
+                    "follow_up[0].n",
+                    Value::Null,
+                ),
+                true,
+            ),
+            (
+                rel("follow_up[0].items", RelationOp::Contains, "", json!(3)),
+                true,
+            ),
+            (
+                rel("seed[0].items", RelationOp::Contains, "", json!(3)),
+                false,
+            ),
+            (
+                rel("seed[0].items", RelationOp::NotContains, "", json!(3)),
+                true,
+            ),
+            (
+                rel(
+                    "seed[0].items",
+                    RelationOp::Subset,
+                    "follow_up[0].items",
+                    Value::Null,
+                ),
+                true,
+            ),
+            (
+                rel(
+                    "follow_up[0].items",
+                    RelationOp::Subset,
+                    "seed[0].items",
+                    Value::Null,
+                ),
+                false,
+            ),
+            (
+                rel(
+                    "seed[0].items",
+                    RelationOp::CountDiff,
+                    "follow_up[0].items",
+                    json!(1),
+                ),
+                true,
+            ),
+            (
+                rel(
+                    "seed[0].items",
+                    RelationOp::CountDiff,
+                    "follow_up[0].items",
+                    json!(2),
+                ),
+                false,
+            ),
+            (
+                rel(
+                    "follow_up[0].n",
+                    RelationOp::Greater,
+                    "seed[0].n",
+                    Value::Null,
+                ),
+                true,
+            ),
+            (
+                rel("follow_up[0].n", RelationOp::Less, "seed[0].n", Value::Null),
+                false,
+            ),
+            (
+                rel(
+                    "seed[0].o",
+                    RelationOp::SameShape,
+                    "follow_up[0].o",
+                    Value::Null,
+                ),
+                true,
+            ),
+            (
+                rel(
+                    "seed[0]",
+                    RelationOp::SameShape,
+                    "follow_up[0].o",
+                    Value::Null,
+                ),
+                false,
+            ),
+            (
+                rel("follow_up[0].status", RelationOp::Equals, "", json!(200)),
+                true,
+            ),
+            (
+                rel(
+                    "follow_up[0].request.body.status",
+                    RelationOp::Equals,
+                    "",
+                    json!("sold"),
+                ),
+                true,
+            ),
+        ];
+        for (i, (r, want)) in cases.iter().enumerate() {
+            let v = evaluate(i, r, &s, &f);
+            let expected = if *want {
+                RelationOutcome::Holds
+            } else {
+                RelationOutcome::Violated
+            };
+            assert_eq!(v.outcome, expected, "case {i}: {r:?} -> {v:?}");
+        }
+        let missing = evaluate(
+            0,
+            &rel("seed[0].gone", RelationOp::Equals, "", json!(1)),
+            &s,
+            &f,
+        );
+        assert_eq!(missing.outcome, RelationOutcome::Unresolved);
+        assert!(missing.message.contains("gone"), "{}", missing.message);
+    }
+
+    #[test]
+    fn documented_statuses_match_ranges_and_default() {
+        let keys = vec!["200".to_string(), "4XX".to_string()];
+        assert!(is_documented(200, &keys));
+        assert!(is_documented(404, &keys));
+        assert!(!is_documented(201, &keys));
+        assert!(is_documented(201, &["default".to_string()]));
+    }
+}
