@@ -36,8 +36,18 @@ const RUN_JARS: [&str; 3] = [
     "jackson-annotations.jar",
 ];
 
-/// Per o_id: `Some(true)` passed, `Some(false)` failed, absent: the runner reported nothing.
-type Verdicts = BTreeMap<String, bool>;
+/// How one runner judged one oracle. A failed expectation and a broken exchange
+/// (connection refused, exception, missing capture) are kept apart so that a wrong suite
+/// cannot "fail" for the wrong reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    Pass,
+    Fail,
+    Error,
+}
+
+/// Per o_id; absent: the runner reported nothing for it.
+type Verdicts = BTreeMap<String, Mark>;
 
 fn suite_path(name: &str) -> PathBuf {
     repo_root()
@@ -71,7 +81,14 @@ fn run_mastor(suite: &Path, base_url: &str) -> (i32, Verdicts, String) {
     let verdicts = report
         .verdicts
         .iter()
-        .map(|v| (v.o_id.clone(), v.outcome == Outcome::Pass))
+        .map(|v| {
+            let mark = match v.outcome {
+                Outcome::Pass => Mark::Pass,
+                Outcome::Fail => Mark::Fail,
+                Outcome::Error | Outcome::Skipped => Mark::Error,
+            };
+            (v.o_id.clone(), mark)
+        })
         .collect();
     (code, verdicts, err)
 }
@@ -114,8 +131,8 @@ fn run_junit(input: &ExportInput, dir: &Path, base_url: &str) -> (i32, Verdicts,
     (code, junit_verdicts(&report, &xml), text)
 }
 
-/// Per o_id from the legacy XML report: passed when its test case has neither a failure
-/// nor an error.
+/// Per o_id from the legacy XML report: a `<failure>` (a failed check) is a fail, an
+/// `<error>` (any other exception) an error, neither a pass.
 fn junit_verdicts(report: &ExportReport, xml: &str) -> Verdicts {
     let case = Regex::new(
         r#"(?s)<testcase name="([^"]*)\(\)" classname="([^"]*)"[^>]*?(/>|>(.*?)</testcase>)"#,
@@ -125,9 +142,15 @@ fn junit_verdicts(report: &ExportReport, xml: &str) -> Verdicts {
     for m in case.captures_iter(xml) {
         let location = format!("{}#{}", &m[2], &m[1]);
         let body = m.get(4).map_or("", |b| b.as_str());
-        let passed = !body.contains("<failure") && !body.contains("<error");
+        let mark = if body.contains("<error") {
+            Mark::Error
+        } else if body.contains("<failure") {
+            Mark::Fail
+        } else {
+            Mark::Pass
+        };
         if let Some(item) = report.items.iter().find(|i| i.location == location) {
-            verdicts.insert(item.o_id.clone(), passed);
+            verdicts.insert(item.o_id.clone(), mark);
         }
     }
     verdicts
@@ -149,8 +172,9 @@ fn run_newman(input: &ExportInput, dir: &Path, base_url: &str) -> (i32, Verdicts
     (code, newman_verdicts(&report, &parsed), text)
 }
 
-/// Per o_id from newman's JSON report: passed when every request of the oracle (one, or
-/// one per sequence step named `<o_id>#<n>`) recorded assertions and none failed.
+/// Per o_id from newman's JSON report, over every request of the oracle (one, or one per
+/// sequence step named `<o_id>#<n>`): an error when a request failed at the transport
+/// level or recorded no assertion at all, else a fail when an assertion failed.
 fn newman_verdicts(report: &ExportReport, parsed: &serde_json::Value) -> Verdicts {
     let mut verdicts = Verdicts::new();
     let executions = parsed["run"]["executions"].as_array();
@@ -163,17 +187,29 @@ fn newman_verdicts(report: &ExportReport, parsed: &serde_json::Value) -> Verdict
             .find(|o| name == *o || name.strip_prefix(*o).is_some_and(|r| r.starts_with('#')));
         let Some(o_id) = o_id else { continue };
         let assertions = exec["assertions"].as_array().map_or(&[][..], Vec::as_slice);
-        let passed = !assertions.is_empty() && assertions.iter().all(|a| a.get("error").is_none());
-        let entry = verdicts.entry(o_id.to_string()).or_insert(true);
-        *entry &= passed;
+        let mark = if exec.get("requestError").is_some() || assertions.is_empty() {
+            Mark::Error
+        } else if assertions.iter().any(|a| a.get("error").is_some()) {
+            Mark::Fail
+        } else {
+            Mark::Pass
+        };
+        let entry = verdicts.entry(o_id.to_string()).or_insert(Mark::Pass);
+        // The worst step decides: error over fail over pass.
+        *entry = match (*entry, mark) {
+            (Mark::Error, _) | (_, Mark::Error) => Mark::Error,
+            (Mark::Fail, _) | (_, Mark::Fail) => Mark::Fail,
+            _ => Mark::Pass,
+        };
     }
     verdicts
 }
 
-fn mark(v: Option<&bool>) -> &'static str {
+fn mark(v: Option<&Mark>) -> &'static str {
     match v {
-        Some(true) => "pass",
-        Some(false) => "fail",
+        Some(Mark::Pass) => "pass",
+        Some(Mark::Fail) => "fail",
+        Some(Mark::Error) => "error",
         None => "-",
     }
 }
@@ -225,7 +261,8 @@ fn cross_check(name: &str, expect_pass: bool, work: &Path) -> (String, Vec<Strin
             mark(row[1]),
             mark(row[2])
         );
-        if row.iter().any(|v| *v != Some(&expect_pass)) {
+        let expected = if expect_pass { Mark::Pass } else { Mark::Fail };
+        if row.iter().any(|v| *v != Some(&expected)) {
             wrong.push(o_id.clone());
         }
     }
@@ -267,6 +304,10 @@ fn mastor_junit_and_newman_agree_on_every_oracle() {
     assert!(
         reference.matches("| pass ").count() >= 3 * 30,
         "the reference table must hold at least 30 oracles passing in 3 runners:\n{reference}"
+    );
+    assert!(
+        wrong.matches("| fail ").count() >= 3 * 30,
+        "the wrong table must hold at least 30 oracles failing in 3 runners:\n{wrong}"
     );
     assert!(
         bad_reference.is_empty(),
