@@ -56,7 +56,7 @@ pub enum Command {
     /// Export reviewed oracles as JUnit 5, Postman (newman), readable Markdown or JSON.
     Export(export::ExportArgs),
     /// Review a session: operations, oracles beside their Java evidence, decisions.
-    Tui(tui::TuiArgs),
+    Tui(Box<tui::TuiArgs>),
     /// Run a comparison baseline (Direct Prompting) into a session directory.
     Baseline(baseline::BaselineArgs),
 }
@@ -71,7 +71,7 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Scan(args) => scan::run(args),
         Command::Run(args) => run::run(*args),
         Command::Export(args) => export::run(args),
-        Command::Tui(args) => tui::run(args),
+        Command::Tui(args) => tui::run(*args),
         Command::Baseline(args) => baseline::run(args),
     }
 }
