@@ -98,11 +98,12 @@ impl Drop for Tmux {
     }
 }
 
-/// The petstore conversation, with every extraction answer held back `delay_ms`.
+/// The petstore conversation, with every extraction and single-operation answer held
+/// back `delay_ms`, so each stage stays on screen for a while.
 fn slow_script(delay_ms: u64) -> Script {
     let mut script = petstore_script();
     for rule in &mut script.rules {
-        if rule.agent.as_deref() == Some("extraction") {
+        if matches!(rule.agent.as_deref(), Some("extraction" | "single_op")) {
             rule.delay_ms = delay_ms;
         }
     }
@@ -152,7 +153,7 @@ async fn live_run_in_tmux_shows_progress_then_results() {
         eprintln!("tmux not installed: skipping the live terminal test");
         return;
     }
-    let server = ScriptedServer::start(slow_script(2000)).await.unwrap();
+    let server = ScriptedServer::start(slow_script(1500)).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("session");
     let name = format!("mastor-live-{}", std::process::id());
@@ -165,8 +166,7 @@ async fn live_run_in_tmux_shows_progress_then_results() {
         let early = t.wait_until("GET queued or running", 20, |s| {
             s.contains("extraction: queued") || s.contains("extraction: running")
         });
-        // Later: the same operation with its extraction done, while the run goes on or
-        // just after it.
+        // Later: the same operation with its extraction done while the run goes on.
         let done = t.wait_until("GET extraction done", 30, |s| {
             s.contains("extraction: done")
         });
@@ -178,14 +178,25 @@ async fn live_run_in_tmux_shows_progress_then_results() {
         "GET not selected:\n{early}"
     );
     assert!(!early.contains("run finished"), "{early}");
-    assert!(done.contains(&format!("│{GET} ")), "GET not selected:\n{done}");
+    assert!(
+        done.contains(&format!("│{GET} ")),
+        "GET not selected:\n{done}"
+    );
+    assert!(done.contains("run in progress"), "{done}");
+    assert!(
+        early.contains(" ops · 0 oracles:"),
+        "a fresh session starts empty:\n{early}"
+    );
 
     // The final counts on screen are those of the session on disk.
     let session = Session::open(&out).unwrap();
     let view = mastor::tui::loader::load(&session).unwrap();
     let oracles: usize = view.ops.iter().map(|o| o.oracles.len()).sum();
     assert!(oracles > 0, "the run wrote no oracles");
-    let counts = format!("{} ops · {oracles} oracles: {oracles} proposed", view.ops.len());
+    let counts = format!(
+        "{} ops · {oracles} oracles: {oracles} proposed",
+        view.ops.len()
+    );
     assert!(last.contains(&counts), "want `{counts}` on:\n{last}");
     assert!(last.contains("extraction: done"), "{last}");
     assert!(
@@ -218,11 +229,15 @@ async fn quitting_a_live_run_asks_then_stops_it() {
     let base_url = server.base_url();
     tokio::task::block_in_place(|| {
         let t = launch(&base_url, dir.path(), &out, &name);
-        t.wait_until("a running extraction", 20, |s| s.contains("run in progress"));
+        t.wait_until("a running extraction", 20, |s| {
+            s.contains("run in progress")
+        });
         t.keys(&["q"]);
         t.wait_until("the quit question", 10, |s| s.contains("Stop it and quit?"));
         t.keys(&["n"]);
-        let s = t.wait_until("the question gone", 10, |s| !s.contains("Stop it and quit?"));
+        let s = t.wait_until("the question gone", 10, |s| {
+            !s.contains("Stop it and quit?")
+        });
         assert!(s.contains("run in progress"), "{s}");
         t.keys(&["q"]);
         t.wait_until("the quit question again", 10, |s| {
@@ -277,9 +292,18 @@ fn events_move_statuses_from_queued_to_running_to_done_or_failed() {
         &mut app.view,
         &[POST_PETS.into(), GET_ONE.into(), "GET /unknown".into()],
     );
-    assert_eq!(app.view.agents.first().map(String::as_str), Some("extraction"));
-    assert_eq!(state_of(&app, POST_PETS, "extraction"), Some(AgentState::Queued));
-    assert_eq!(state_of(&app, GET_ONE, "extraction"), Some(AgentState::Queued));
+    assert_eq!(
+        app.view.agents.first().map(String::as_str),
+        Some("extraction")
+    );
+    assert_eq!(
+        state_of(&app, POST_PETS, "extraction"),
+        Some(AgentState::Queued)
+    );
+    assert_eq!(
+        state_of(&app, GET_ONE, "extraction"),
+        Some(AgentState::Queued)
+    );
     assert_eq!(state_of(&app, "GET /pets", "extraction"), None);
 
     let started = event(EventKind::AgentStarted, "extraction", POST_PETS);
@@ -378,8 +402,12 @@ fn a_run_that_vanishes_or_is_stopped_ends_live_mode() {
     // The run's thread died without a word: the screen says so and reloads.
     let (tx, rx) = std::sync::mpsc::channel();
     let mut live = Live::new(rx, Box::new(|| {}));
-    tx.send(LiveMsg::Event(event(EventKind::AgentStarted, "extraction", POST_PETS)))
-        .unwrap();
+    tx.send(LiveMsg::Event(event(
+        EventKind::AgentStarted,
+        "extraction",
+        POST_PETS,
+    )))
+    .unwrap();
     drop(tx);
     assert!(live.drain(&session, &mut app));
     assert!(
