@@ -153,7 +153,7 @@ async fn live_run_in_tmux_shows_progress_then_results() {
         eprintln!("tmux not installed: skipping the live terminal test");
         return;
     }
-    let server = ScriptedServer::start(slow_script(1500)).await.unwrap();
+    let server = ScriptedServer::start(slow_script(2500)).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("session");
     let name = format!("mastor-live-{}", std::process::id());
@@ -246,6 +246,7 @@ async fn quitting_a_live_run_asks_then_stops_it() {
         let start = Instant::now();
         t.keys(&["y"]);
         let s = t.wait_until("the workbench closed", 10, |s| s.contains("session: "));
+        assert!(s.contains("the run did not finish"), "{s}");
         assert!(
             start.elapsed() < Duration::from_secs(8),
             "stopping took {:?}:\n{s}",

@@ -55,7 +55,8 @@ pub enum Command {
     Run(Box<run::RunArgs>),
     /// Export reviewed oracles as JUnit 5, Postman (newman), readable Markdown or JSON.
     Export(export::ExportArgs),
-    /// Review a session: operations, oracles beside their Java evidence, decisions.
+    /// Review a session: operations, oracles beside their Java evidence, decisions
+    /// (with --run: start the pipeline and watch it live).
     Tui(Box<tui::TuiArgs>),
     /// Run a comparison baseline (Direct Prompting) into a session directory.
     Baseline(baseline::BaselineArgs),

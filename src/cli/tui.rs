@@ -102,6 +102,15 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
         let _ = stop_tx.send(());
     });
     driver::run(&session, &mut app, Some(Live::new(rx, stop)))?;
+    match &app.live {
+        LiveState::Finished => print!("{}", pipeline::summary::from_session(&session)?),
+        LiveState::Running | LiveState::Failed(_) => {
+            eprintln!(
+                "mastor: the run did not finish; the same `mastor run` or `mastor tui --run` resumes it"
+            )
+        }
+        LiveState::Off => {}
+    }
     eprintln!("session: {}", session.dir().display());
     Ok(super::EXIT_OK)
 }
