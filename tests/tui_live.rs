@@ -259,6 +259,28 @@ async fn quitting_a_live_run_asks_then_stops_it() {
     assert!(view.op_index.contains_key(GET));
 }
 
+#[test]
+fn run_options_without_run_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mastor(
+        "http://127.0.0.1:9",
+        dir.path(),
+        &["tui", dir.path().to_str().unwrap(), "--op", GET],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("need --run"), "{stderr}");
+    // Control: without the run option the complaint is about the missing session.
+    let out = mastor(
+        "http://127.0.0.1:9",
+        dir.path(),
+        &["tui", dir.path().to_str().unwrap()],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(!stderr.contains("need --run"), "{stderr}");
+}
+
 // ---- state level: events in, statuses out ----------------------------------------
 
 fn event(kind: EventKind, agent: &str, op: &str) -> Event {

@@ -36,7 +36,7 @@ pub struct RunArgs {
 
 /// The pipeline flags shared by `mastor run` and `mastor tui --run`, so both start the
 /// same run from the same command line.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct PipelineArgs {
     /// The OpenAPI/Swagger file (found in the project when omitted).
     #[arg(long)]

@@ -13,6 +13,7 @@ use crate::tui::driver::{self, Options};
 use crate::tui::live::{self, Live, LiveMsg};
 use crate::tui::state::LiveState;
 use clap::Args;
+use color_eyre::eyre::eyre;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -55,6 +56,15 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
     driver::init_logging();
     if args.run {
         return run_live(&args, &opts);
+    }
+    // Flags that only shape a run would be silently ignored in review mode. The flag
+    // structs have no `PartialEq` (provider enums), so their printed form is compared.
+    if format!("{:?}", args.pipeline) != format!("{:?}", PipelineArgs::default()) {
+        return Err(eyre!(
+            "run options (--op, --spec, --out, model flags, ...) need --run; without it \
+             `mastor tui` only reviews {}",
+            args.dir.display()
+        ));
     }
     let (session, mut app) = driver::open_session(&args.dir, &opts)?;
     driver::run(&session, &mut app, None)?;
