@@ -1,4 +1,5 @@
-//! Popup layers drawn over the screen: help, confirm, note, JSON editor, export.
+//! Popup layers drawn over the screen: help, confirm, quit during a run, note, JSON editor,
+//! export.
 
 use super::block;
 use crate::tui::state::{App, Popup};
