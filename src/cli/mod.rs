@@ -59,8 +59,9 @@ pub enum Command {
     Metamorphic(Box<metamorphic::MetamorphicArgs>),
     /// Export reviewed oracles as JUnit 5, Postman (newman), readable Markdown or JSON.
     Export(export::ExportArgs),
-    /// Review a session: operations, oracles beside their Java evidence, decisions.
-    Tui(tui::TuiArgs),
+    /// Review a session: operations, oracles beside their Java evidence, decisions
+    /// (with --run: start the pipeline and watch it live).
+    Tui(Box<tui::TuiArgs>),
     /// Run a comparison baseline (Direct Prompting) into a session directory.
     Baseline(baseline::BaselineArgs),
 }
@@ -76,7 +77,7 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Run(args) => run::run(*args),
         Command::Metamorphic(args) => metamorphic::run(*args),
         Command::Export(args) => export::run(args),
-        Command::Tui(args) => tui::run(args),
+        Command::Tui(args) => tui::run(*args),
         Command::Baseline(args) => baseline::run(args),
     }
 }

@@ -16,7 +16,7 @@ use clap::Args;
 use color_eyre::eyre::{WrapErr, eyre};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Arguments of `mastor run`.
@@ -27,6 +27,26 @@ use std::sync::{Arc, Mutex};
 pub struct RunArgs {
     /// The Java project to analyse.
     pub project: PathBuf,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    /// After the pipeline, generate and run metamorphic tests against --api-url, grounded
+    /// in the session's contexts and groups.
+    #[arg(long, requires = "api_url")]
+    pub metamorphic: bool,
+    /// Base URL of the API under test (for --metamorphic).
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+    #[command(flatten)]
+    pub metamorphic_loop: crate::cli::metamorphic::LoopArgs,
+}
+
+/// The pipeline flags shared by `mastor run` and `mastor tui --run`, so both start the
+/// same run from the same command line.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PipelineArgs {
     /// The OpenAPI/Swagger file (found in the project when omitted).
     #[arg(long)]
     pub spec: Option<PathBuf>,
@@ -54,24 +74,28 @@ pub struct RunArgs {
     /// Most tokens per model answer (useful with small local models).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    pub json: bool,
     #[command(flatten)]
     pub llm: LlmArgs,
-    /// After the pipeline, generate and run metamorphic tests against --api-url, grounded
-    /// in the session's contexts and groups.
-    #[arg(long, requires = "api_url")]
-    pub metamorphic: bool,
-    /// Base URL of the API under test (for --metamorphic).
-    #[arg(long, value_name = "URL")]
-    pub api_url: Option<String>,
-    #[command(flatten)]
-    pub metamorphic_loop: crate::cli::metamorphic::LoopArgs,
 }
 
-/// Runs `mastor run`.
-pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
+/// A run ready to start: everything `pipeline::driver::run` needs, with the session
+/// created and the scanned operations written, so a viewer can open it first.
+pub struct PreparedRun {
+    pub ctx: AgentCtx,
+    pub options: PipelineOptions,
+    /// Operations the run will work on, in scan order.
+    pub selected: Vec<String>,
+    /// How many of them a static pre-match already tied to a handler.
+    pub static_matched: usize,
+}
+
+/// Loads the project, opens (or creates) its session and builds the agent context with
+/// `sink` receiving every pipeline event. Shared by `mastor run` and `mastor tui --run`.
+pub fn prepare(
+    project_dir: &Path,
+    args: &PipelineArgs,
+    sink: EventSink,
+) -> color_eyre::Result<PreparedRun> {
     let mut exclusions = Exclusions::default();
     if !args.exclude.is_empty() {
         let mut patterns: Vec<String> = crate::spec::DEFAULT_EXCLUSIONS
@@ -81,17 +105,17 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
         patterns.extend(args.exclude.iter().cloned());
         exclusions = Exclusions::from_patterns(patterns);
     }
-    let project = Prepared::load(&args.project, args.spec.as_deref(), &exclusions, &args.ops)?;
+    let project = Prepared::load(project_dir, args.spec.as_deref(), &exclusions, &args.ops)?;
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| args.project.join(".mastor"));
+        .unwrap_or_else(|| project_dir.join(".mastor"));
     let mut config = LlmConfig::resolve(None, &LlmConfig::process_env(), &args.llm)?;
     if config.cache_dir.is_none() {
         config.cache_dir = Some(out.join("cache"));
     }
     let manifest = Manifest::new(
-        args.project.display().to_string(),
+        project_dir.display().to_string(),
         project.spec.file.display().to_string(),
     );
     let session = Session::open_or_create(&out, manifest)
@@ -106,13 +130,8 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
         multi_op: !args.no_multi_op,
         challenger: !args.no_challenger,
     };
-    let quiet = args.json || !std::io::stderr().is_terminal();
-    eprintln!(
-        "mastor: {} operations selected ({} with a static handler), session {}",
-        project.selected.len(),
-        project.static_matched().len(),
-        out.display()
-    );
+    let selected = project.selected.clone();
+    let static_matched = project.static_matched().len();
     let client = LlmClient::new(config).map_err(|e| eyre!("{e}"))?;
     let ctx = AgentCtx {
         client,
@@ -120,17 +139,35 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
         session: Arc::new(session),
         project: Arc::new(project),
         board: Arc::new(Mutex::new(Board::default())),
-        sink: Some(progress_sink(quiet)),
+        sink: Some(sink),
         max_tokens: args.max_tokens,
     };
-    let session = Arc::clone(&ctx.session);
+    Ok(PreparedRun {
+        ctx,
+        options,
+        selected,
+        static_matched,
+    })
+}
+
+/// Runs `mastor run`.
+pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
+    let quiet = args.json || !std::io::stderr().is_terminal();
+    let run = prepare(&args.project, &args.pipeline, progress_sink(quiet))?;
+    let session = Arc::clone(&run.ctx.session);
+    eprintln!(
+        "mastor: {} operations selected ({} with a static handler), session {}",
+        run.selected.len(),
+        run.static_matched,
+        session.dir().display()
+    );
     let (mr_client, mr_prompts, mr_project) = (
-        ctx.client.clone(),
-        Arc::clone(&ctx.prompts),
-        Arc::clone(&ctx.project),
+        run.ctx.client.clone(),
+        Arc::clone(&run.ctx.prompts),
+        Arc::clone(&run.ctx.project),
     );
     let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(driver::run(ctx, options));
+    runtime.block_on(driver::run(run.ctx, run.options));
     let summary = summary::from_session(&session)?;
     if args.json && !args.metamorphic {
         println!("{}", serde_json::to_string_pretty(&summary)?);

@@ -6,17 +6,20 @@
 //! a pipeline event, or a spinner tick while an agent runs. Logs go to a file.
 
 use super::config::{self, ConfigError};
+use super::live::Live;
 use super::loader::{self, LoadError};
-use super::state::App;
-use super::store::{Event, Session, StoreError, Undo};
+use super::state::{App, LiveState};
+use super::store::{Session, StoreError, Undo};
 use super::update::{self, Effect};
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind,
 };
 use ratatui::crossterm::execute;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::Receiver;
 use std::time::Duration;
+
+/// How long quitting waits for a stopped run to finish writing.
+const STOP_GRACE: Duration = Duration::from_secs(3);
 
 /// Why the workbench could not start or had to stop.
 #[derive(Debug, thiserror::Error)]
@@ -45,14 +48,21 @@ pub struct Options {
 /// Opens the session at `arg` (a session dir, or a project dir holding `.mastor`) and
 /// builds the workbench state for it.
 pub fn open_session(arg: &Path, opts: &Options) -> Result<(Session, App), TuiError> {
-    let keymap = config::load_keymap(opts.keymap.as_deref())?;
-    let theme = config::load_theme(opts.theme.as_deref())?;
     let dir = loader::resolve_session_dir(arg);
     let session = Session::open(&dir)?;
-    let view = loader::load(&session)?;
+    let app = open_app(&session, opts)?;
+    Ok((session, app))
+}
+
+/// Builds the workbench state for a session already open (live mode opens the session
+/// the run writes to).
+pub fn open_app(session: &Session, opts: &Options) -> Result<App, TuiError> {
+    let keymap = config::load_keymap(opts.keymap.as_deref())?;
+    let theme = config::load_theme(opts.theme.as_deref())?;
+    let view = loader::load(session)?;
     let mut app = App::new(view, keymap, theme);
     app.mouse = opts.mouse;
-    Ok((session, app))
+    Ok(app)
 }
 
 /// Sends tracing output to `<state dir>/tui.log` (never the screen); returns the path.
@@ -115,18 +125,19 @@ pub fn perform(
     }
 }
 
-/// Runs the workbench until the user quits. `live` carries pipeline events of a run in
-/// progress (none in review mode).
-pub fn run(
-    session: &Session,
-    app: &mut App,
-    live: Option<Receiver<Event>>,
-) -> Result<(), TuiError> {
+/// Runs the workbench until the user quits. `live` is the run in progress (none in
+/// review mode); quitting before it ends stops it.
+pub fn run(session: &Session, app: &mut App, mut live: Option<Live>) -> Result<(), TuiError> {
     let mut terminal = ratatui::init();
     if app.mouse {
         execute!(std::io::stdout(), EnableMouseCapture)?;
     }
-    let result = event_loop(&mut terminal, session, app, live.as_ref());
+    let result = event_loop(&mut terminal, session, app, live.as_mut());
+    if let Some(live) = live.as_mut()
+        && app.live == LiveState::Running
+    {
+        live.stop(STOP_GRACE);
+    }
     if app.mouse {
         let _ = execute!(std::io::stdout(), DisableMouseCapture);
     }
@@ -138,7 +149,7 @@ fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     session: &Session,
     app: &mut App,
-    live: Option<&Receiver<Event>>,
+    mut live: Option<&mut Live>,
 ) -> Result<(), TuiError> {
     let mut dirty = true;
     let mut suspend = false;
@@ -190,14 +201,10 @@ fn event_loop(
                 dirty = true;
             }
         }
-        if let Some(rx) = live {
-            while let Ok(ev) = rx.try_recv() {
-                app.view.apply_event(&ev);
-                dirty = true;
-            }
-            if dirty {
-                app.refresh_lists();
-            }
+        if let Some(live) = live.as_deref_mut()
+            && live.drain(session, app)
+        {
+            dirty = true;
         }
     }
     Ok(())

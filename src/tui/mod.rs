@@ -6,9 +6,9 @@
 //! `ui` draws `&App` without I/O. [`driver`] owns the terminal, the event loop and the
 //! effects (journal writes, export, `$EDITOR`).
 //!
-//! Review mode is complete; live mode (watching a run) plugs in by sending pipeline
-//! [`store::Event`]s into the loop, which applies them exactly as it applies
-//! `events.jsonl` on open. The TUI never computes oracles, runs them or talks to a
+//! In live mode (`mastor tui --run`) a run sends pipeline [`store::Event`]s into the
+//! loop ([`live`]), which applies them exactly as it applies `events.jsonl` on open,
+//! and reloads the session when the run ends. The TUI never computes oracles, runs them or talks to a
 //! model: it reads the store and appends review decisions to it.
 
 pub mod action;
@@ -17,6 +17,7 @@ pub mod driver;
 pub mod export;
 pub mod highlight;
 pub mod keymap;
+pub mod live;
 pub mod loader;
 pub mod review;
 pub mod state;
@@ -27,4 +28,4 @@ pub mod view;
 
 use crate::store;
 
-pub use driver::{TuiError, open_session, perform, run};
+pub use driver::{TuiError, open_app, open_session, perform, run};

@@ -164,6 +164,8 @@ pub enum Popup {
         textarea: Box<TextArea<'static>>,
         error: Option<String>,
     },
+    /// Asks before quitting while a live run is in progress (quitting stops the run).
+    ConfirmQuit,
     /// Export dialog: destination being typed, then the result.
     Export {
         dest: String,
@@ -262,6 +264,22 @@ pub struct App {
     pub page: usize,
     pub mouse: bool,
     pub quit: bool,
+    /// Where the live run shown on screen stands (`Off` in review mode).
+    pub live: LiveState,
+}
+
+/// The run a live workbench watches, as far as the screen needs to know.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum LiveState {
+    /// Review mode: no run attached.
+    #[default]
+    Off,
+    /// The pipeline is working; quitting asks first and stops it.
+    Running,
+    /// The run ended and the session was reloaded from disk.
+    Finished,
+    /// The run ended with an error (the reason), the session reloaded as it stands.
+    Failed(String),
 }
 
 impl App {
@@ -302,6 +320,7 @@ impl App {
             page: 10,
             mouse: false,
             quit: false,
+            live: LiveState::Off,
         };
         app.refresh_lists();
         app

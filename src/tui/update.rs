@@ -9,7 +9,9 @@
 use super::action::Action;
 use super::keymap::Key;
 use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id, validate_edit};
-use super::state::{App, InputTarget, LineInput, Popup, Screen, StatusFilter, Tab, clamp};
+use super::state::{
+    App, InputTarget, LineInput, LiveState, Popup, Screen, StatusFilter, Tab, clamp,
+};
 use crate::model::{Decision, ReviewDecision, ReviewState};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use std::path::PathBuf;
@@ -96,6 +98,20 @@ fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
             }
             _ => Vec::new(),
         },
+        Popup::ConfirmQuit => {
+            match key.code {
+                KeyCode::Char('y') | KeyCode::Enter => {
+                    app.popups.pop();
+                    app.quit = true;
+                }
+                KeyCode::Char('n') | KeyCode::Esc => {
+                    app.popups.pop();
+                    app.notify("the run goes on");
+                }
+                _ => {}
+            }
+            Vec::new()
+        }
         Popup::Note { o_ids, text } => match key.code {
             KeyCode::Enter => {
                 let note = (!text.trim().is_empty()).then(|| text.trim().to_string());
@@ -231,6 +247,7 @@ fn apply_input(app: &mut App, target: InputTarget, text: String) {
 pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
     app.status = None;
     match action {
+        Action::Quit if app.live == LiveState::Running => app.popups.push(Popup::ConfirmQuit),
         Action::Quit => app.quit = true,
         Action::Help => app.popups.push(Popup::Help),
         Action::Back => back(app),

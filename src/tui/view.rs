@@ -199,6 +199,31 @@ impl SessionView {
         update_status(&mut op.agents, e);
     }
 
+    /// Shows `agent` queued on every operation of `op_ids` that has no status for it
+    /// yet, so a run just starting lists its work before the first event arrives.
+    pub fn mark_queued(&mut self, op_ids: &[String], agent: &str) {
+        let mut any = false;
+        for id in op_ids {
+            let Some(&idx) = self.op_index.get(id) else {
+                continue;
+            };
+            self.ops[idx]
+                .agents
+                .entry(agent.to_string())
+                .or_insert_with(|| {
+                    any = true;
+                    AgentStatus {
+                        state: AgentState::Queued,
+                        retries: 0,
+                        last_retry: None,
+                    }
+                });
+        }
+        if any && !self.agents.iter().any(|a| a == agent) {
+            self.agents.insert(0, agent.to_string());
+        }
+    }
+
     /// Review state of an o_id: no decision is `Proposed`.
     pub fn review_state(&self, o_id: &str) -> ReviewState {
         match self.decisions.get(o_id).map(|d| d.decision) {

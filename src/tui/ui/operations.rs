@@ -5,7 +5,7 @@ use super::{
     window_start,
 };
 use crate::model::ReviewState;
-use crate::tui::state::App;
+use crate::tui::state::{App, LiveState};
 use crate::tui::view::{AgentState, Usage};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -66,6 +66,12 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
         ),
         t.muted,
     ));
+    match &app.live {
+        LiveState::Off => {}
+        LiveState::Running => spans.push(Span::styled(" run in progress", t.running)),
+        LiveState::Finished => spans.push(Span::styled(" run finished", t.done)),
+        LiveState::Failed(why) => spans.push(Span::styled(format!(" run failed: {why}"), t.failed)),
+    }
     if running > 0 {
         spans.push(Span::styled(format!(" {running} running"), t.running));
     }

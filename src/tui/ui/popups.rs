@@ -1,4 +1,5 @@
-//! Popup layers drawn over the screen: help, confirm, note, JSON editor, export.
+//! Popup layers drawn over the screen: help, confirm, quit during a run, note, JSON editor,
+//! export.
 
 use super::block;
 use crate::tui::state::{App, Popup};
@@ -44,6 +45,28 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                     .style(app.theme.popup)
                     .wrap(Wrap { trim: false })
                     .block(block(app, format!("{verb} all"), true))
+                    .render(r, buf);
+            }
+            Popup::ConfirmQuit => {
+                let r = centered(area, 60, 7);
+                Clear.render(r, buf);
+                let lines = vec![
+                    Line::raw("The run is still in progress. Stop it and quit?"),
+                    Line::styled(
+                        "(completed calls are cached: `mastor run` resumes it)",
+                        app.theme.muted,
+                    ),
+                    Line::from(vec![
+                        Span::styled("y", app.theme.key),
+                        Span::raw(" / enter: stop and quit    "),
+                        Span::styled("n", app.theme.key),
+                        Span::raw(" / esc: keep watching"),
+                    ]),
+                ];
+                Paragraph::new(lines)
+                    .style(app.theme.popup)
+                    .wrap(Wrap { trim: false })
+                    .block(block(app, "Quit", true))
                     .render(r, buf);
             }
             Popup::Note { o_ids, text } => {
