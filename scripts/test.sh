@@ -18,7 +18,8 @@ trap 'scripts/local-llm.sh stop >/dev/null 2>&1 || true' EXIT
 export MASTOR_E2E_BASE_URL="$base_url"
 
 mkdir -p target
-cargo test --all-targets --no-fail-fast 2>&1 | tee target/test-output.txt
+cargo test --lib --bins --tests --no-fail-fast 2>&1 | tee target/test-output.txt
+# Benchmarks (benches/) are not run here: `cargo bench` runs them and prints figures.
 # End-to-end tests that need the real model are marked #[ignore]; run them explicitly.
 cargo test --test e2e_local_model --test e2e_pipeline_local_model -- --ignored 2>&1 \
   | tee target/test-e2e-output.txt
