@@ -4,12 +4,14 @@
 //! Live mode runs the pipeline on a background thread with its own tokio runtime and
 //! forwards its events over a channel; the workbench never waits on it. This module
 //! only wires the two together: the pipeline setup is `run::prepare`, the screen side is
-//! `tui::live`.
+//! `tui::live`; re-runs of one operation started from the workbench go the same way
+//! (`tui::jobs` holds their screen side).
 
 use super::run::{self, PipelineArgs};
 use crate::agents::runtime::EventSink;
 use crate::pipeline;
 use crate::tui::driver::{self, Options};
+use crate::tui::jobs::{self, JobMsg, Jobs, RerunLauncher};
 use crate::tui::live::{self, Live, LiveMsg};
 use crate::tui::state::LiveState;
 use clap::Args;
@@ -41,6 +43,9 @@ pub struct TuiArgs {
     /// Start the pipeline on the project and watch it live (takes the flags of `mastor run`).
     #[arg(long)]
     pub run: bool,
+    /// Base URL that the "run oracles" popup starts with (else $MASTOR_API_URL).
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
     #[command(flatten, next_help_heading = "Run options (with --run)")]
     pub pipeline: PipelineArgs,
 }
@@ -67,8 +72,89 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
         ));
     }
     let (session, mut app) = driver::open_session(&args.dir, &opts)?;
-    driver::run(&session, &mut app, None)?;
+    app.jobs.api_url = api_url(&args);
+    // A re-run works on the project the session was made from, with model settings from
+    // the environment and config as `mastor run` resolves them.
+    let manifest = session.manifest();
+    let base = PipelineArgs {
+        spec: (!manifest.spec_file.is_empty()).then(|| PathBuf::from(&manifest.spec_file)),
+        out: Some(session.dir().to_path_buf()),
+        ..PipelineArgs::default()
+    };
+    let jobs = Jobs::new(Some(rerun_launcher(
+        PathBuf::from(&manifest.project_root),
+        base,
+    )));
+    driver::run_with(&session, &mut app, None, jobs)?;
     Ok(super::EXIT_OK)
+}
+
+/// `--api-url`, else `$MASTOR_API_URL`.
+fn api_url(args: &TuiArgs) -> Option<String> {
+    args.api_url
+        .clone()
+        .or_else(|| std::env::var(jobs::API_URL_ENV).ok())
+        .filter(|u| !u.trim().is_empty())
+}
+
+/// Starts re-runs of one operation with `base` flags (`--op` replaced, `--refresh` so
+/// the model is really asked again) on `project`.
+fn rerun_launcher(project: PathBuf, base: PipelineArgs) -> RerunLauncher {
+    Box::new(move |op_id, seq, tx| {
+        let mut args = base.clone();
+        args.ops = vec![op_id.to_string()];
+        args.llm.refresh = true;
+        args.llm.no_cache = false;
+        let events = tx.clone();
+        let sink: EventSink = Arc::new(move |e| {
+            let msg = LiveMsg::Event(e.clone());
+            let _ = events.send(JobMsg::Rerun { seq, msg });
+        });
+        let prepared = run::prepare(&project, &args, sink).map_err(|e| format!("{e:#}"))?;
+        spawn_pipeline(prepared, None, move |outcome| {
+            let msg = LiveMsg::Finished(outcome);
+            let _ = tx.send(JobMsg::Rerun { seq, msg });
+        })
+        .map_err(|e| format!("cannot start the pipeline thread: {e}"))
+    })
+}
+
+/// Runs a prepared pipeline on its own thread and tokio runtime; `stop` ends it early;
+/// `finish` gets the outcome.
+fn spawn_pipeline(
+    prepared: run::PreparedRun,
+    stop: Option<tokio::sync::oneshot::Receiver<()>>,
+    finish: impl FnOnce(Result<(), String>) + Send + 'static,
+) -> std::io::Result<()> {
+    let (ctx, options) = (prepared.ctx, prepared.options);
+    std::thread::Builder::new()
+        .name("mastor-pipeline".into())
+        .spawn(move || {
+            let outcome = match tokio::runtime::Runtime::new() {
+                Ok(rt) => {
+                    let outcome = rt.block_on(async move {
+                        let stopped = async {
+                            match stop {
+                                Some(rx) => {
+                                    let _ = rx.await;
+                                }
+                                None => std::future::pending::<()>().await,
+                            }
+                        };
+                        tokio::select! {
+                            _ = pipeline::driver::run(ctx, options) => Ok(()),
+                            _ = stopped => Err("stopped by the reviewer".to_string()),
+                        }
+                    });
+                    // Dropping the pipeline future aborted its tasks; give them a moment.
+                    rt.shutdown_timeout(Duration::from_secs(1));
+                    outcome
+                }
+                Err(e) => Err(format!("cannot start the async runtime: {e}")),
+            };
+            finish(outcome);
+        })?;
+    Ok(())
 }
 
 /// Prepares the run, opens its session on screen, then starts the pipeline.
@@ -87,31 +173,20 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
     app.live = LiveState::Running;
     app.refresh_lists();
 
+    app.jobs.api_url = api_url(args);
+    let rerun_base = PipelineArgs {
+        out: Some(session.dir().to_path_buf()),
+        ..args.pipeline.clone()
+    };
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let (ctx, options) = (prepared.ctx, prepared.options);
-    std::thread::Builder::new()
-        .name("mastor-pipeline".into())
-        .spawn(move || {
-            let outcome = match tokio::runtime::Runtime::new() {
-                Ok(rt) => {
-                    let outcome = rt.block_on(async move {
-                        tokio::select! {
-                            _ = pipeline::driver::run(ctx, options) => Ok(()),
-                            _ = stop_rx => Err("stopped by the reviewer".to_string()),
-                        }
-                    });
-                    // Dropping the pipeline future aborted its tasks; give them a moment.
-                    rt.shutdown_timeout(Duration::from_secs(1));
-                    outcome
-                }
-                Err(e) => Err(format!("cannot start the async runtime: {e}")),
-            };
-            let _ = tx.send(LiveMsg::Finished(outcome));
-        })?;
+    spawn_pipeline(prepared, Some(stop_rx), move |outcome| {
+        let _ = tx.send(LiveMsg::Finished(outcome));
+    })?;
     let stop = Box::new(move || {
         let _ = stop_tx.send(());
     });
-    driver::run(&session, &mut app, Some(Live::new(rx, stop)))?;
+    let jobs = Jobs::new(Some(rerun_launcher(args.dir.clone(), rerun_base)));
+    driver::run_with(&session, &mut app, Some(Live::new(rx, stop)), jobs)?;
     match &app.live {
         LiveState::Finished => print!("{}", pipeline::summary::from_session(&session)?),
         LiveState::Running | LiveState::Failed(_) => {

@@ -103,4 +103,8 @@ actions! {
     ScrollDown = "scroll_down", "scroll source down";
     /// Scroll the source or detail pane up.
     ScrollUp = "scroll_up", "scroll source up";
+    /// Ask the model again for this one operation, in the background.
+    Rerun = "rerun", "re-run operation";
+    /// Run the accepted and edited oracles against a live API.
+    RunOracles = "run_oracles", "run oracles";
 }

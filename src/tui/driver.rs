@@ -6,6 +6,7 @@
 //! a pipeline event, or a spinner tick while an agent runs. Logs go to a file.
 
 use super::config::{self, ConfigError};
+use super::jobs::Jobs;
 use super::live::Live;
 use super::loader::{self, LoadError};
 use super::state::{App, LiveState};
@@ -122,17 +123,37 @@ pub fn perform(
             }
             Err(e) => app.error(e),
         },
+        // Background work needs the event loop's `Jobs`; see `jobs::Jobs::start`.
+        Effect::Rerun { op_id, .. } => {
+            app.jobs.rerun_op = None;
+            app.live = LiveState::Off;
+            app.error(format!("cannot re-run {op_id} here"));
+        }
+        Effect::RunOracles { .. } => {
+            app.jobs.oracles_running = false;
+            app.error("cannot run oracles here");
+        }
     }
 }
 
 /// Runs the workbench until the user quits. `live` is the run in progress (none in
 /// review mode); quitting before it ends stops it.
-pub fn run(session: &Session, app: &mut App, mut live: Option<Live>) -> Result<(), TuiError> {
+pub fn run(session: &Session, app: &mut App, live: Option<Live>) -> Result<(), TuiError> {
+    run_with(session, app, live, Jobs::new(None))
+}
+
+/// [`run`] with the background work the workbench may start (re-runs, oracle runs).
+pub fn run_with(
+    session: &Session,
+    app: &mut App,
+    mut live: Option<Live>,
+    mut jobs: Jobs,
+) -> Result<(), TuiError> {
     let mut terminal = ratatui::init();
     if app.mouse {
         execute!(std::io::stdout(), EnableMouseCapture)?;
     }
-    let result = event_loop(&mut terminal, session, app, live.as_mut());
+    let result = event_loop(&mut terminal, session, app, live.as_mut(), &mut jobs);
     if let Some(live) = live.as_mut()
         && app.live == LiveState::Running
     {
@@ -150,6 +171,7 @@ fn event_loop(
     session: &Session,
     app: &mut App,
     mut live: Option<&mut Live>,
+    jobs: &mut Jobs,
 ) -> Result<(), TuiError> {
     let mut dirty = true;
     let mut suspend = false;
@@ -180,6 +202,9 @@ fn event_loop(
                     _ => Vec::new(),
                 };
                 for e in effects {
+                    let Some(e) = jobs.start(session, app, e) else {
+                        continue;
+                    };
                     if matches!(e, Effect::ExternalEdit { .. }) {
                         ratatui::restore();
                         suspend = true;
@@ -204,6 +229,9 @@ fn event_loop(
         if let Some(live) = live.as_deref_mut()
             && live.drain(session, app)
         {
+            dirty = true;
+        }
+        if jobs.drain(session, app) {
             dirty = true;
         }
     }

@@ -33,6 +33,9 @@ pub enum LiveMsg {
 pub struct Live {
     rx: Receiver<LiveMsg>,
     stop: Option<Box<dyn FnOnce() + Send>>,
+    /// The run's finish arrived; a closed channel after it is normal (a re-run may be
+    /// what `App::live` now shows).
+    finished: bool,
 }
 
 impl Live {
@@ -41,6 +44,7 @@ impl Live {
         Live {
             rx,
             stop: Some(stop),
+            finished: false,
         }
     }
 
@@ -49,10 +53,14 @@ impl Live {
         let mut changed = false;
         loop {
             match self.rx.try_recv() {
-                Ok(msg) => changed |= apply(session, app, msg),
+                Ok(msg) => {
+                    self.finished |= matches!(msg, LiveMsg::Finished(_));
+                    changed |= apply(session, app, msg);
+                }
                 Err(TryRecvError::Empty) => return changed,
                 Err(TryRecvError::Disconnected) => {
-                    if app.live == LiveState::Running {
+                    if !self.finished && app.live == LiveState::Running {
+                        self.finished = true;
                         let msg = LiveMsg::Finished(Err("the run stopped unexpectedly".into()));
                         changed |= apply(session, app, msg);
                     }

@@ -16,6 +16,7 @@ pub mod config;
 pub mod driver;
 pub mod export;
 pub mod highlight;
+pub mod jobs;
 pub mod keymap;
 pub mod live;
 pub mod loader;

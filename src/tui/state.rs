@@ -166,6 +166,10 @@ pub enum Popup {
     },
     /// Asks before quitting while a live run is in progress (quitting stops the run).
     ConfirmQuit,
+    /// Base URL of the API to run the accepted oracles against, being typed.
+    RunOracles {
+        url: String,
+    },
     /// Export dialog: destination being typed, then the result.
     Export {
         dest: String,
@@ -266,6 +270,23 @@ pub struct App {
     pub quit: bool,
     /// Where the live run shown on screen stands (`Off` in review mode).
     pub live: LiveState,
+    /// Background work started from the workbench (re-runs, oracle runs).
+    pub jobs: JobState,
+}
+
+/// Background work the workbench started itself, as far as the screen needs to know.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobState {
+    /// Number of the latest re-run; a finish carrying an older number is stale.
+    pub rerun_seq: u64,
+    /// The operation being re-run, while one is.
+    pub rerun_op: Option<String>,
+    /// An oracle run against a live API is in progress.
+    pub oracles_running: bool,
+    /// Base URL given on the command line (`--api-url`, else `MASTOR_API_URL`).
+    pub api_url: Option<String>,
+    /// Base URL of the last oracle run started here.
+    pub last_api_url: Option<String>,
 }
 
 /// The run a live workbench watches, as far as the screen needs to know.
@@ -321,6 +342,7 @@ impl App {
             mouse: false,
             quit: false,
             live: LiveState::Off,
+            jobs: JobState::default(),
         };
         app.refresh_lists();
         app

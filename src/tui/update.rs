@@ -31,6 +31,12 @@ pub enum Effect {
         multi: bool,
         text: String,
     },
+    /// Re-run the pipeline for `op_id` in the background; `seq` tells its finish apart
+    /// from an older re-run's (see `jobs`).
+    Rerun { op_id: String, seq: u64 },
+    /// Run the accepted and edited oracles against `base_url` in the background and
+    /// save the verdicts.
+    RunOracles { base_url: String },
 }
 
 /// Handles one key press.
@@ -168,6 +174,27 @@ fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
             textarea.input(key);
             Vec::new()
         }
+        Popup::RunOracles { url } => match key.code {
+            KeyCode::Esc => {
+                app.popups.pop();
+                app.notify("oracle run cancelled");
+                Vec::new()
+            }
+            KeyCode::Enter => {
+                let url = url.trim().to_string();
+                app.popups.pop();
+                super::jobs::start_oracle_run(app, url)
+            }
+            KeyCode::Backspace => {
+                url.pop();
+                Vec::new()
+            }
+            KeyCode::Char(c) if !ctrl => {
+                url.push(c);
+                Vec::new()
+            }
+            _ => Vec::new(),
+        },
         Popup::Export {
             dest,
             format,
@@ -412,6 +439,8 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::ScrollDown => app.scroll += 5,
         Action::ScrollUp => app.scroll -= 5,
+        Action::Rerun => return super::jobs::start_rerun(app),
+        Action::RunOracles => super::jobs::open_run_popup(app),
     }
     Vec::new()
 }

@@ -1,5 +1,5 @@
 //! Popup layers drawn over the screen: help, confirm, quit during a run, note, JSON editor,
-//! export.
+//! oracle run, export.
 
 use super::block;
 use crate::tui::state::{App, Popup};
@@ -120,6 +120,27 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                         .wrap(Wrap { trim: false })
                         .render(err, buf);
                 }
+            }
+            Popup::RunOracles { url } => {
+                let r = centered(area, 76, 7);
+                Clear.render(r, buf);
+                let lines = vec![
+                    Line::raw("Run the accepted and edited oracles against:"),
+                    Line::from(vec![
+                        Span::styled("base URL: ", app.theme.muted),
+                        Span::raw(url.clone()),
+                        Span::styled("▏", app.theme.accent),
+                    ]),
+                    Line::from(Span::styled(
+                        "enter: run (verdicts are saved to the session) · esc: cancel",
+                        app.theme.muted,
+                    )),
+                ];
+                Paragraph::new(lines)
+                    .style(app.theme.popup)
+                    .wrap(Wrap { trim: false })
+                    .block(block(app, "Run oracles", true))
+                    .render(r, buf);
             }
             Popup::Export {
                 dest,

@@ -1,0 +1,257 @@
+//! Background work started from the workbench: re-running the pipeline for one
+//! operation, and running the accepted oracles against a live API.
+//!
+//! `update` only decides (and refuses while something runs); the work itself runs on
+//! its own thread with its own tokio runtime and reports over a channel that the event
+//! loop drains, so drawing never waits on it. A re-run's events go through the same path
+//! as live mode ([`live::apply`]); its result replaces the old one only when it finishes,
+//! by reloading the session from disk, and a finish from a superseded re-run is ignored.
+//! How a re-run is started (project, flags, model settings) is the CLI's business: it
+//! hands a [`RerunLauncher`] in. This module does not talk to a model itself.
+
+use super::live::{self, LiveMsg};
+use super::loader;
+use super::state::{App, LiveState, Popup};
+use super::store::Session;
+use super::update::Effect;
+use crate::runner::{self, RunConfig};
+use crate::suite::{self, Only};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
+use std::time::{Duration, Instant};
+
+/// Environment variable that prefills the base URL of the oracle run popup.
+pub const API_URL_ENV: &str = "MASTOR_API_URL";
+
+/// What background work tells the workbench.
+#[derive(Debug, Clone)]
+pub enum JobMsg {
+    /// A message of re-run number `seq` (pipeline event or finish).
+    Rerun { seq: u64, msg: LiveMsg },
+    /// An oracle run ended: a one-line summary, or why it could not run.
+    Oracles(Result<String, String>),
+}
+
+/// Starts a re-run of one operation in the background: given the operation, the re-run
+/// number and where to send its messages, it must send every pipeline event and then
+/// exactly one `LiveMsg::Finished`, all wrapped in [`JobMsg::Rerun`] with that number.
+/// An `Err` means nothing was started.
+pub type RerunLauncher = Box<dyn FnMut(&str, u64, Sender<JobMsg>) -> Result<(), String>>;
+
+/// The background work of one workbench: the channel it reports on, and how to start
+/// a re-run (none: re-runs are refused with a message).
+pub struct Jobs {
+    tx: Sender<JobMsg>,
+    rx: Receiver<JobMsg>,
+    rerun: Option<RerunLauncher>,
+}
+
+impl Jobs {
+    /// `rerun` starts re-runs; without it the workbench can still run oracles.
+    pub fn new(rerun: Option<RerunLauncher>) -> Jobs {
+        let (tx, rx) = channel();
+        Jobs { tx, rx, rerun }
+    }
+
+    /// Starts the background work an effect asks for. Returns the effect untouched when
+    /// it is not background work, so the caller performs it as usual.
+    pub fn start(&mut self, session: &Session, app: &mut App, effect: Effect) -> Option<Effect> {
+        match effect {
+            Effect::Rerun { op_id, seq } => {
+                let started = match self.rerun.as_mut() {
+                    Some(launch) => launch(&op_id, seq, self.tx.clone()),
+                    None => Err("re-runs are not available here".to_string()),
+                };
+                if let Err(why) = started {
+                    app.jobs.rerun_op = None;
+                    app.live = LiveState::Failed(why.clone());
+                    app.error(format!("cannot re-run {op_id}: {why}"));
+                }
+                None
+            }
+            Effect::RunOracles { base_url } => {
+                let dir = session.dir().to_path_buf();
+                let tx = self.tx.clone();
+                let spawned = std::thread::Builder::new()
+                    .name("mastor-oracles".into())
+                    .spawn(move || {
+                        let _ = tx.send(JobMsg::Oracles(run_oracles(&dir, &base_url)));
+                    });
+                if let Err(e) = spawned {
+                    app.jobs.oracles_running = false;
+                    app.error(format!("cannot start the oracle run: {e}"));
+                }
+                None
+            }
+            other => Some(other),
+        }
+    }
+
+    /// Applies every message waiting (never blocks); returns whether anything changed.
+    pub fn drain(&mut self, session: &Session, app: &mut App) -> bool {
+        let mut changed = false;
+        loop {
+            match self.rx.try_recv() {
+                Ok(msg) => changed |= apply(session, app, msg),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return changed,
+            }
+        }
+    }
+
+    /// Applies messages until no background work is left or `timeout` passes; returns
+    /// whether everything finished. For callers without an event loop (scripts, tests).
+    pub fn wait(&mut self, session: &Session, app: &mut App, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        while busy(app).is_some() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(msg) => {
+                    apply(session, app, msg);
+                }
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return false,
+            }
+        }
+        true
+    }
+}
+
+/// Why a new run must wait, if something already runs.
+pub fn busy(app: &App) -> Option<String> {
+    if let Some(op) = &app.jobs.rerun_op {
+        return Some(format!("a re-run of {op} is in progress"));
+    }
+    if app.jobs.oracles_running {
+        return Some("an oracle run is in progress".into());
+    }
+    (app.live == LiveState::Running).then(|| "a run is in progress".to_string())
+}
+
+/// The `rerun` action: re-run the operation on screen, unless something already runs.
+pub fn start_rerun(app: &mut App) -> Vec<Effect> {
+    if let Some(why) = busy(app) {
+        app.error(format!("cannot re-run now: {why}"));
+        return Vec::new();
+    }
+    let Some(op_id) = app.view.ops.get(app.current_op).map(|o| o.op_id.clone()) else {
+        app.error("no operation to re-run");
+        return Vec::new();
+    };
+    app.jobs.rerun_seq += 1;
+    app.jobs.rerun_op = Some(op_id.clone());
+    app.live = LiveState::Running;
+    app.notify(format!(
+        "re-running {op_id}: the current result stays until it finishes"
+    ));
+    vec![Effect::Rerun {
+        op_id,
+        seq: app.jobs.rerun_seq,
+    }]
+}
+
+/// The `run_oracles` action: asks for the base URL, prefilled from `--api-url` or
+/// `MASTOR_API_URL`, else the last one used here.
+pub fn open_run_popup(app: &mut App) {
+    if let Some(why) = busy(app) {
+        app.error(format!("cannot run oracles now: {why}"));
+        return;
+    }
+    let url = app
+        .jobs
+        .api_url
+        .clone()
+        .or_else(|| app.jobs.last_api_url.clone())
+        .unwrap_or_default();
+    app.popups.push(Popup::RunOracles { url });
+}
+
+/// The run popup was accepted with `url`: checks it and asks for the run.
+pub fn start_oracle_run(app: &mut App, url: String) -> Vec<Effect> {
+    if let Some(why) = busy(app) {
+        app.error(format!("cannot run oracles now: {why}"));
+        return Vec::new();
+    }
+    if let Err(e) = runner::parse_base_url(&url) {
+        app.error(e.to_string());
+        return Vec::new();
+    }
+    app.jobs.oracles_running = true;
+    app.jobs.last_api_url = Some(url.clone());
+    app.notify(format!("running accepted oracles against {url}…"));
+    vec![Effect::RunOracles { base_url: url }]
+}
+
+/// Applies one message; returns whether the screen needs a redraw.
+pub fn apply(session: &Session, app: &mut App, msg: JobMsg) -> bool {
+    match msg {
+        JobMsg::Rerun { seq, msg } if seq != app.jobs.rerun_seq => {
+            tracing::debug!(
+                seq,
+                latest = app.jobs.rerun_seq,
+                ?msg,
+                "stale re-run message ignored"
+            );
+            false
+        }
+        JobMsg::Rerun {
+            msg: msg @ LiveMsg::Event(_),
+            ..
+        } => live::apply(session, app, msg),
+        JobMsg::Rerun { msg, .. } => {
+            let op = app.jobs.rerun_op.take().unwrap_or_default();
+            let ok = matches!(msg, LiveMsg::Finished(Ok(())));
+            live::apply(session, app, msg);
+            if ok {
+                app.notify(format!("re-run of {op} finished: session reloaded"));
+            }
+            true
+        }
+        JobMsg::Oracles(outcome) => {
+            app.jobs.oracles_running = false;
+            match loader::load(session) {
+                Ok(view) => {
+                    app.view = view;
+                    app.refresh_lists();
+                }
+                Err(e) => {
+                    app.error(format!(
+                        "cannot reload the session after the oracle run: {e}"
+                    ));
+                    return true;
+                }
+            }
+            match outcome {
+                Ok(summary) => app.notify(summary),
+                Err(why) => app.error(format!("oracle run failed: {why}")),
+            }
+            true
+        }
+    }
+}
+
+/// Runs the accepted and edited oracles of the session in `dir` against `base_url`
+/// (blocking, on its own tokio runtime) and saves the verdicts; returns a one-line
+/// summary.
+pub fn run_oracles(dir: &Path, base_url: &str) -> Result<String, String> {
+    let session = Session::open(PathBuf::from(dir)).map_err(|e| e.to_string())?;
+    let read = suite::session::read(&session).map_err(|e| e.to_string())?;
+    let plan = suite::select(&read.suite, Only::Accepted, &[])?;
+    if plan.oracles.is_empty() && plan.multi_op.is_empty() {
+        return Err("no accepted or edited oracles to run: accept some first".into());
+    }
+    let cfg = RunConfig {
+        base_url: base_url.to_string(),
+        ..RunConfig::default()
+    };
+    let rt = tokio::runtime::Runtime::new()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let report = rt
+        .block_on(runner::run(&plan, &cfg))
+        .map_err(|e| e.to_string())?;
+    let saved =
+        suite::session::save_verdicts(&session, base_url, &report).map_err(|e| e.to_string())?;
+    let s = &report.summary;
+    Ok(format!(
+        "oracles run: {} pass, {} fail, {} error; verdicts saved to {saved}",
+        s.passed, s.failed, s.errors
+    ))
+}

@@ -1,0 +1,320 @@
+//! Workbench background actions: re-running one operation (`ctrl-r`) and running the
+//! accepted oracles against a live API (`ctrl-t`). Keys in, effects and state out, in
+//! process; plus one real oracle run against the petstore-jdk fixture API whose verdicts
+//! must be saved and show in the reloaded view.
+
+mod tui_common;
+
+use mastor::model::{Decision, Outcome, ReviewDecision};
+use mastor::store::Session;
+use mastor::tui::jobs::{self, JobMsg, Jobs};
+use mastor::tui::keymap::Keymap;
+use mastor::tui::live::LiveMsg;
+use mastor::tui::state::{App, LiveState, Popup, Screen};
+use mastor::tui::theme::Theme;
+use mastor::tui::update::{Effect, handle_key};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn code(c: KeyCode) -> KeyEvent {
+    KeyEvent::new(c, KeyModifiers::NONE)
+}
+
+fn app_for(session: &Session) -> App {
+    let view = mastor::tui::loader::load(session).unwrap();
+    App::new(view, Keymap::default_keymap(), Theme::dark())
+}
+
+/// The petstore session with its first operation open.
+fn on_operation(dir: &Path) -> (Session, App) {
+    let session = tui_common::petstore_session(dir);
+    let mut app = app_for(&session);
+    assert!(handle_key(&mut app, code(KeyCode::Enter)).is_empty());
+    assert_eq!(app.screen, Screen::Operation);
+    (session, app)
+}
+
+fn accept(o_id: &str) -> ReviewDecision {
+    ReviewDecision {
+        o_id: o_id.to_string(),
+        decision: Decision::Accepted,
+        edited: None,
+        note: None,
+        at: chrono::Utc::now().to_rfc3339(),
+    }
+}
+
+#[test]
+fn ctrl_r_on_an_operation_asks_for_a_rerun_of_that_op_and_refuses_a_second() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_session, mut app) = on_operation(tmp.path());
+    let op_id = app.view.ops[app.current_op].op_id.clone();
+
+    let effects = handle_key(&mut app, ctrl('r'));
+    assert_eq!(
+        effects,
+        vec![Effect::Rerun {
+            op_id: op_id.clone(),
+            seq: 1
+        }]
+    );
+    assert_eq!(app.live, LiveState::Running);
+    assert_eq!(app.jobs.rerun_op.as_deref(), Some(op_id.as_str()));
+
+    // While it runs, another re-run is refused with a message, and so is an oracle run.
+    assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    let (msg, is_error) = app.status.clone().unwrap();
+    assert!(is_error && msg.contains("in progress"), "{msg}");
+    assert!(handle_key(&mut app, ctrl('t')).is_empty());
+    assert!(app.popups.is_empty());
+    assert_eq!(app.jobs.rerun_seq, 1);
+}
+
+#[test]
+fn ctrl_r_is_refused_while_a_live_run_is_in_progress() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_session, mut app) = on_operation(tmp.path());
+    app.live = LiveState::Running;
+    assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    assert!(app.status.clone().unwrap().1);
+    assert_eq!(app.jobs.rerun_op, None);
+}
+
+#[test]
+fn a_stale_rerun_finish_is_ignored_and_the_latest_reloads_from_disk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (session, mut app) = on_operation(tmp.path());
+    let first = app.view.ops[app.current_op].oracles[0].o_id();
+
+    // Re-run 1 starts and finishes.
+    assert_eq!(handle_key(&mut app, ctrl('r')).len(), 1);
+    let fin = |seq| JobMsg::Rerun {
+        seq,
+        msg: LiveMsg::Finished(Ok(())),
+    };
+    assert!(jobs::apply(&session, &mut app, fin(1)));
+    assert_eq!(app.live, LiveState::Finished);
+    assert_eq!(app.jobs.rerun_op, None);
+
+    // Re-run 2 starts; meanwhile the disk changes.
+    assert_eq!(
+        handle_key(&mut app, ctrl('r')),
+        vec![Effect::Rerun {
+            op_id: app.view.ops[app.current_op].op_id.clone(),
+            seq: 2
+        }]
+    );
+    session.append_decision(&accept(&first)).unwrap();
+
+    // A late finish of re-run 1 changes nothing: no reload, still running.
+    assert!(!jobs::apply(&session, &mut app, fin(1)));
+    assert_eq!(app.live, LiveState::Running);
+    assert!(app.jobs.rerun_op.is_some());
+    assert!(!app.view.decisions.contains_key(&first));
+
+    // The finish of re-run 2 reloads the session: the new data wins.
+    assert!(jobs::apply(&session, &mut app, fin(2)));
+    assert_eq!(app.live, LiveState::Finished);
+    assert_eq!(app.jobs.rerun_op, None);
+    assert!(app.view.decisions.contains_key(&first));
+}
+
+#[test]
+fn a_rerun_effect_goes_to_the_launcher_and_its_messages_come_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (session, mut app) = on_operation(tmp.path());
+    let launched = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = launched.clone();
+    let mut jobs = Jobs::new(Some(Box::new(move |op: &str, seq, tx| {
+        seen.lock().unwrap().push((op.to_string(), seq));
+        tx.send(JobMsg::Rerun {
+            seq,
+            msg: LiveMsg::Finished(Err("model unreachable".into())),
+        })
+        .unwrap();
+        Ok(())
+    })));
+    let effects = handle_key(&mut app, ctrl('r'));
+    for e in effects {
+        assert!(jobs.start(&session, &mut app, e).is_none());
+    }
+    assert!(jobs.wait(&session, &mut app, Duration::from_secs(5)));
+    let op_id = app.view.ops[app.current_op].op_id.clone();
+    assert_eq!(*launched.lock().unwrap(), vec![(op_id, 1)]);
+    assert_eq!(app.live, LiveState::Failed("model unreachable".into()));
+    let (msg, is_error) = app.status.clone().unwrap();
+    assert!(is_error && msg.contains("model unreachable"), "{msg}");
+
+    // Without a launcher the re-run is refused with a message instead of hanging.
+    let mut none = Jobs::new(None);
+    for e in handle_key(&mut app, ctrl('r')) {
+        assert!(none.start(&session, &mut app, e).is_none());
+    }
+    assert_eq!(app.jobs.rerun_op, None);
+    assert!(app.status.clone().unwrap().1);
+}
+
+#[test]
+fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
+    let tmp = tempfile::tempdir().unwrap();
+    let session = tui_common::petstore_session(tmp.path());
+    let mut app = app_for(&session);
+
+    // Prefilled from --api-url / MASTOR_API_URL.
+    app.jobs.api_url = Some("http://127.0.0.1:9".into());
+    assert!(handle_key(&mut app, ctrl('t')).is_empty());
+    match app.popups.last() {
+        Some(Popup::RunOracles { url }) => assert_eq!(url, "http://127.0.0.1:9"),
+        other => panic!("expected the run popup, got {other:?}"),
+    }
+    assert!(handle_key(&mut app, code(KeyCode::Backspace)).is_empty());
+    assert!(handle_key(&mut app, code(KeyCode::Char('1'))).is_empty());
+    let effects = handle_key(&mut app, code(KeyCode::Enter));
+    assert_eq!(
+        effects,
+        vec![Effect::RunOracles {
+            base_url: "http://127.0.0.1:1".into()
+        }]
+    );
+    assert!(app.popups.is_empty());
+    assert!(app.jobs.oracles_running);
+    assert_eq!(app.jobs.last_api_url.as_deref(), Some("http://127.0.0.1:1"));
+
+    // Without a configured URL, the last one used is offered.
+    app.jobs.oracles_running = false;
+    app.jobs.api_url = None;
+    handle_key(&mut app, ctrl('t'));
+    match app.popups.last() {
+        Some(Popup::RunOracles { url }) => assert_eq!(url, "http://127.0.0.1:1"),
+        other => panic!("expected the run popup, got {other:?}"),
+    }
+
+    // A URL that is not one is refused in the status bar.
+    for _ in 0..40 {
+        handle_key(&mut app, code(KeyCode::Backspace));
+    }
+    for c in "nope".chars() {
+        handle_key(&mut app, code(KeyCode::Char(c)));
+    }
+    assert!(handle_key(&mut app, code(KeyCode::Enter)).is_empty());
+    assert!(!app.jobs.oracles_running);
+    assert!(app.status.clone().unwrap().1);
+}
+
+/// The petstore-jdk fixture API, stopped on drop.
+struct FixtureApi {
+    state: PathBuf,
+    url: String,
+}
+
+impl FixtureApi {
+    fn start(state: PathBuf) -> FixtureApi {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fixture-api.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .args(["start", "0"])
+            .env("FIXTURE_API_STATE", &state)
+            .env("FIXTURE_API_CLASSES", state.join("classes"))
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("run fixture-api.sh");
+        assert!(out.status.success(), "fixture API did not start");
+        let url = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .last()
+            .expect("base URL printed")
+            .trim()
+            .to_string();
+        FixtureApi { state, url }
+    }
+}
+
+impl Drop for FixtureApi {
+    fn drop(&mut self) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fixture-api.sh");
+        let _ = Command::new("bash")
+            .arg(&script)
+            .arg("stop")
+            .env("FIXTURE_API_STATE", &self.state)
+            .status();
+    }
+}
+
+#[test]
+fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
+    let tmp = tempfile::tempdir().unwrap();
+    let api = FixtureApi::start(tmp.path().join("api"));
+    let dir = tmp.path().join("session");
+    let reference = tui_common::petstore_root().join("suites/reference.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_mastor"))
+        .arg("import")
+        .arg(&reference)
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "import failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let session = Session::open(&dir).unwrap();
+    let mut app = app_for(&session);
+    app.jobs.api_url = Some(api.url.clone());
+    let mut jobs = Jobs::new(None);
+
+    // Nothing accepted yet: the run says so in the status bar and saves nothing.
+    handle_key(&mut app, ctrl('t'));
+    for e in handle_key(&mut app, code(KeyCode::Enter)) {
+        assert!(jobs.start(&session, &mut app, e).is_none());
+    }
+    assert!(jobs.wait(&session, &mut app, Duration::from_secs(30)));
+    let (msg, is_error) = app.status.clone().unwrap();
+    assert!(is_error && msg.contains("no accepted"), "{msg}");
+    assert!(!dir.join("verdicts/latest.json").exists());
+
+    // Accept three oracles of GET /pets, then run for real.
+    let suite = mastor::suite::session::read(&session).unwrap().suite;
+    let accepted: Vec<String> = suite
+        .oracles
+        .iter()
+        .filter(|o| o.op_id == "GET /pets")
+        .take(3)
+        .map(|o| o.o_id())
+        .collect();
+    assert_eq!(accepted.len(), 3);
+    for o in &accepted {
+        session.append_decision(&accept(o)).unwrap();
+    }
+    let mut app = app_for(&session);
+    app.jobs.api_url = Some(api.url.clone());
+    assert!(accepted.iter().all(|o| !app.view.verdicts.contains_key(o)));
+    handle_key(&mut app, ctrl('t'));
+    let effects = handle_key(&mut app, code(KeyCode::Enter));
+    assert_eq!(
+        effects,
+        vec![Effect::RunOracles {
+            base_url: api.url.clone()
+        }]
+    );
+    for e in effects {
+        assert!(jobs.start(&session, &mut app, e).is_none());
+    }
+    assert!(jobs.wait(&session, &mut app, Duration::from_secs(60)));
+    let (msg, is_error) = app.status.clone().unwrap();
+    assert!(!is_error, "{msg}");
+    assert!(msg.contains("3 pass"), "{msg}");
+
+    assert!(dir.join("verdicts/latest.json").is_file());
+    for o in &accepted {
+        assert_eq!(app.view.verdicts.get(o), Some(&Outcome::Pass), "{o}");
+    }
+    // Only the accepted oracles were run.
+    assert_eq!(app.view.verdicts.len(), accepted.len());
+}
