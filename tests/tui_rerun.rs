@@ -1,8 +1,10 @@
 //! Workbench background actions: re-running one operation (`ctrl-r`) and running the
 //! accepted oracles against a live API (`ctrl-t`). Keys in, effects and state out, in
 //! process; plus one real oracle run against the petstore-jdk fixture API whose verdicts
-//! must be saved and show in the reloaded view.
+//! must be saved and show in the reloaded view, and one real re-run against the scripted
+//! model server that must ask the model again and reload the session.
 
+mod support;
 mod tui_common;
 
 use mastor::model::{Decision, Outcome, ReviewDecision};
@@ -317,4 +319,139 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
     }
     // Only the accepted oracles were run.
     assert_eq!(app.view.verdicts.len(), accepted.len());
+}
+
+/// A `mastor` process in a detached tmux session, killed on drop.
+struct Tmux {
+    name: String,
+}
+
+impl Tmux {
+    fn start(name: &str, cmd: &str) -> Tmux {
+        let ok = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-x",
+                "140",
+                "-y",
+                "45",
+                "-s",
+                name,
+                cmd,
+            ])
+            .status()
+            .expect("tmux runs")
+            .success();
+        assert!(ok, "tmux new-session failed");
+        Tmux { name: name.into() }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            let ok = Command::new("tmux")
+                .args(["send-keys", "-t", &self.name, k])
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "send-keys {k}");
+            std::thread::sleep(Duration::from_millis(80));
+        }
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn wait_for(&self, text: &str, secs: u64) -> String {
+        let start = std::time::Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(secs),
+                "`{text}` never appeared; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .output();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_rerun_asks_the_model_again_and_reloads_the_session() {
+    use mastor::llm::scripted::ScriptedServer;
+    use support::{agent_calls, fixture, mastor, petstore_script};
+    const GET_ONE: &str = "GET /pets/{petId}";
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux not installed: skipping the terminal re-run test");
+        return;
+    }
+    let server = ScriptedServer::start(petstore_script()).await.unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let out = tmp.path().join("session");
+    let project = fixture("petstore-jdk");
+    let run = mastor(
+        &server.base_url(),
+        &home,
+        &[
+            "run",
+            project.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--op",
+            GET_ONE,
+        ],
+    );
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let before = agent_calls(&server, "single_op");
+    assert!(before > 0);
+
+    let cmd = format!(
+        "env -u MASTOR_CONFIG -u MASTOR_CHALLENGER_BASE_URL -u MASTOR_API_KEY \
+         HOME={home} XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={home}/cache \
+         XDG_STATE_HOME={home}/state MASTOR_BASE_URL={base_url} MASTOR_MODEL=scripted \
+         MASTOR_PROVIDER=custom TERM=xterm-256color {bin} tui {out}; sleep 30",
+        home = home.display(),
+        base_url = server.base_url(),
+        bin = env!("CARGO_BIN_EXE_mastor"),
+        out = out.display(),
+    );
+    let t = Tmux::start(&format!("mastor-rerun-{}", std::process::id()), &cmd);
+    t.wait_for("Operations", 20);
+    let head = format!("│{GET_ONE} ");
+    let mut found = false;
+    for _ in 0..12 {
+        if t.screen().contains(&head) {
+            found = true;
+            break;
+        }
+        t.keys(&["Down"]);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    assert!(found, "cannot select {GET_ONE}; screen:\n{}", t.screen());
+    t.keys(&["Enter", "C-r"]);
+    let screen = t.wait_for(&format!("re-run of {GET_ONE} finished"), 90);
+    assert!(!screen.contains("run failed"), "{screen}");
+    // --refresh: the cached answers were not reused, the model was asked again.
+    assert!(agent_calls(&server, "single_op") > before);
+    t.keys(&["q"]);
 }

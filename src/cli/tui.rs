@@ -75,18 +75,31 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
     app.jobs.api_url = api_url(&args);
     // A re-run works on the project the session was made from, with model settings from
     // the environment and config as `mastor run` resolves them.
+    let (project, base) = review_rerun_args(&session);
+    let jobs = Jobs::new(Some(rerun_launcher(project, base)));
+    driver::run_with(&session, &mut app, None, jobs)?;
+    Ok(super::EXIT_OK)
+}
+
+/// Project and flags for re-runs from review mode. The manifest keeps the project as
+/// given to `mastor run` (maybe relative to where it ran) and the spec relative to the
+/// project; when the project is not found from here, the session's parent directory
+/// (the default `<project>/.mastor` layout) is used.
+fn review_rerun_args(session: &crate::store::Session) -> (PathBuf, PipelineArgs) {
     let manifest = session.manifest();
-    let base = PipelineArgs {
-        spec: (!manifest.spec_file.is_empty()).then(|| PathBuf::from(&manifest.spec_file)),
+    let recorded = PathBuf::from(&manifest.project_root);
+    let project = match session.dir().parent() {
+        Some(parent) if !recorded.is_dir() => parent.to_path_buf(),
+        _ => recorded,
+    };
+    let spec = Some(project.join(&manifest.spec_file))
+        .filter(|p| !manifest.spec_file.is_empty() && p.is_file());
+    let args = PipelineArgs {
+        spec,
         out: Some(session.dir().to_path_buf()),
         ..PipelineArgs::default()
     };
-    let jobs = Jobs::new(Some(rerun_launcher(
-        PathBuf::from(&manifest.project_root),
-        base,
-    )));
-    driver::run_with(&session, &mut app, None, jobs)?;
-    Ok(super::EXIT_OK)
+    (project, args)
 }
 
 /// `--api-url`, else `$MASTOR_API_URL`.
@@ -99,7 +112,7 @@ fn api_url(args: &TuiArgs) -> Option<String> {
 
 /// Starts re-runs of one operation with `base` flags (`--op` replaced, `--refresh` so
 /// the model is really asked again) on `project`.
-fn rerun_launcher(project: PathBuf, base: PipelineArgs) -> RerunLauncher {
+pub fn rerun_launcher(project: PathBuf, base: PipelineArgs) -> RerunLauncher {
     Box::new(move |op_id, seq, tx| {
         let mut args = base.clone();
         args.ops = vec![op_id.to_string()];

@@ -8,8 +8,10 @@
 //!
 //! In live mode (`mastor tui --run`) a run sends pipeline [`store::Event`]s into the
 //! loop ([`live`]), which applies them exactly as it applies `events.jsonl` on open,
-//! and reloads the session when the run ends. The TUI never computes oracles, runs them or talks to a
-//! model: it reads the store and appends review decisions to it.
+//! and reloads the session when the run ends. Re-running one operation and running the
+//! accepted oracles against a live API are started from the workbench but done in the
+//! background by the pipeline and the runner ([`jobs`]). The TUI itself never computes
+//! oracles or talks to a model: it reads the store and appends review decisions to it.
 
 pub mod action;
 pub mod config;
