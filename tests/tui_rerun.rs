@@ -167,6 +167,9 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     let tmp = tempfile::tempdir().unwrap();
     let session = tui_common::petstore_session(tmp.path());
     let mut app = app_for(&session);
+    // Re-running is an operation-screen action.
+    assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    assert_eq!(app.jobs.rerun_seq, 0);
 
     // Prefilled from --api-url / MASTOR_API_URL.
     app.jobs.api_url = Some("http://127.0.0.1:9".into());

@@ -104,7 +104,7 @@ actions! {
     /// Scroll the source or detail pane up.
     ScrollUp = "scroll_up", "scroll source up";
     /// Ask the model again for this one operation, in the background.
-    Rerun = "rerun", "re-run operation";
+    Rerun = "rerun", "re-run op";
     /// Run the accepted and edited oracles against a live API.
     RunOracles = "run_oracles", "run oracles";
 }

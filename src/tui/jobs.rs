@@ -11,7 +11,7 @@
 
 use super::live::{self, LiveMsg};
 use super::loader;
-use super::state::{App, LiveState, Popup};
+use super::state::{App, LiveState, Popup, Screen};
 use super::store::Session;
 use super::update::Effect;
 use crate::runner::{self, RunConfig};
@@ -130,6 +130,10 @@ pub fn busy(app: &App) -> Option<String> {
 pub fn start_rerun(app: &mut App) -> Vec<Effect> {
     if let Some(why) = busy(app) {
         app.error(format!("cannot re-run now: {why}"));
+        return Vec::new();
+    }
+    if app.screen != Screen::Operation {
+        app.error("open an operation to re-run it");
         return Vec::new();
     }
     let Some(op_id) = app.view.ops.get(app.current_op).map(|o| o.op_id.clone()) else {

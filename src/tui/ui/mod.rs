@@ -106,6 +106,7 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
             Action::Export,
             Action::Help,
             Action::Quit,
+            Action::RunOracles,
         ],
         Screen::Operation if app.tab != super::state::Tab::Oracles => &[
             Action::Down,
@@ -115,8 +116,21 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
             Action::NextTab,
             Action::Back,
             Action::Help,
+            Action::Rerun,
         ],
-        Screen::Operation | Screen::Group => &[
+        Screen::Operation => &[
+            Action::Accept,
+            Action::Reject,
+            Action::Edit,
+            Action::Undo,
+            Action::NextRef,
+            Action::WholeFile,
+            Action::NextTab,
+            Action::Back,
+            Action::Help,
+            Action::Rerun,
+        ],
+        Screen::Group => &[
             Action::Accept,
             Action::Reject,
             Action::Edit,
@@ -130,10 +144,18 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
         _ => &[Action::Open, Action::Back, Action::Help, Action::Quit],
     };
     let mut spans = vec![Span::raw(" ")];
+    let mut used = 1;
     for &a in wanted {
         if let Some(k) = app.keymap.hint(active, a) {
+            let desc = format!(" {}  ", a.description());
+            // A hint that does not fit whole is left out rather than cut.
+            let w = k.chars().count() + desc.trim_end().chars().count();
+            if used + w > area.width as usize {
+                break;
+            }
+            used += w + 2;
             spans.push(Span::styled(k, t.key));
-            spans.push(Span::styled(format!(" {}  ", a.description()), t.muted));
+            spans.push(Span::styled(desc, t.muted));
         }
     }
     Line::from(spans).render(area, buf);
