@@ -3,95 +3,11 @@
 
 mod tui_common;
 
+use tui_common::tmux::Tmux;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-struct Tmux {
-    name: String,
-}
-
-impl Tmux {
-    fn start(name: &str, cmd: &str) -> Tmux {
-        let ok = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-x",
-                "120",
-                "-y",
-                "40",
-                "-s",
-                name,
-                cmd,
-            ])
-            .status()
-            .expect("tmux runs")
-            .success();
-        assert!(ok, "tmux new-session failed");
-        Tmux { name: name.into() }
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            let ok = Command::new("tmux")
-                .args(["send-keys", "-t", &self.name, k])
-                .status()
-                .unwrap()
-                .success();
-            assert!(ok, "send-keys {k}");
-            std::thread::sleep(Duration::from_millis(60));
-        }
-    }
-
-    /// Literal text (not key names).
-    fn text(&self, text: &str) {
-        Command::new("tmux")
-            .args(["send-keys", "-t", &self.name, "-l", text])
-            .status()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(60));
-    }
-
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args(["capture-pane", "-p", "-t", &self.name])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if s.contains(needle) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "`{needle}` never appeared; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn alive(&self) -> bool {
-        Command::new("tmux")
-            .args(["has-session", "-t", &self.name])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false)
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .output();
-    }
-}
 
 fn launch(dir: &Path, name: &str) -> Tmux {
     let cmd = format!(
@@ -100,7 +16,7 @@ fn launch(dir: &Path, name: &str) -> Tmux {
         bin = env!("CARGO_BIN_EXE_mastor"),
         dir = dir.display()
     );
-    Tmux::start(name, &cmd)
+    Tmux::start(name, &cmd, 120, 40)
 }
 
 #[test]
@@ -114,25 +30,25 @@ fn review_in_tmux_survives_relaunch() {
     let name = format!("mastor-e2e-{}", std::process::id());
 
     let t = launch(dir.path(), &name);
-    t.wait_for("Operations (4)");
+    t.wait_for("Operations (4)", 20);
     t.keys(&["Enter"]);
-    t.wait_for("Oracles (4)");
+    t.wait_for("Oracles (4)", 20);
     // Accept the first oracle.
     t.keys(&["a"]);
-    t.wait_for("accepted GET /pets#fv_limit_10");
+    t.wait_for("accepted GET /pets#fv_limit_10", 20);
     // Reject the second with a note.
     t.keys(&["Down", "r"]);
-    t.wait_for("note:");
+    t.wait_for("note:", 20);
     t.text("too strict");
     t.keys(&["Enter"]);
-    t.wait_for("rejected GET /pets#bi_limit_0");
+    t.wait_for("rejected GET /pets#bi_limit_0", 20);
     // Edit the third: append to its description, validate and keep.
     t.keys(&["Down", "e"]);
-    t.wait_for("ctrl-s: validate and keep");
+    t.wait_for("ctrl-s: validate and keep", 20);
     t.keys(&["Down", "Down", "Down", "End", "Left", "Left"]);
     t.text(" (edited)");
     t.keys(&["C-s"]);
-    t.wait_for("edited GET /pets#fi_limit_abc");
+    t.wait_for("edited GET /pets#fi_limit_abc", 20);
     t.keys(&["q"]);
     let start = Instant::now();
     while t.alive() && start.elapsed() < Duration::from_secs(10) {
@@ -142,12 +58,12 @@ fn review_in_tmux_survives_relaunch() {
     drop(t);
 
     let t = launch(dir.path(), &format!("{name}-2"));
-    let s = t.wait_for("Operations (4)");
+    let s = t.wait_for("Operations (4)", 20);
     assert!(s.contains("1 accepted"), "{s}");
     assert!(s.contains("1 edited"), "{s}");
     assert!(s.contains("1 rejected"), "{s}");
     t.keys(&["Enter"]);
-    let s = t.wait_for("Oracles (4)");
+    let s = t.wait_for("Oracles (4)", 20);
     assert!(s.contains("✓ FV fv_limit_10"), "{s}");
     assert!(s.contains("✗ BI bi_limit_0"), "{s}");
     assert!(
@@ -155,7 +71,7 @@ fn review_in_tmux_survives_relaunch() {
         "{s}"
     );
     t.keys(&["Down"]);
-    let s = t.wait_for("note: too strict");
+    let s = t.wait_for("note: too strict", 20);
     assert!(s.contains("rejected"), "{s}");
     t.keys(&["q"]);
 }

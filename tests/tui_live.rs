@@ -7,6 +7,8 @@
 mod support;
 mod tui_common;
 
+use tui_common::tmux::Tmux;
+
 use mastor::llm::scripted::{Script, ScriptedServer};
 use mastor::store::{Event, EventKind, Session};
 use mastor::tui::keymap::Keymap;
@@ -19,84 +21,6 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 use support::*;
-
-struct Tmux {
-    name: String,
-}
-
-impl Tmux {
-    fn start(name: &str, cmd: &str) -> Tmux {
-        let ok = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-x",
-                "140",
-                "-y",
-                "45",
-                "-s",
-                name,
-                cmd,
-            ])
-            .status()
-            .expect("tmux runs")
-            .success();
-        assert!(ok, "tmux new-session failed");
-        Tmux { name: name.into() }
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            let ok = Command::new("tmux")
-                .args(["send-keys", "-t", &self.name, k])
-                .status()
-                .unwrap()
-                .success();
-            assert!(ok, "send-keys {k}");
-            std::thread::sleep(Duration::from_millis(60));
-        }
-    }
-
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args(["capture-pane", "-p", "-t", &self.name])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Waits until `pred` holds on a capture of the pane; returns that capture.
-    fn wait_until(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(secs),
-                "{what} never appeared; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn alive(&self) -> bool {
-        Command::new("tmux")
-            .args(["has-session", "-t", &self.name])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false)
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .output();
-    }
-}
 
 /// The petstore conversation, with every extraction and single-operation answer held
 /// back `delay_ms`, so each stage stays on screen for a while.
@@ -127,7 +51,7 @@ fn launch(base_url: &str, home: &Path, out: &Path, name: &str) -> Tmux {
         project = fixture("petstore-jdk").display(),
         out = out.display(),
     );
-    Tmux::start(name, &cmd)
+    Tmux::start(name, &cmd, 140, 45)
 }
 
 /// Moves the operations cursor until the "Selected" pane shows `op`.

@@ -7,6 +7,8 @@
 mod support;
 mod tui_common;
 
+use tui_common::tmux::Tmux;
+
 use mastor::model::{Decision, Outcome, ReviewDecision};
 use mastor::store::Session;
 use mastor::tui::jobs::{self, JobMsg, Jobs};
@@ -324,76 +326,6 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
     assert_eq!(app.view.verdicts.len(), accepted.len());
 }
 
-/// A `mastor` process in a detached tmux session, killed on drop.
-struct Tmux {
-    name: String,
-}
-
-impl Tmux {
-    fn start(name: &str, cmd: &str) -> Tmux {
-        let ok = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-x",
-                "140",
-                "-y",
-                "45",
-                "-s",
-                name,
-                cmd,
-            ])
-            .status()
-            .expect("tmux runs")
-            .success();
-        assert!(ok, "tmux new-session failed");
-        Tmux { name: name.into() }
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            let ok = Command::new("tmux")
-                .args(["send-keys", "-t", &self.name, k])
-                .status()
-                .unwrap()
-                .success();
-            assert!(ok, "send-keys {k}");
-            std::thread::sleep(Duration::from_millis(80));
-        }
-    }
-
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args(["capture-pane", "-p", "-t", &self.name])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn wait_for(&self, text: &str, secs: u64) -> String {
-        let start = std::time::Instant::now();
-        loop {
-            let s = self.screen();
-            if s.contains(text) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(secs),
-                "`{text}` never appeared; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .output();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_rerun_asks_the_model_again_and_reloads_the_session() {
     use mastor::llm::scripted::ScriptedServer;
@@ -438,7 +370,12 @@ async fn a_real_rerun_asks_the_model_again_and_reloads_the_session() {
         bin = env!("CARGO_BIN_EXE_mastor"),
         out = out.display(),
     );
-    let t = Tmux::start(&format!("mastor-rerun-{}", std::process::id()), &cmd);
+    let t = Tmux::start(
+        &format!("mastor-rerun-{}", std::process::id()),
+        &cmd,
+        140,
+        45,
+    );
     t.wait_for("Operations", 20);
     let head = format!("│{GET_ONE} ");
     let mut found = false;

@@ -3,6 +3,8 @@
 //! large synthetic one.
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use chrono::{DateTime, TimeZone, Utc};
 use mastor::model::{
     Assertion, ChallengerReview, ContextField, ContextParam, ErrorCase, EvidenceRef, FieldOp, Hint,
