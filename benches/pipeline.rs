@@ -95,6 +95,7 @@ async fn run_once(root: &Path, out: &Path, concurrency: usize) {
         board: Arc::new(Mutex::new(Board::default())),
         sink: None,
         max_tokens: None,
+        fresh_agents: Default::default(),
     };
     let session = Arc::clone(&ctx.session);
     let started = Instant::now();

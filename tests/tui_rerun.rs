@@ -54,17 +54,63 @@ fn accept(o_id: &str) -> ReviewDecision {
     }
 }
 
+/// `ctrl-r` then enter: a re-run of every agent.
+fn rerun_all(app: &mut App) -> Vec<Effect> {
+    assert!(handle_key(app, ctrl('r')).is_empty());
+    handle_key(app, code(KeyCode::Enter))
+}
+
+#[test]
+fn ctrl_r_asks_which_agent_to_start_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_session, mut app) = on_operation(tmp.path());
+    let op_id = app.view.ops[app.current_op].op_id.clone();
+
+    assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    match app.popups.last() {
+        Some(Popup::Rerun { op_id: o, choice }) => assert_eq!((o, *choice), (&op_id, 0)),
+        other => panic!("expected the re-run popup, got {other:?}"),
+    }
+    // Down past the end stays on the last choice; up comes back.
+    for _ in 0..10 {
+        handle_key(&mut app, code(KeyCode::Down));
+    }
+    handle_key(&mut app, code(KeyCode::Up));
+    handle_key(&mut app, code(KeyCode::Up));
+    assert_eq!(
+        handle_key(&mut app, code(KeyCode::Enter)),
+        vec![Effect::Rerun {
+            op_id: op_id.clone(),
+            from: Some("single_op".into()),
+            seq: 1
+        }]
+    );
+    assert!(app.popups.is_empty());
+    assert_eq!(app.jobs.rerun_from.as_deref(), Some("single_op"));
+    let (msg, _) = app.status.clone().unwrap();
+    assert!(msg.contains("from single_op on"), "{msg}");
+
+    // Esc cancels without starting anything.
+    app.jobs.rerun_op = None;
+    app.live = LiveState::Finished;
+    assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    assert!(handle_key(&mut app, code(KeyCode::Esc)).is_empty());
+    assert!(app.popups.is_empty());
+    assert_eq!(app.jobs.rerun_seq, 1);
+}
+
 #[test]
 fn ctrl_r_on_an_operation_asks_for_a_rerun_of_that_op_and_refuses_a_second() {
     let tmp = tempfile::tempdir().unwrap();
     let (_session, mut app) = on_operation(tmp.path());
     let op_id = app.view.ops[app.current_op].op_id.clone();
 
-    let effects = handle_key(&mut app, ctrl('r'));
+    let effects = rerun_all(&mut app);
     assert_eq!(
         effects,
         vec![Effect::Rerun {
             op_id: op_id.clone(),
+            from: None,
             seq: 1
         }]
     );
@@ -73,6 +119,7 @@ fn ctrl_r_on_an_operation_asks_for_a_rerun_of_that_op_and_refuses_a_second() {
 
     // While it runs, another re-run is refused with a message, and so is an oracle run.
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    assert!(app.popups.is_empty());
     let (msg, is_error) = app.status.clone().unwrap();
     assert!(is_error && msg.contains("in progress"), "{msg}");
     assert!(handle_key(&mut app, ctrl('t')).is_empty());
@@ -86,6 +133,7 @@ fn ctrl_r_is_refused_while_a_live_run_is_in_progress() {
     let (_session, mut app) = on_operation(tmp.path());
     app.live = LiveState::Running;
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    assert!(app.popups.is_empty());
     assert!(app.status.clone().unwrap().1);
     assert_eq!(app.jobs.rerun_op, None);
 }
@@ -97,7 +145,7 @@ fn a_stale_rerun_finish_is_ignored_and_the_latest_reloads_from_disk() {
     let first = app.view.ops[app.current_op].oracles[0].o_id();
 
     // Re-run 1 starts and finishes.
-    assert_eq!(handle_key(&mut app, ctrl('r')).len(), 1);
+    assert_eq!(rerun_all(&mut app).len(), 1);
     let fin = |seq| JobMsg::Rerun {
         seq,
         msg: LiveMsg::Finished(Ok(())),
@@ -108,9 +156,10 @@ fn a_stale_rerun_finish_is_ignored_and_the_latest_reloads_from_disk() {
 
     // Re-run 2 starts; meanwhile the disk changes.
     assert_eq!(
-        handle_key(&mut app, ctrl('r')),
+        rerun_all(&mut app),
         vec![Effect::Rerun {
             op_id: app.view.ops[app.current_op].op_id.clone(),
+            from: None,
             seq: 2
         }]
     );
@@ -135,29 +184,33 @@ fn a_rerun_effect_goes_to_the_launcher_and_its_messages_come_back() {
     let (session, mut app) = on_operation(tmp.path());
     let launched = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = launched.clone();
-    let mut jobs = Jobs::new(Some(Box::new(move |op: &str, seq, tx| {
-        seen.lock().unwrap().push((op.to_string(), seq));
-        tx.send(JobMsg::Rerun {
-            seq,
-            msg: LiveMsg::Finished(Err("model unreachable".into())),
-        })
-        .unwrap();
-        Ok(())
-    })));
-    let effects = handle_key(&mut app, ctrl('r'));
+    let mut jobs = Jobs::new(Some(Box::new(
+        move |op: &str, from: Option<&str>, seq, tx| {
+            seen.lock()
+                .unwrap()
+                .push((op.to_string(), from.map(str::to_string), seq));
+            tx.send(JobMsg::Rerun {
+                seq,
+                msg: LiveMsg::Finished(Err("model unreachable".into())),
+            })
+            .unwrap();
+            Ok(())
+        },
+    )));
+    let effects = rerun_all(&mut app);
     for e in effects {
         assert!(jobs.start(&session, &mut app, e).is_none());
     }
     assert!(jobs.wait(&session, &mut app, Duration::from_secs(5)));
     let op_id = app.view.ops[app.current_op].op_id.clone();
-    assert_eq!(*launched.lock().unwrap(), vec![(op_id, 1)]);
+    assert_eq!(*launched.lock().unwrap(), vec![(op_id, None, 1)]);
     assert_eq!(app.live, LiveState::Failed("model unreachable".into()));
     let (msg, is_error) = app.status.clone().unwrap();
     assert!(is_error && msg.contains("model unreachable"), "{msg}");
 
     // Without a launcher the re-run is refused with a message instead of hanging.
     let mut none = Jobs::new(None);
-    for e in handle_key(&mut app, ctrl('r')) {
+    for e in rerun_all(&mut app) {
         assert!(none.start(&session, &mut app, e).is_none());
     }
     assert_eq!(app.jobs.rerun_op, None);
@@ -389,9 +442,31 @@ async fn a_real_rerun_asks_the_model_again_and_reloads_the_session() {
     }
     assert!(found, "cannot select {GET_ONE}; screen:\n{}", t.screen());
     t.keys(&["Enter", "C-r"]);
+    t.wait_for("Re-run GET /pets/{petId} from:", 10);
+    t.keys(&["Enter"]);
     let screen = t.wait_for(&format!("re-run of {GET_ONE} finished"), 90);
     assert!(!screen.contains("run failed"), "{screen}");
     // --refresh: the cached answers were not reused, the model was asked again.
     assert!(agent_calls(&server, "single_op") > before);
+
+    // From the challenger on: extraction and generation replay, the review is asked again.
+    let calls = |a: &str| agent_calls(&server, a);
+    let (extraction, single, challenger) = (
+        calls("extraction"),
+        calls("single_op"),
+        calls("single_op_challenger"),
+    );
+    assert!(challenger > 0, "the script's suite was never reviewed");
+    t.keys(&["C-r"]);
+    t.wait_for("Re-run GET /pets/{petId} from:", 10);
+    t.keys(&["Down", "Down", "Down", "Enter"]);
+    let screen = t.wait_for(
+        &format!("re-run of {GET_ONE} from single_op_challenger on finished"),
+        90,
+    );
+    assert!(!screen.contains("run failed"), "{screen}");
+    assert_eq!(calls("extraction"), extraction);
+    assert_eq!(calls("single_op"), single);
+    assert!(calls("single_op_challenger") > challenger);
     t.keys(&["q"]);
 }

@@ -49,6 +49,7 @@ fn key(token: &str) -> KeyEvent {
         "<down>" => KeyCode::Down,
         "<up>" => KeyCode::Up,
         "<C-s>" => return KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL),
+        "<C-r>" => return KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL),
         t => KeyCode::Char(t.chars().next().unwrap()),
     };
     KeyEvent::new(code, KeyModifiers::NONE)
@@ -140,6 +141,8 @@ fn snapshots_of_popups() {
     snap(&mut b, "popup_bulk_confirm");
     press(&mut b, "nx");
     snap(&mut b, "popup_export");
+    press(&mut b, "<esc>1<enter><C-r><down><down>");
+    snap(&mut b, "popup_rerun");
 }
 
 #[test]

@@ -14,7 +14,7 @@ use crate::prompts::Prompts;
 use crate::store::{Event, EventKind};
 use crate::store::{GroupRecord, Session, SuiteRecord};
 use serde::de::DeserializeOwned;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Receives every pipeline event as it happens (the TUI's live view, progress bars).
@@ -42,6 +42,9 @@ pub struct AgentCtx {
     /// Cap on answer length per call (small local models otherwise ramble to the end of
     /// their context); `None` leaves it to the provider.
     pub max_tokens: Option<u32>,
+    /// Agents whose calls skip the response cache (a re-run "from an agent on", see
+    /// `pipeline::orchestrator::downstream_of`); the others replay cached answers.
+    pub fresh_agents: Arc<BTreeSet<&'static str>>,
 }
 
 /// A model answer with the record of the call that produced it.
@@ -103,7 +106,8 @@ impl AgentCtx {
                 Message::user(rendered.user),
             ],
         )
-        .role(role);
+        .role(role)
+        .fresh(self.fresh_agents.contains(agent));
         if let Some(op) = op {
             req = req.op(op);
         }

@@ -103,6 +103,7 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
         board: Arc::new(Mutex::new(Board::default())),
         sink: None,
         max_tokens: None,
+        fresh_agents: Default::default(),
     };
     let runtime = tokio::runtime::Runtime::new()?;
     let record = runtime.block_on(baseline::run(&ctx, args.max_source_chars))?;

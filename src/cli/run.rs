@@ -74,6 +74,11 @@ pub struct PipelineArgs {
     /// Most tokens per model answer (useful with small local models).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
+    /// Ask the model again from this agent on (and for every agent fed by it); earlier
+    /// agents replay their answers from the response cache. E.g. `--op 'GET /pets'
+    /// --refresh-from single_op_challenger` re-reviews one suite without re-extracting.
+    #[arg(long, value_name = "AGENT")]
+    pub refresh_from: Option<String>,
     #[command(flatten)]
     pub llm: LlmArgs,
 }
@@ -96,6 +101,11 @@ pub fn prepare(
     args: &PipelineArgs,
     sink: EventSink,
 ) -> color_eyre::Result<PreparedRun> {
+    let fresh_agents = match &args.refresh_from {
+        Some(agent) => crate::pipeline::orchestrator::downstream_of(agent)
+            .map_err(|e| eyre!("--refresh-from: {e}"))?,
+        None => Default::default(),
+    };
     let mut exclusions = Exclusions::default();
     if !args.exclude.is_empty() {
         let mut patterns: Vec<String> = crate::spec::DEFAULT_EXCLUSIONS
@@ -141,6 +151,7 @@ pub fn prepare(
         board: Arc::new(Mutex::new(Board::default())),
         sink: Some(sink),
         max_tokens: args.max_tokens,
+        fresh_agents: Arc::new(fresh_agents),
     };
     Ok(PreparedRun {
         ctx,

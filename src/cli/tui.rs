@@ -110,13 +110,15 @@ fn api_url(args: &TuiArgs) -> Option<String> {
         .filter(|u| !u.trim().is_empty())
 }
 
-/// Starts re-runs of one operation with `base` flags (`--op` replaced, `--refresh` so
-/// the model is really asked again) on `project`.
+/// Starts re-runs of one operation with `base` flags (`--op` replaced) on `project`: with
+/// `--refresh` so the model is really asked again, or `--refresh-from AGENT` so agents
+/// before the chosen one replay their cached answers.
 pub fn rerun_launcher(project: PathBuf, base: PipelineArgs) -> RerunLauncher {
-    Box::new(move |op_id, seq, tx| {
+    Box::new(move |op_id, from, seq, tx| {
         let mut args = base.clone();
         args.ops = vec![op_id.to_string()];
-        args.llm.refresh = true;
+        args.llm.refresh = from.is_none();
+        args.refresh_from = from.map(str::to_string);
         args.llm.no_cache = false;
         let events = tx.clone();
         let sink: EventSink = Arc::new(move |e| {

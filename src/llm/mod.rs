@@ -96,6 +96,10 @@ pub struct CallRequest {
     /// JSON schema of the expected answer; sent where the provider accepts one.
     pub json_schema: Option<serde_json::Value>,
     pub max_tokens: Option<u32>,
+    /// Ask the model even when the response cache has an answer (the answer is still
+    /// cached). Lets a re-run refresh some agents while earlier ones replay.
+    #[serde(default)]
+    pub fresh: bool,
 }
 
 impl CallRequest {
@@ -116,6 +120,11 @@ impl CallRequest {
     /// Sets the role.
     pub fn role(mut self, role: Role) -> Self {
         self.role = role;
+        self
+    }
+    /// Bypasses the cache lookup for this call (see [`CallRequest::fresh`]).
+    pub fn fresh(mut self, fresh: bool) -> Self {
+        self.fresh = fresh;
         self
     }
     /// Sets the JSON schema of the expected answer.

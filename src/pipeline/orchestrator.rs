@@ -84,6 +84,53 @@ impl Task {
     }
 }
 
+/// Every pipeline agent, in the order a run meets them.
+pub const AGENTS: [&str; 9] = [
+    "discovery",
+    "extraction",
+    "semantic",
+    "single_op",
+    "single_op_challenger",
+    "single_op_regenerate",
+    "multi_op",
+    "multi_op_challenger",
+    "multi_op_regenerate",
+];
+
+/// The agents whose output depends on `agent`'s, `agent` included: what a re-run "from
+/// `agent` on" must ask the model again, while every other agent may replay its recorded
+/// answer. Follows the task graph: discovery feeds extraction, extraction feeds both the
+/// single-op path and the grouping, the grouping feeds the multi-op path.
+pub fn downstream_of(agent: &str) -> Result<BTreeSet<&'static str>, String> {
+    let feeds = |a: &str| -> &'static [&'static str] {
+        match a {
+            "discovery" => &["extraction"],
+            "extraction" => &["semantic", "single_op"],
+            "semantic" => &["multi_op"],
+            "single_op" => &["single_op_challenger"],
+            "single_op_challenger" => &["single_op_regenerate"],
+            "multi_op" => &["multi_op_challenger"],
+            "multi_op_challenger" => &["multi_op_regenerate"],
+            _ => &[],
+        }
+    };
+    let start = AGENTS
+        .iter()
+        .copied()
+        .find(|a| *a == agent)
+        .ok_or_else(|| format!("unknown agent `{agent}`; one of: {}", AGENTS.join(", ")))?;
+    let mut out = BTreeSet::from([start]);
+    let mut todo = vec![start];
+    while let Some(a) = todo.pop() {
+        for next in feeds(a) {
+            if out.insert(next) {
+                todo.push(next);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// What a finished task tells the orchestrator. Only what steers the flow is here; the
 /// results themselves go to the store.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -210,3 +210,59 @@ fn a_single_operation_skips_grouping() {
     assert!(o.notes.iter().any(|n| n.contains("fewer than two")));
     assert!(o.is_finished());
 }
+
+#[test]
+fn downstream_follows_the_task_graph() {
+    let set = |a: &str| downstream_of(a).unwrap().into_iter().collect::<Vec<_>>();
+    assert_eq!(set("discovery").len(), AGENTS.len());
+    assert_eq!(
+        set("single_op"),
+        vec!["single_op", "single_op_challenger", "single_op_regenerate"]
+    );
+    assert_eq!(
+        set("semantic"),
+        vec![
+            "multi_op",
+            "multi_op_challenger",
+            "multi_op_regenerate",
+            "semantic"
+        ]
+    );
+    assert_eq!(set("single_op_regenerate"), vec!["single_op_regenerate"]);
+    assert!(!set("extraction").contains(&"discovery"));
+    let err = downstream_of("extractor").unwrap_err();
+    assert!(
+        err.contains("extractor") && err.contains("single_op_challenger"),
+        "{err}"
+    );
+    // Every listed agent is the agent of some task, so the names cannot drift apart.
+    let tasks = [
+        Task::Discover {
+            entry_file: String::new(),
+        },
+        Task::Extract {
+            op_id: String::new(),
+        },
+        Task::Group,
+        Task::SingleOp {
+            op_id: String::new(),
+        },
+        Task::SingleChallenge {
+            op_id: String::new(),
+        },
+        Task::SingleRegen {
+            op_id: String::new(),
+        },
+        Task::MultiOp {
+            group_id: String::new(),
+        },
+        Task::MultiChallenge {
+            group_id: String::new(),
+        },
+        Task::MultiRegen {
+            group_id: String::new(),
+        },
+    ];
+    let names: Vec<&str> = tasks.iter().map(Task::agent).collect();
+    assert_eq!(names, AGENTS.to_vec());
+}

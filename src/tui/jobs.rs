@@ -16,6 +16,7 @@ use super::store::Session;
 use super::update::Effect;
 use crate::runner::{self, RunConfig};
 use crate::suite::{self, Only};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
 use std::time::{Duration, Instant};
@@ -32,11 +33,12 @@ pub enum JobMsg {
     Oracles(Result<String, String>),
 }
 
-/// Starts a re-run of one operation in the background: given the operation, the re-run
-/// number and where to send its messages, it must send every pipeline event and then
+/// Starts a re-run of one operation in the background: given the operation, the agent to
+/// start from (`None`: every agent), the re-run number and where to send its messages, it must send every pipeline event and then
 /// exactly one `LiveMsg::Finished`, all wrapped in [`JobMsg::Rerun`] with that number.
 /// An `Err` means nothing was started.
-pub type RerunLauncher = Box<dyn FnMut(&str, u64, Sender<JobMsg>) -> Result<(), String>>;
+pub type RerunLauncher =
+    Box<dyn FnMut(&str, Option<&str>, u64, Sender<JobMsg>) -> Result<(), String>>;
 
 /// The background work of one workbench: the channel it reports on, and how to start
 /// a re-run (none: re-runs are refused with a message).
@@ -57,9 +59,9 @@ impl Jobs {
     /// it is not background work, so the caller performs it as usual.
     pub fn start(&mut self, session: &Session, app: &mut App, effect: Effect) -> Option<Effect> {
         match effect {
-            Effect::Rerun { op_id, seq } => {
+            Effect::Rerun { op_id, from, seq } => {
                 let started = match self.rerun.as_mut() {
-                    Some(launch) => launch(&op_id, seq, self.tx.clone()),
+                    Some(launch) => launch(&op_id, from.as_deref(), seq, self.tx.clone()),
                     None => Err("re-runs are not available here".to_string()),
                 };
                 if let Err(why) = started {
@@ -126,28 +128,87 @@ pub fn busy(app: &App) -> Option<String> {
     (app.live == LiveState::Running).then(|| "a run is in progress".to_string())
 }
 
-/// The `rerun` action: re-run the operation on screen, unless something already runs.
-pub fn start_rerun(app: &mut App) -> Vec<Effect> {
+/// The re-run choices: the agent a re-run starts from (`None`: every agent, discovery
+/// included) and what that keeps. Only per-operation agents: a one-operation run has no
+/// groups, so the multi-op agents never run in it.
+pub const RERUN_FROM: [(Option<&str>, &str); 5] = [
+    (None, "every agent asks the model again"),
+    (
+        Some("extraction"),
+        "extract the source context again; generation and review follow",
+    ),
+    (
+        Some("single_op"),
+        "keep the context; generate the oracles again, then review them",
+    ),
+    (
+        Some("single_op_challenger"),
+        "keep context and oracles; review again and regenerate what is flagged",
+    ),
+    (
+        Some("single_op_regenerate"),
+        "keep context, oracles and hints; regenerate the flagged oracles",
+    ),
+];
+
+/// The `rerun` action: asks which agent to re-run the operation on screen from, unless
+/// something already runs.
+pub fn open_rerun_popup(app: &mut App) {
+    if let Some(why) = busy(app) {
+        app.error(format!("cannot re-run now: {why}"));
+        return;
+    }
+    if app.screen != Screen::Operation {
+        app.error("open an operation to re-run it");
+        return;
+    }
+    let Some(op_id) = app.view.ops.get(app.current_op).map(|o| o.op_id.clone()) else {
+        app.error("no operation to re-run");
+        return;
+    };
+    app.popups.push(Popup::Rerun { op_id, choice: 0 });
+}
+
+/// Keys of the re-run popup: up/down choose the agent, enter starts, esc cancels.
+pub fn rerun_popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    let Some(Popup::Rerun { op_id, choice }) = app.popups.last_mut() else {
+        return Vec::new();
+    };
+    match key.code {
+        KeyCode::Esc => {
+            app.popups.pop();
+            app.notify("re-run cancelled");
+        }
+        KeyCode::Up | KeyCode::Char('k') => *choice = choice.saturating_sub(1),
+        KeyCode::Down | KeyCode::Char('j') => *choice = (*choice + 1).min(RERUN_FROM.len() - 1),
+        KeyCode::Enter => {
+            let (op_id, from) = (op_id.clone(), RERUN_FROM[*choice].0.map(str::to_string));
+            app.popups.pop();
+            return start_rerun(app, op_id, from);
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// Starts the re-run of `op_id` from agent `from` (all agents when `None`), unless
+/// something already runs.
+pub fn start_rerun(app: &mut App, op_id: String, from: Option<String>) -> Vec<Effect> {
     if let Some(why) = busy(app) {
         app.error(format!("cannot re-run now: {why}"));
         return Vec::new();
     }
-    if app.screen != Screen::Operation {
-        app.error("open an operation to re-run it");
-        return Vec::new();
-    }
-    let Some(op_id) = app.view.ops.get(app.current_op).map(|o| o.op_id.clone()) else {
-        app.error("no operation to re-run");
-        return Vec::new();
-    };
     app.jobs.rerun_seq += 1;
     app.jobs.rerun_op = Some(op_id.clone());
+    app.jobs.rerun_from = from.clone();
     app.live = LiveState::Running;
+    let scope = scope(from.as_deref());
     app.notify(format!(
-        "re-running {op_id}: the current result stays until it finishes"
+        "re-running {op_id}{scope}: the current result stays until it finishes"
     ));
     vec![Effect::Rerun {
         op_id,
+        from,
         seq: app.jobs.rerun_seq,
     }]
 }
@@ -184,6 +245,11 @@ pub fn start_oracle_run(app: &mut App, url: String) -> Vec<Effect> {
     vec![Effect::RunOracles { base_url: url }]
 }
 
+/// How a message names a re-run's scope: empty for every agent.
+fn scope(from: Option<&str>) -> String {
+    from.map(|a| format!(" from {a} on")).unwrap_or_default()
+}
+
 /// Applies one message; returns whether the screen needs a redraw.
 pub fn apply(session: &Session, app: &mut App, msg: JobMsg) -> bool {
     match msg {
@@ -202,10 +268,11 @@ pub fn apply(session: &Session, app: &mut App, msg: JobMsg) -> bool {
         } => live::apply(session, app, msg),
         JobMsg::Rerun { msg, .. } => {
             let op = app.jobs.rerun_op.take().unwrap_or_default();
+            let scope = scope(app.jobs.rerun_from.take().as_deref());
             let ok = matches!(msg, LiveMsg::Finished(Ok(())));
             live::apply(session, app, msg);
             if ok {
-                app.notify(format!("re-run of {op} finished: session reloaded"));
+                app.notify(format!("re-run of {op}{scope} finished: session reloaded"));
             }
             true
         }

@@ -166,6 +166,11 @@ pub enum Popup {
     },
     /// Asks before quitting while a live run is in progress (quitting stops the run).
     ConfirmQuit,
+    /// Which agent a re-run of `op_id` starts from: index into `jobs::RERUN_FROM`.
+    Rerun {
+        op_id: String,
+        choice: usize,
+    },
     /// Base URL of the API to run the accepted oracles against, being typed.
     RunOracles {
         url: String,
@@ -281,6 +286,8 @@ pub struct JobState {
     pub rerun_seq: u64,
     /// The operation being re-run, while one is.
     pub rerun_op: Option<String>,
+    /// The agent the running re-run started from (`None`: every agent).
+    pub rerun_from: Option<String>,
     /// An oracle run against a live API is in progress.
     pub oracles_running: bool,
     /// Base URL given on the command line (`--api-url`, else `MASTOR_API_URL`).

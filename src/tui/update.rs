@@ -31,9 +31,14 @@ pub enum Effect {
         multi: bool,
         text: String,
     },
-    /// Re-run the pipeline for `op_id` in the background; `seq` tells its finish apart
-    /// from an older re-run's (see `jobs`).
-    Rerun { op_id: String, seq: u64 },
+    /// Re-run the pipeline for `op_id` in the background, every agent or only `from`
+    /// the named agent on (earlier agents replay their cached answers); `seq` tells its
+    /// finish apart from an older re-run's (see `jobs`).
+    Rerun {
+        op_id: String,
+        from: Option<String>,
+        seq: u64,
+    },
     /// Run the accepted and edited oracles against `base_url` in the background and
     /// save the verdicts.
     RunOracles { base_url: String },
@@ -174,6 +179,7 @@ fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
             textarea.input(key);
             Vec::new()
         }
+        Popup::Rerun { .. } => super::jobs::rerun_popup_key(app, key),
         Popup::RunOracles { url } => match key.code {
             KeyCode::Esc => {
                 app.popups.pop();
@@ -439,7 +445,7 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::ScrollDown => app.scroll += 5,
         Action::ScrollUp => app.scroll -= 5,
-        Action::Rerun => return super::jobs::start_rerun(app),
+        Action::Rerun => super::jobs::open_rerun_popup(app),
         Action::RunOracles => super::jobs::open_run_popup(app),
     }
     Vec::new()

@@ -183,6 +183,7 @@ impl LlmClient {
         let mut rec = new_record(&req, &rc, messages.clone());
 
         if inner.cfg.cache == CacheMode::Normal
+            && !req.fresh
             && let Some(entry) = inner.cache.as_ref().and_then(|c| c.get(&key))
             && let Ok(d) = decode(&entry.content)
         {

@@ -119,10 +119,43 @@ fn selected_row(app: &App, cells: &mut [Line]) {
     }
 }
 
+/// The "Selected" pane's lines: the operation, its note, one line per agent that has
+/// reported, and the session's warnings.
+fn selected_lines<'a>(app: &App) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    if let Some(op) = app.selected_op().and_then(|i| app.view.ops.get(i)) {
+        let mut head = vec![Span::styled(op.op_id.clone(), t.method(&op.method))];
+        if let Some(s) = &op.summary {
+            head.push(Span::styled(format!("  {s}"), t.muted));
+        }
+        lines.push(Line::from(head));
+        if let Some(n) = &op.note {
+            lines.push(Line::from(Span::styled(n.clone(), t.warning)));
+        }
+        for a in &app.view.agents {
+            if let Some(s) = op.agents.get(a) {
+                lines.push(agent_line(app, a, s));
+            }
+        }
+        if op.agents.is_empty() {
+            lines.push(Line::from(Span::styled("no agent events yet", t.muted)));
+        }
+    }
+    for w in &app.view.warnings {
+        lines.push(Line::from(Span::styled(format!("⚠ {w}"), t.warning)));
+    }
+    lines
+}
+
 /// Operations screen.
 pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
-    let detail_h = if area.height >= 30 { 6 } else { 4 };
+    let lines = selected_lines(app);
+    // As tall as the selected operation needs (every agent line and warning), within a
+    // third of the screen; never below the four rows an 80x24 terminal can spare.
+    let wanted = lines.len() as u16 + 2;
+    let detail_h = wanted.clamp(4, (area.height / 3).max(4));
     let [summary, filters, list, detail] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
@@ -235,28 +268,6 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
         .block(block(app, title, true))
         .render(list, buf);
 
-    let mut lines = Vec::new();
-    if let Some(op) = app.selected_op().and_then(|i| app.view.ops.get(i)) {
-        let mut head = vec![Span::styled(op.op_id.clone(), t.method(&op.method))];
-        if let Some(s) = &op.summary {
-            head.push(Span::styled(format!("  {s}"), t.muted));
-        }
-        lines.push(Line::from(head));
-        if let Some(n) = &op.note {
-            lines.push(Line::from(Span::styled(n.clone(), t.warning)));
-        }
-        for a in agents {
-            if let Some(s) = op.agents.get(a) {
-                lines.push(agent_line(app, a, s));
-            }
-        }
-        if op.agents.is_empty() {
-            lines.push(Line::from(Span::styled("no agent events yet", t.muted)));
-        }
-    }
-    for w in &app.view.warnings {
-        lines.push(Line::from(Span::styled(format!("⚠ {w}"), t.warning)));
-    }
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .block(block(app, "Selected", false))

@@ -1,5 +1,5 @@
 //! Popup layers drawn over the screen: help, confirm, quit during a run, note, JSON editor,
-//! oracle run, export.
+//! re-run, oracle run, export.
 
 use super::block;
 use crate::tui::state::{App, Popup};
@@ -121,6 +121,7 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                         .render(err, buf);
                 }
             }
+            Popup::Rerun { op_id, choice } => rerun(app, op_id, *choice, area, buf),
             Popup::RunOracles { url } => {
                 let r = centered(area, 76, 7);
                 Clear.render(r, buf);
@@ -190,6 +191,52 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             }
         }
     }
+}
+
+/// The re-run popup: one line per starting agent, the chosen one marked. Where the
+/// descriptions do not fit beside the names, only the chosen one's is shown, below.
+fn rerun(app: &App, op_id: &str, choice: usize, area: Rect, buf: &mut Buffer) {
+    let choices = crate::tui::jobs::RERUN_FROM;
+    const NAME_W: usize = 22;
+    let widest = choices
+        .iter()
+        .map(|(_, w)| w.chars().count())
+        .max()
+        .unwrap_or(0);
+    let inline = usize::from(area.width) >= NAME_W + widest + 5;
+    let h = choices.len() as u16 + if inline { 6 } else { 8 };
+    let r = centered(area, (NAME_W + widest + 5) as u16, h);
+    Clear.render(r, buf);
+    let mut lines = vec![Line::raw(format!("Re-run {op_id} from:"))];
+    for (i, (agent, what)) in choices.iter().enumerate() {
+        let (mark, style) = if i == choice {
+            ("▶ ", app.theme.selected)
+        } else {
+            ("  ", app.theme.popup)
+        };
+        let name = agent.unwrap_or("all agents");
+        let mut spans = vec![Span::styled(format!("{mark}{name:<NAME_W$}"), style)];
+        if inline {
+            spans.push(Span::styled(format!(" {what}"), app.theme.muted));
+        }
+        lines.push(Line::from(spans));
+    }
+    if !inline && let Some((_, what)) = choices.get(choice) {
+        lines.push(Line::styled(format!("→ {what}"), app.theme.accent));
+    }
+    lines.push(Line::from(Span::styled(
+        "earlier agents replay their cached answers · the old result stays until it finishes",
+        app.theme.muted,
+    )));
+    lines.push(Line::from(Span::styled(
+        "↑/↓: choose · enter: re-run · esc: cancel",
+        app.theme.muted,
+    )));
+    Paragraph::new(lines)
+        .style(app.theme.popup)
+        .wrap(Wrap { trim: false })
+        .block(block(app, "Re-run", true))
+        .render(r, buf);
 }
 
 fn help(app: &App, area: Rect, buf: &mut Buffer) {
