@@ -2,7 +2,7 @@
 
 use super::dedupe::{Dedup, dedupe};
 use super::parse::{
-    Recorder, assertion_set, canonical, entries, first_name_segment, id_field, kind,
+    Recorder, assertion_set, canonical, entries, first_name_segment, id_field, kind, object_and_id,
     parse_assertions, parse_input, parse_refs, text_field,
 };
 use super::{BundleIndex, KnownOps, NormalizeOutcome, find_captures, rule};
@@ -92,27 +92,7 @@ fn normalize_entry(
     entry: &Value,
     rec: &mut Recorder,
 ) -> Option<MultiOpOracle> {
-    let Value::Object(obj) = entry else {
-        rec.drop(
-            "",
-            rule::MALFORMED,
-            format!("oracle #{} is {}, not an object", index + 1, kind(entry)),
-            entry,
-        );
-        return None;
-    };
-    let test_id = match id_field(obj, "test_id") {
-        Some(id) => id,
-        None => {
-            let id = format!("seq_{}", index + 1);
-            rec.flag(
-                &id,
-                rule::MISSING_TEST_ID,
-                format!("oracle #{} had no test_id", index + 1),
-            );
-            id
-        }
-    };
+    let (obj, test_id) = object_and_id(index, entry, rec, |_| "seq".to_string())?;
     let raw_steps = match obj.get("steps") {
         Some(Value::Array(s)) if !s.is_empty() => s,
         _ => {

@@ -89,6 +89,36 @@ pub(super) fn entries<'a>(
     }
 }
 
+/// The object of entry `index` and its test id. A non-object is dropped as malformed; a
+/// missing id is made from `prefix` (given the object) and the entry's position, and
+/// flagged, so every kept oracle can be reviewed by id.
+pub(super) fn object_and_id<'v>(
+    index: usize,
+    entry: &'v Value,
+    rec: &mut Recorder,
+    prefix: impl FnOnce(&Map<String, Value>) -> String,
+) -> Option<(&'v Map<String, Value>, String)> {
+    let Value::Object(obj) = entry else {
+        rec.drop(
+            "",
+            rule::MALFORMED,
+            format!("oracle #{} is {}, not an object", index + 1, kind(entry)),
+            entry,
+        );
+        return None;
+    };
+    let test_id = id_field(obj, "test_id").unwrap_or_else(|| {
+        let id = format!("{}_{}", prefix(obj), index + 1);
+        rec.flag(
+            &id,
+            rule::MISSING_TEST_ID,
+            format!("oracle #{} had no test_id", index + 1),
+        );
+        id
+    });
+    Some((obj, test_id))
+}
+
 /// A non-empty id from a string or number field.
 pub(super) fn id_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
     match obj.get(key) {

@@ -2,7 +2,7 @@
 
 use super::dedupe::{Dedup, dedupe};
 use super::parse::{
-    Recorder, assertion_set, canonical, entries, first_name_segment, id_field, kind,
+    Recorder, assertion_set, canonical, entries, first_name_segment, id_field, object_and_id,
     parse_assertions, parse_input, parse_refs, parse_strategy, text_field,
 };
 use super::{BundleIndex, NormalizeOutcome, rule};
@@ -72,32 +72,14 @@ fn normalize_entry(
     bundle: &BundleIndex,
     rec: &mut Recorder,
 ) -> Option<Oracle> {
-    let Value::Object(obj) = entry else {
-        rec.drop(
-            "",
-            rule::MALFORMED,
-            format!("oracle #{} is {}, not an object", index + 1, kind(entry)),
-            entry,
-        );
-        return None;
-    };
+    let (obj, test_id) = object_and_id(index, entry, rec, |obj| {
+        obj.get("oracle_strategy")
+            .and_then(parse_strategy)
+            .and_then(|s| serde_json::to_value(s).ok())
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "oracle".to_string())
+    })?;
     let strategy = obj.get("oracle_strategy").and_then(parse_strategy);
-    let test_id = match id_field(obj, "test_id") {
-        Some(id) => id,
-        None => {
-            let prefix = strategy
-                .and_then(|s| serde_json::to_value(s).ok())
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_else(|| "oracle".to_string());
-            let id = format!("{prefix}_{}", index + 1);
-            rec.flag(
-                &id,
-                rule::MISSING_TEST_ID,
-                format!("oracle #{} had no test_id", index + 1),
-            );
-            id
-        }
-    };
     let Some(mut assertions) = parse_assertions(obj.get("assertions"), &test_id, "", rec) else {
         rec.drop(&test_id, rule::MALFORMED, "no `assertions` list", entry);
         return None;
