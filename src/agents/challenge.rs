@@ -91,6 +91,18 @@ pub struct Regeneration<T> {
     pub ignored: Vec<(String, String)>,
 }
 
+impl<T: TestId> Regeneration<T> {
+    /// Ids of the oracles the regeneration replaced or added: what a reviewer should
+    /// look at again.
+    pub fn changed_ids(&self) -> Vec<String> {
+        self.replaced
+            .iter()
+            .map(|(_, after)| after.test_id().to_string())
+            .chain(self.added.iter().map(|o| o.test_id().to_string()))
+            .collect()
+    }
+}
+
 /// Merges regenerated oracles into the suite: only flagged oracles are replaced; new ones
 /// are added only when a hint addressed the suite; everything else stays as it was.
 pub fn merge<T: TestId + Clone + PartialEq>(

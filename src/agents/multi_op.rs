@@ -172,12 +172,7 @@ pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
     let doc = serde_json::json!({"normalization": outcome.report(), "merge": regen});
     ctx.write(move |s| s.write_json(&rel, &doc)).await?;
     let mut record = inp.record;
-    record.regenerated = regen
-        .replaced
-        .iter()
-        .map(|(_, after)| after.test_id.clone())
-        .chain(regen.added.iter().map(|o| o.test_id.clone()))
-        .collect();
+    record.regenerated = regen.changed_ids();
     record.normalization.push(outcome.report());
     record.oracles = regen.suite;
     save(ctx, inp.group, record).await

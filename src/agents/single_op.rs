@@ -40,6 +40,15 @@ async fn save(ctx: &AgentCtx, suite: SuiteRecord) -> Result<(), String> {
     Ok(())
 }
 
+/// The operation's suite as the last agent left it; `purpose` names what needs it.
+fn current_suite(ctx: &AgentCtx, op_id: &str, purpose: &str) -> Result<SuiteRecord, String> {
+    ctx.board()
+        .suites
+        .get(op_id)
+        .cloned()
+        .ok_or_else(|| format!("{op_id}: no suite to {purpose}"))
+}
+
 /// First generation; returns how many oracles survived normalization.
 pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let inp = inputs(ctx, op_id)?;
@@ -70,12 +79,7 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
 /// Challenger review; returns the number of hints kept.
 pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let inp = inputs(ctx, op_id)?;
-    let mut suite = ctx
-        .board()
-        .suites
-        .get(op_id)
-        .cloned()
-        .ok_or_else(|| format!("{op_id}: no suite to review"))?;
+    let mut suite = current_suite(ctx, op_id, "review")?;
     let context_json = to_prompt_json(&inp.context);
     let oracles_json = to_prompt_json(&suite.oracles);
     let answer = ctx
@@ -108,12 +112,7 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
 /// The one targeted regeneration: only flagged oracles change.
 pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     let inp = inputs(ctx, op_id)?;
-    let mut suite = ctx
-        .board()
-        .suites
-        .get(op_id)
-        .cloned()
-        .ok_or_else(|| format!("{op_id}: no suite to regenerate"))?;
+    let mut suite = current_suite(ctx, op_id, "regenerate")?;
     let hints = suite.review.clone().unwrap_or_default().hints;
     let flagged_ids = challenge::flagged(&hints);
     let flagged: Vec<&Oracle> = suite
@@ -143,12 +142,7 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     let rel = format!("regen/{}.json", op_slug(op_id));
     let doc = serde_json::json!({"normalization": outcome.report(), "merge": regen});
     ctx.write(move |s| s.write_json(&rel, &doc)).await?;
-    suite.regenerated = regen
-        .replaced
-        .iter()
-        .map(|(_, after)| after.test_id.clone())
-        .chain(regen.added.iter().map(|o| o.test_id.clone()))
-        .collect();
+    suite.regenerated = regen.changed_ids();
     suite.normalization.push(outcome.report());
     suite.oracles = regen.suite;
     save(ctx, suite).await
