@@ -65,6 +65,8 @@ actions! {
     ShowGroups = "show_groups", "groups";
     /// Go to the costs screen.
     ShowCosts = "show_costs", "costs";
+    /// Go to the metamorphic tests screen.
+    ShowMetamorphic = "show_metamorphic", "metamorphic";
     /// Type a text filter (search in the Bundle tab).
     Filter = "filter", "filter";
     /// Clear every filter.
