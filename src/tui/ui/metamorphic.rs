@@ -65,11 +65,13 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     }
     let wide = area.width >= 110;
-    let list_h = if wide {
-        (area.height * 2 / 5).max(5)
+    // As tall as the list needs, up to a share of the screen that leaves the detail room.
+    let cap = if wide {
+        area.height * 2 / 5
     } else {
-        (area.height / 3).max(5)
+        area.height / 3
     };
+    let list_h = (app.visible_items.len() as u16 + 3).min(cap).max(5);
     let [summary, list, detail] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(list_h),
@@ -134,16 +136,13 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
         format!(" {} metamorphic tests: ", app.view.metamorphic.len()),
         t.text,
     )];
-    for (n, s) in counts.iter().zip([
-        MrStatus::Passed,
-        MrStatus::RelationViolated,
-        MrStatus::ExecutionFailed,
-        MrStatus::NotRun,
-    ]) {
-        spans.push(Span::styled(
-            format!("{n} {}  ", s.label()),
-            status_style(app, s),
-        ));
+    for (n, s, word) in [
+        (counts[0], MrStatus::Passed, "passed"),
+        (counts[1], MrStatus::RelationViolated, "violated"),
+        (counts[2], MrStatus::ExecutionFailed, "failed to run"),
+        (counts[3], MrStatus::NotRun, "not run"),
+    ] {
+        spans.push(Span::styled(format!("{n} {word}  "), status_style(app, s)));
     }
     let mut filters = Vec::new();
     if !app.item_filter.is_empty() {

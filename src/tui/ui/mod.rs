@@ -154,7 +154,6 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
             Action::Undo,
             Action::Filter,
             Action::CycleState,
-            Action::ScrollDown,
             Action::BulkAccept,
             Action::Back,
             Action::Help,
