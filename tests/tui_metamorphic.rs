@@ -141,6 +141,15 @@ fn key(token: &str) -> KeyEvent {
 
 /// Presses keys: `<name>` tokens are special keys, other characters are typed.
 fn press(b: &mut Bench, keys: &str) {
+    press_with_editor(b, keys, &mut |text: &str| Ok(text.to_string()));
+}
+
+/// Presses keys with `editor` standing in for `$EDITOR`.
+fn press_with_editor(
+    b: &mut Bench,
+    keys: &str,
+    editor: &mut dyn FnMut(&str) -> Result<String, String>,
+) {
     let mut rest = keys;
     while let Some(c) = rest.chars().next() {
         let token = match rest.find('>') {
@@ -149,9 +158,7 @@ fn press(b: &mut Bench, keys: &str) {
         };
         rest = &rest[token.len()..];
         for e in handle_key(&mut b.app, key(&token)) {
-            perform(&b.session, &mut b.app, e, &mut |text: &str| {
-                Ok(text.to_string())
-            });
+            perform(&b.session, &mut b.app, e, editor);
         }
     }
 }
@@ -207,7 +214,7 @@ fn snapshots_of_the_metamorphic_screen() {
 
 #[test]
 fn snapshot_of_the_empty_state_and_hidden_header_entry() {
-    let mut b = open_with(|d| petstore_session(d));
+    let mut b = open_with(petstore_session);
     let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
     t.draw(|f| f.render_widget(&b.app, f.area())).unwrap();
     let header: String = (0..120)
@@ -372,4 +379,42 @@ fn filters_undo_and_bulk_accept_work_on_metamorphic_tests() {
         ]
     );
     assert_eq!(d["mr#filter_subset"].decision, Decision::Rejected);
+}
+
+#[test]
+fn external_editor_edits_are_validated_like_inline_ones() {
+    let mut b = open_with(meta_session);
+    // Last row: status_visible. The editor prefixes its scenario.
+    press_with_editor(&mut b, "4GE", &mut |text: &str| {
+        Ok(text.replace("\"Updating", "\"Edited: updating"))
+    });
+    let lines = journal(&b);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["o_id"], "mr#status_visible");
+    assert_eq!(lines[0]["decision"], "edited");
+    assert_eq!(
+        lines[0]["edited"]["scenario"],
+        "Edited: updating a pet's status is visible on read"
+    );
+    // The list shows the edited scenario.
+    let shown = b.app.view.effective_mr(&b.app.view.metamorphic[3]);
+    assert!(shown.scenario.starts_with("Edited:"), "{}", shown.scenario);
+    // An editor result without relations reopens inline with the error; nothing saved.
+    press_with_editor(&mut b, "gE", &mut |text: &str| {
+        let mut v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        v["relations"] = json!([]);
+        Ok(v.to_string())
+    });
+    match b.app.popups.last() {
+        Some(Popup::Editor {
+            o_id,
+            error: Some(e),
+            ..
+        }) => {
+            assert_eq!(o_id, "mr#create_grows_list");
+            assert!(e.contains("`relations`"), "{e}");
+        }
+        other => panic!("expected the editor with an error, got {other:?}"),
+    }
+    assert_eq!(journal(&b).len(), 1);
 }
