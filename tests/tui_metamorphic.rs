@@ -197,6 +197,8 @@ fn shown_ids(b: &Bench) -> Vec<String> {
 #[test]
 fn snapshots_of_the_metamorphic_screen() {
     let mut b = open_with(meta_session);
+    // With operations to review, the workbench opens on them.
+    assert_eq!(b.app.screen, Screen::Operations);
     snap(&mut b, "mr_operations_summary");
     press(&mut b, "4");
     assert_eq!(b.app.screen, Screen::Metamorphic);
@@ -417,4 +419,37 @@ fn external_editor_edits_are_validated_like_inline_ones() {
         other => panic!("expected the editor with an error, got {other:?}"),
     }
     assert_eq!(journal(&b).len(), 1);
+}
+
+/// Writes the petstore review session with metamorphic tests to `$MASTOR_DEMO_DIR` for
+/// `scripts/screenshots.sh` (ignored in normal runs) and checks it opens.
+#[test]
+#[ignore = "used by scripts/screenshots.sh"]
+fn write_demo_session() {
+    let dir =
+        std::path::PathBuf::from(std::env::var_os("MASTOR_DEMO_DIR").expect("set MASTOR_DEMO_DIR"));
+    meta_session(&dir);
+    let session = Session::open(dir.join(".mastor")).unwrap();
+    let view = mastor::tui::loader::load(&session).unwrap();
+    assert_eq!(view.metamorphic.len(), 4);
+}
+
+#[test]
+fn a_session_with_only_metamorphic_tests_opens_on_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::create(
+        dir.path(),
+        mastor::store::Manifest::new(".", "openapi.json"),
+    )
+    .unwrap();
+    let t: mastor::model::MetamorphicTest = serde_json::from_value(count_grows()).unwrap();
+    session
+        .write_json(&mastor::metamorphic::store::file_rel(&t.test_id), &t)
+        .unwrap();
+    let (_s, app) = open_session(dir.path(), &options(dir.path())).unwrap();
+    assert_eq!(app.screen, Screen::Metamorphic);
+    assert_eq!(
+        app.o_id(app.visible_items[0]).as_deref(),
+        Some("mr#create_grows_list")
+    );
 }

@@ -348,6 +348,10 @@ impl App {
             live: LiveState::Off,
             jobs: JobState::default(),
         };
+        // A metamorphic-only session (`mastor metamorphic`) has nothing else to review.
+        if app.view.ops.is_empty() && !app.view.metamorphic.is_empty() {
+            app.screen = Screen::Metamorphic;
+        }
         app.refresh_lists();
         app
     }
