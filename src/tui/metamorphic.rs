@@ -79,13 +79,15 @@ pub fn outcome(view: &SessionView, test: &MetamorphicTest) -> MrOutcomeView {
     }
 }
 
-/// A runner verdict of the test's sequence: a failure is a violated expectation, an
-/// error or skip means the relation could not be checked.
+/// A runner verdict of the test's sequence. As in `runner::relations`, only a failure
+/// with every step through is a violated relation; a failed, errored or skipped step
+/// means the relations could not be checked.
 fn from_verdict(v: &Verdict) -> MrOutcomeView {
+    let step_failed = v.steps.iter().any(|s| s.outcome != Outcome::Pass);
     let status = match v.outcome {
         Outcome::Pass => MrStatus::Passed,
-        Outcome::Fail => MrStatus::RelationViolated,
-        Outcome::Error | Outcome::Skipped => MrStatus::ExecutionFailed,
+        Outcome::Fail if !step_failed => MrStatus::RelationViolated,
+        Outcome::Fail | Outcome::Error | Outcome::Skipped => MrStatus::ExecutionFailed,
     };
     let reason = v
         .steps
@@ -104,7 +106,10 @@ fn from_verdict(v: &Verdict) -> MrOutcomeView {
             };
             format!("step {} ({}): {}", i + 1, s.op_id, why.trim())
         })
-        .unwrap_or_default();
+        .unwrap_or_else(|| match status {
+            MrStatus::RelationViolated => "a relation did not hold".to_string(),
+            _ => String::new(),
+        });
     MrOutcomeView {
         status,
         reason,
@@ -246,5 +251,20 @@ mod tests {
         let o = outcome(&view, &t);
         assert_eq!(o.status, MrStatus::ExecutionFailed);
         assert_eq!(o.reason, "step 1 (GET /pets): connection refused");
+        // A failure with every step through is a relation; a failed step is not.
+        let verdict = |step: &str| -> Verdict {
+            serde_json::from_value(json!({"o_id": "mr#filter_subset", "outcome": "fail",
+                "at": "t", "base_url": "http://x",
+                "steps": [{"op_id": "GET /pets", "outcome": step, "message": "status 500"}]}))
+            .unwrap()
+        };
+        view.apply_verdicts([verdict("pass")]);
+        let o = outcome(&view, &t);
+        assert_eq!(
+            (o.status, o.reason.as_str()),
+            (MrStatus::RelationViolated, "a relation did not hold")
+        );
+        view.apply_verdicts([verdict("fail")]);
+        assert_eq!(outcome(&view, &t).status, MrStatus::ExecutionFailed);
     }
 }
