@@ -109,4 +109,8 @@ actions! {
     Rerun = "rerun", "re-run op";
     /// Run the accepted and edited oracles against a live API.
     RunOracles = "run_oracles", "run oracles";
+    /// Scroll the detail pane of the metamorphic screen down.
+    ScrollDetailDown = "scroll_detail_down", "scroll detail down";
+    /// Scroll the detail pane of the metamorphic screen up.
+    ScrollDetailUp = "scroll_detail_up", "scroll detail up";
 }

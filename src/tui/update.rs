@@ -445,8 +445,8 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
             app.whole_file = !app.whole_file;
             app.scroll = 0;
         }
-        Action::ScrollDown => app.scroll += 5,
-        Action::ScrollUp => app.scroll -= 5,
+        Action::ScrollDown | Action::ScrollDetailDown => app.scroll += 5,
+        Action::ScrollUp | Action::ScrollDetailUp => app.scroll -= 5,
         Action::Rerun => return super::jobs::start_rerun(app),
         Action::RunOracles => super::jobs::open_run_popup(app),
     }

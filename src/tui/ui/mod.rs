@@ -157,6 +157,7 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
             Action::BulkAccept,
             Action::Back,
             Action::Help,
+            Action::ScrollDetailDown,
         ],
         _ => &[Action::Open, Action::Back, Action::Help, Action::Quit],
     };
