@@ -46,3 +46,8 @@ shot costs dark 3
 shot help dark '?'
 shot reject-note dark Enter Down r
 shot oracles-light light Enter
+
+# The same session with metamorphic tests (and the loop report) for their screen.
+rm -rf "$work/demo"
+MASTOR_DEMO_DIR="$work/demo" cargo test --quiet --test tui_metamorphic write_demo_session -- --ignored >/dev/null
+shot metamorphic dark 4 j

@@ -65,6 +65,8 @@ actions! {
     ShowGroups = "show_groups", "groups";
     /// Go to the costs screen.
     ShowCosts = "show_costs", "costs";
+    /// Go to the metamorphic tests screen.
+    ShowMetamorphic = "show_metamorphic", "metamorphic";
     /// Type a text filter (search in the Bundle tab).
     Filter = "filter", "filter";
     /// Clear every filter.
@@ -107,4 +109,8 @@ actions! {
     Rerun = "rerun", "re-run op";
     /// Run the accepted and edited oracles against a live API.
     RunOracles = "run_oracles", "run oracles";
+    /// Scroll the detail pane of the metamorphic screen down.
+    ScrollDetailDown = "scroll_detail_down", "scroll detail down";
+    /// Scroll the detail pane of the metamorphic screen up.
+    ScrollDetailUp = "scroll_detail_up", "scroll detail up";
 }

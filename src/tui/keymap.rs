@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 pub const DEFAULT_KEYMAP: &str = include_str!("keymap.toml");
 
 /// Keymap sections, in lookup priority order (most specific first).
-pub const SECTIONS: [&str; 4] = ["operation", "review", "list", "global"];
+pub const SECTIONS: [&str; 5] = ["operation", "metamorphic", "review", "list", "global"];
 
 /// A keymap file that cannot be used, and exactly why.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -21,7 +21,7 @@ pub enum KeymapError {
     #[error("keymap {source_name}: not valid TOML: {reason}")]
     Toml { source_name: String, reason: String },
     #[error(
-        "keymap {source_name}: unknown section [{section}] (known: global, list, review, operation)"
+        "keymap {source_name}: unknown section [{section}] (known: global, list, review, metamorphic, operation)"
     )]
     UnknownSection {
         source_name: String,

@@ -149,6 +149,7 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
             Err(e) => view.warnings.push(e.to_string()),
         }
     }
+    super::metamorphic::load_into(session, &mut view);
     load_sources(&mut view);
     Ok(view)
 }

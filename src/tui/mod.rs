@@ -22,6 +22,7 @@ pub mod jobs;
 pub mod keymap;
 pub mod live;
 pub mod loader;
+pub mod metamorphic;
 pub mod review;
 pub mod state;
 pub mod theme;

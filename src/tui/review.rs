@@ -51,7 +51,7 @@ pub(crate) fn bulk_targets(app: &App) -> Vec<String> {
             .iter()
             .filter_map(|i| app.o_id(*i))
             .collect(),
-        Screen::Group => app
+        Screen::Group | Screen::Metamorphic => app
             .visible_items
             .iter()
             .filter_map(|i| app.o_id(*i))
@@ -84,6 +84,14 @@ pub(crate) fn edit_text(app: &mut App) -> Option<(String, bool, String)> {
                 serde_json::to_string_pretty(&app.view.effective_multi(o)),
             )
         }
+        ItemRef::Meta { test } => {
+            let t = app.view.metamorphic.get(test)?;
+            (
+                t.o_id(),
+                false,
+                serde_json::to_string_pretty(&app.view.effective_mr(t)),
+            )
+        }
     };
     Some((o_id, multi, value.ok()?))
 }
@@ -105,8 +113,12 @@ pub(crate) fn open_editor(
     });
 }
 
-/// Checks edited JSON against the oracle schema and that it still is the same oracle.
+/// Checks edited JSON against the oracle schema and that it still is the same oracle
+/// (metamorphic tests, `mr#` ids, against theirs: see `metamorphic::validate_edit`).
 pub fn validate_edit(o_id: &str, multi: bool, text: &str) -> Result<serde_json::Value, String> {
+    if !multi && super::metamorphic::is_mr_id(o_id) {
+        return super::metamorphic::validate_edit(o_id, text);
+    }
     let (value, new_id) = if multi {
         let o: MultiOpOracle =
             serde_json::from_str(text).map_err(|e| format!("not a multi-op oracle: {e}"))?;

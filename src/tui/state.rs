@@ -20,6 +20,8 @@ pub enum Screen {
     Groups,
     Group,
     Costs,
+    /// Metamorphic tests: list and detail, reviewed like oracles.
+    Metamorphic,
 }
 
 /// Tabs of the operation screen.
@@ -190,6 +192,8 @@ pub enum ItemRef {
     Single { op: usize, oracle: usize },
     /// Multi-op oracle `oracle` of group `group`.
     Multi { group: usize, oracle: usize },
+    /// Metamorphic test `test` (index into `SessionView::metamorphic`).
+    Meta { test: usize },
 }
 
 /// Review and verdict counts of one operation (or of the whole session), cached so
@@ -351,6 +355,10 @@ impl App {
             live: LiveState::Off,
             jobs: JobState::default(),
         };
+        // A metamorphic-only session (`mastor metamorphic`) has nothing else to review.
+        if app.view.ops.is_empty() && !app.view.metamorphic.is_empty() {
+            app.screen = Screen::Metamorphic;
+        }
         app.refresh_lists();
         app
     }
@@ -435,6 +443,18 @@ impl App {
                         .collect()
                 })
                 .unwrap_or_default(),
+            Screen::Metamorphic => view
+                .metamorphic
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| {
+                    keep(
+                        &t.o_id(),
+                        [&t.test_id, &format!("{} {}", t.scenario, t.slug)],
+                    )
+                })
+                .map(|(i, _)| ItemRef::Meta { test: i })
+                .collect(),
             _ => view
                 .ops
                 .get(self.current_op)
@@ -462,7 +482,8 @@ impl App {
     /// The reviewable item under the cursor, on the screens that have one.
     pub fn selected_item(&self) -> Option<ItemRef> {
         let reviewing = (self.screen == Screen::Operation && self.tab == Tab::Oracles)
-            || self.screen == Screen::Group;
+            || self.screen == Screen::Group
+            || self.screen == Screen::Metamorphic;
         if reviewing {
             self.visible_items.get(self.item_cursor).copied()
         } else {
@@ -479,6 +500,7 @@ impl App {
             ItemRef::Multi { group, oracle } => {
                 Some(self.view.groups.get(group)?.oracles.get(oracle)?.o_id())
             }
+            ItemRef::Meta { test } => Some(self.view.metamorphic.get(test)?.o_id()),
         }
     }
 
@@ -499,6 +521,7 @@ impl App {
                 .and_then(|g| g.oracles.get(oracle))
                 .map(|o| self.view.effective_multi(o).evidence_refs)
                 .unwrap_or_default(),
+            ItemRef::Meta { .. } => Vec::new(),
         }
     }
 
@@ -521,7 +544,7 @@ impl App {
         }
         match item {
             ItemRef::Single { op, .. } => self.view.ops.get(op)?.entry.clone(),
-            ItemRef::Multi { .. } => None,
+            ItemRef::Multi { .. } | ItemRef::Meta { .. } => None,
         }
     }
 
@@ -550,6 +573,7 @@ impl App {
             Screen::Group => &["operation", "review", "list", "global"],
             Screen::Operations => &["review", "list", "global"],
             Screen::Groups | Screen::Costs => &["list", "global"],
+            Screen::Metamorphic => &["metamorphic", "review", "list", "global"],
         }
     }
 

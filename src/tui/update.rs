@@ -314,12 +314,20 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
             app.refresh_items();
         }
         Action::ShowCosts => app.screen = Screen::Costs,
+        Action::ShowMetamorphic if app.screen != Screen::Metamorphic => {
+            app.screen = Screen::Metamorphic;
+            app.item_cursor = 0;
+            app.scroll = 0;
+            app.item_filter.clear();
+            app.refresh_items();
+        }
+        Action::ShowMetamorphic => {}
         Action::Filter => {
             let (target, text) = match app.screen {
                 Screen::Operation if app.tab == Tab::Bundle => {
                     (InputTarget::BundleSearch, app.bundle_search.clone())
                 }
-                Screen::Operation | Screen::Group => {
+                Screen::Operation | Screen::Group | Screen::Metamorphic => {
                     (InputTarget::ItemFilter, app.item_filter.clone())
                 }
                 _ => (InputTarget::ListFilter, app.filters.text.clone()),
@@ -443,8 +451,8 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
             app.whole_file = !app.whole_file;
             app.scroll = 0;
         }
-        Action::ScrollDown => app.scroll += 5,
-        Action::ScrollUp => app.scroll -= 5,
+        Action::ScrollDown | Action::ScrollDetailDown => app.scroll += 5,
+        Action::ScrollUp | Action::ScrollDetailUp => app.scroll -= 5,
         Action::Rerun => super::jobs::open_rerun_popup(app),
         Action::RunOracles => super::jobs::open_run_popup(app),
     }
@@ -491,7 +499,7 @@ fn back(app: &mut App) {
     match app.screen {
         Screen::Operation | Screen::Costs => app.screen = Screen::Operations,
         Screen::Group => app.screen = Screen::Groups,
-        Screen::Groups => app.screen = Screen::Operations,
+        Screen::Groups | Screen::Metamorphic => app.screen = Screen::Operations,
         Screen::Operations => {
             if !app.filters.is_empty() {
                 app.filters = Default::default();
@@ -538,7 +546,9 @@ fn move_cursor(app: &mut App, delta: i64) {
     match app.screen {
         Screen::Operations => app.ops_cursor = step(app.ops_cursor, app.visible_ops.len()),
         Screen::Groups => app.groups_cursor = step(app.groups_cursor, app.view.groups.len()),
-        Screen::Group => app.item_cursor = step(app.item_cursor, app.visible_items.len()),
+        Screen::Group | Screen::Metamorphic => {
+            app.item_cursor = step(app.item_cursor, app.visible_items.len())
+        }
         Screen::Operation => match app.tab {
             Tab::Oracles => app.item_cursor = step(app.item_cursor, app.visible_items.len()),
             Tab::Bundle => {

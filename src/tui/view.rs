@@ -7,9 +7,10 @@
 
 use super::store::{Event, EventKind, JournalEntry};
 use crate::model::{
-    Decision, EvidenceRef, Hint, MultiOpOracle, Oracle, Outcome, ReviewDecision, ReviewState,
-    SourceContext, Verdict,
+    Decision, EvidenceRef, Hint, MetamorphicTest, MultiOpOracle, Oracle, Outcome, ReviewDecision,
+    ReviewState, SourceContext, Verdict,
 };
+use crate::runner::relations::MrVerdict;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -161,6 +162,13 @@ pub struct SessionView {
     pub warnings: Vec<String>,
     /// op_id → index into `ops`.
     pub op_index: BTreeMap<String, usize>,
+    /// Metamorphic tests of the session (`metamorphic/<id>.json`), sorted by id.
+    pub metamorphic: Vec<MetamorphicTest>,
+    /// Verdicts of the last metamorphic loop (`metamorphic_report.json`) by o_id: the
+    /// outcome shown when `verdicts/` has none for the test.
+    pub mr_verdicts: BTreeMap<String, MrVerdict>,
+    /// test_id → ids of the equivalent candidates (same slug) folded into it.
+    pub mr_duplicates: BTreeMap<String, Vec<String>>,
 }
 
 impl SessionView {
@@ -244,6 +252,12 @@ impl SessionView {
     pub fn effective_multi(&self, oracle: &MultiOpOracle) -> MultiOpOracle {
         self.edited_as::<MultiOpOracle>(&oracle.o_id())
             .unwrap_or_else(|| oracle.clone())
+    }
+
+    /// The metamorphic test as the reviewer left it.
+    pub fn effective_mr(&self, test: &MetamorphicTest) -> MetamorphicTest {
+        self.edited_as::<MetamorphicTest>(&test.o_id())
+            .unwrap_or_else(|| test.clone())
     }
 
     fn edited_as<T: serde::de::DeserializeOwned>(&self, o_id: &str) -> Option<T> {

@@ -5,6 +5,7 @@
 //! `SessionView`; expensive derived data (syntax highlighting) is prepared beforehand
 //! by `App::prepare_frame`.
 
+mod metamorphic;
 mod operation;
 mod operations;
 mod oracles;
@@ -38,6 +39,7 @@ impl Widget for &App {
             Screen::Costs => operations::draw_costs(self, body, buf),
             Screen::Operation => operation::draw(self, body, buf),
             Screen::Group => oracles::draw_group(self, body, buf),
+            Screen::Metamorphic => metamorphic::draw(self, body, buf),
         }
         draw_footer(self, footer, buf);
         popups::draw(self, area, buf);
@@ -47,11 +49,15 @@ impl Widget for &App {
 fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let mut spans = vec![Span::styled(" mastor ", t.tab_active), Span::raw(" ")];
-    let screens = [
+    let mut screens = vec![
         (Screen::Operations, Action::ShowOperations, "Operations"),
         (Screen::Groups, Action::ShowGroups, "Groups"),
         (Screen::Costs, Action::ShowCosts, "Costs"),
     ];
+    // Only sessions with metamorphic tests advertise the screen (its key still works).
+    if !app.view.metamorphic.is_empty() || app.screen == Screen::Metamorphic {
+        screens.push((Screen::Metamorphic, Action::ShowMetamorphic, "Metamorphic"));
+    }
     let current = match app.screen {
         Screen::Operation => Screen::Operations,
         Screen::Group => Screen::Groups,
@@ -140,6 +146,18 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
             Action::NextTab,
             Action::Back,
             Action::Help,
+        ],
+        Screen::Metamorphic => &[
+            Action::Accept,
+            Action::Reject,
+            Action::Edit,
+            Action::Undo,
+            Action::Filter,
+            Action::CycleState,
+            Action::BulkAccept,
+            Action::Back,
+            Action::Help,
+            Action::ScrollDetailDown,
         ],
         _ => &[Action::Open, Action::Back, Action::Help, Action::Quit],
     };

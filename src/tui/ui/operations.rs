@@ -49,6 +49,10 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
             state_style(app, *s),
         ));
     }
+    let mr = app.view.metamorphic.len();
+    if mr > 0 {
+        spans.push(Span::styled(format!("· {mr} metamorphic  "), t.accent));
+    }
     if pass + fail + err > 0 {
         spans.push(Span::styled(format!("✓{pass} "), t.pass));
         spans.push(Span::styled(format!("✗{fail} "), t.fail));

@@ -50,7 +50,12 @@ fn strategy(s: Option<Strategy>) -> &'static str {
     }
 }
 
-fn input_lines<'a>(app: &App, input: &OracleInput, indent: &str, out: &mut Vec<Line<'a>>) {
+pub(crate) fn input_lines<'a>(
+    app: &App,
+    input: &OracleInput,
+    indent: &str,
+    out: &mut Vec<Line<'a>>,
+) {
     let t = &app.theme;
     let maps = [
         ("path", &input.path),
@@ -187,6 +192,8 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
             }
             (o.description, o.evidence, o.evidence_refs)
         }
+        // Drawn by `ui::metamorphic`, never through this pane.
+        ItemRef::Meta { .. } => return lines,
     };
     lines.insert(1, Line::raw(description));
     lines.push(Line::from(Span::styled("Evidence", t.title)));
@@ -237,6 +244,7 @@ fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
                     let o = app.view.groups.get(group)?.oracles.get(oracle)?;
                     ("MO", o.test_id.clone(), o.description.clone())
                 }
+                ItemRef::Meta { .. } => return None,
             };
             let glyph = match state {
                 crate::model::ReviewState::Proposed => "○",
