@@ -17,6 +17,7 @@ pub mod action;
 pub mod config;
 pub mod driver;
 pub mod export;
+pub mod filters;
 pub mod highlight;
 pub mod jobs;
 pub mod keymap;

@@ -4,10 +4,11 @@
 //! Key handling lives in `update`, drawing in `ui`; this module changes nothing by
 //! itself except through the small helpers that keep selections in range.
 
+pub use super::filters::{Filters, SortKey, StatusFilter, op_has_status};
 use super::highlight::Highlighter;
 use super::keymap::Keymap;
 use super::theme::Theme;
-use super::view::{AgentState, OpView, SessionView};
+use super::view::{OpView, SessionView};
 use crate::model::{EvidenceRef, ReviewState};
 use chrono::{DateTime, Utc};
 use ratatui_textarea::TextArea;
@@ -54,76 +55,6 @@ impl Tab {
             Tab::Bundle => "Bundle",
             Tab::Calls => "Calls",
         }
-    }
-}
-
-/// Agent-status filter of the operations list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusFilter {
-    Running,
-    Failed,
-    Done,
-    Queued,
-}
-
-impl StatusFilter {
-    pub fn label(self) -> &'static str {
-        match self {
-            StatusFilter::Running => "running",
-            StatusFilter::Failed => "failed",
-            StatusFilter::Done => "done",
-            StatusFilter::Queued => "queued",
-        }
-    }
-}
-
-/// Sort orders of the operations list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortKey {
-    /// As listed in the session (spec order).
-    Session,
-    Path,
-    Method,
-    /// Most proposed (unreviewed) oracles first.
-    Pending,
-    /// Most expensive first.
-    Cost,
-}
-
-impl SortKey {
-    pub fn label(self) -> &'static str {
-        match self {
-            SortKey::Session => "session",
-            SortKey::Path => "path",
-            SortKey::Method => "method",
-            SortKey::Pending => "unreviewed",
-            SortKey::Cost => "cost",
-        }
-    }
-
-    pub fn next(self) -> SortKey {
-        match self {
-            SortKey::Session => SortKey::Path,
-            SortKey::Path => SortKey::Method,
-            SortKey::Method => SortKey::Pending,
-            SortKey::Pending => SortKey::Cost,
-            SortKey::Cost => SortKey::Session,
-        }
-    }
-}
-
-/// Filters of the operations list; `state` also filters oracle lists.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Filters {
-    pub text: String,
-    pub method: Option<String>,
-    pub status: Option<StatusFilter>,
-    pub state: Option<ReviewState>,
-}
-
-impl Filters {
-    pub fn is_empty(&self) -> bool {
-        *self == Filters::default()
     }
 }
 
@@ -596,19 +527,6 @@ impl App {
     pub fn error(&mut self, text: impl Into<String>) {
         self.status = Some((text.into(), true));
     }
-}
-
-/// Whether any agent of `op` is in the state `s`.
-pub fn op_has_status(op: &OpView, s: StatusFilter) -> bool {
-    op.agents.values().any(|a| {
-        matches!(
-            (&a.state, s),
-            (AgentState::Running { .. }, StatusFilter::Running)
-                | (AgentState::Failed { .. }, StatusFilter::Failed)
-                | (AgentState::Done { .. }, StatusFilter::Done)
-                | (AgentState::Queued, StatusFilter::Queued)
-        )
-    })
 }
 
 /// Keeps a cursor inside a list of `len` rows.

@@ -1,0 +1,88 @@
+//! Filters and sort orders of the workbench's lists: plain data and one predicate, kept
+//! apart from the rest of the UI state so `state` stays a map of what is on screen.
+
+use super::view::{AgentState, OpView};
+use crate::model::ReviewState;
+
+/// Agent-status filter of the operations list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusFilter {
+    Running,
+    Failed,
+    Done,
+    Queued,
+}
+
+impl StatusFilter {
+    pub fn label(self) -> &'static str {
+        match self {
+            StatusFilter::Running => "running",
+            StatusFilter::Failed => "failed",
+            StatusFilter::Done => "done",
+            StatusFilter::Queued => "queued",
+        }
+    }
+}
+
+/// Sort orders of the operations list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// As listed in the session (spec order).
+    Session,
+    Path,
+    Method,
+    /// Most proposed (unreviewed) oracles first.
+    Pending,
+    /// Most expensive first.
+    Cost,
+}
+
+impl SortKey {
+    pub fn label(self) -> &'static str {
+        match self {
+            SortKey::Session => "session",
+            SortKey::Path => "path",
+            SortKey::Method => "method",
+            SortKey::Pending => "unreviewed",
+            SortKey::Cost => "cost",
+        }
+    }
+
+    pub fn next(self) -> SortKey {
+        match self {
+            SortKey::Session => SortKey::Path,
+            SortKey::Path => SortKey::Method,
+            SortKey::Method => SortKey::Pending,
+            SortKey::Pending => SortKey::Cost,
+            SortKey::Cost => SortKey::Session,
+        }
+    }
+}
+
+/// Filters of the operations list; `state` also filters oracle lists.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filters {
+    pub text: String,
+    pub method: Option<String>,
+    pub status: Option<StatusFilter>,
+    pub state: Option<ReviewState>,
+}
+
+impl Filters {
+    pub fn is_empty(&self) -> bool {
+        *self == Filters::default()
+    }
+}
+
+/// Whether any agent of `op` is in the state `s`.
+pub fn op_has_status(op: &OpView, s: StatusFilter) -> bool {
+    op.agents.values().any(|a| {
+        matches!(
+            (&a.state, s),
+            (AgentState::Running { .. }, StatusFilter::Running)
+                | (AgentState::Failed { .. }, StatusFilter::Failed)
+                | (AgentState::Done { .. }, StatusFilter::Done)
+                | (AgentState::Queued, StatusFilter::Queued)
+        )
+    })
+}
