@@ -222,9 +222,21 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     let tmp = tempfile::tempdir().unwrap();
     let session = tui_common::petstore_session(tmp.path());
     let mut app = app_for(&session);
-    // Re-running is an operation-screen action.
+    // On the operations list, ctrl-r offers to re-run the selected operation.
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    let selected = app.view.ops[app.selected_op().unwrap()].op_id.clone();
+    match app.popups.last() {
+        Some(Popup::Rerun { op_id, .. }) => assert_eq!(op_id, &selected),
+        other => panic!("expected the re-run popup, got {other:?}"),
+    }
+    assert!(handle_key(&mut app, code(KeyCode::Esc)).is_empty());
     assert_eq!(app.jobs.rerun_seq, 0);
+    // Where no operation is in view, it says so instead.
+    handle_key(&mut app, code(KeyCode::Char('3')));
+    assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    assert!(app.popups.is_empty());
+    assert!(app.status.clone().unwrap().1);
+    handle_key(&mut app, code(KeyCode::Char('1')));
 
     // Prefilled from --api-url / MASTOR_API_URL.
     app.jobs.api_url = Some("http://127.0.0.1:9".into());

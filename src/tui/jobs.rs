@@ -151,18 +151,22 @@ pub const RERUN_FROM: [(Option<&str>, &str); 5] = [
     ),
 ];
 
-/// The `rerun` action: asks which agent to re-run the operation on screen from, unless
-/// something already runs.
+/// The `rerun` action: asks which agent to re-run the operation on screen (or the one
+/// selected in the operations list) from, unless something already runs.
 pub fn open_rerun_popup(app: &mut App) {
     if let Some(why) = busy(app) {
         app.error(format!("cannot re-run now: {why}"));
         return;
     }
-    if app.screen != Screen::Operation {
-        app.error("open an operation to re-run it");
-        return;
-    }
-    let Some(op_id) = app.view.ops.get(app.current_op).map(|o| o.op_id.clone()) else {
+    let op = match app.screen {
+        Screen::Operation => Some(app.current_op),
+        Screen::Operations => app.selected_op(),
+        _ => {
+            app.error("select or open an operation to re-run it");
+            return;
+        }
+    };
+    let Some(op_id) = op.and_then(|i| app.view.ops.get(i)).map(|o| o.op_id.clone()) else {
         app.error("no operation to re-run");
         return;
     };

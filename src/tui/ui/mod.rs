@@ -113,6 +113,7 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
             Action::Help,
             Action::Quit,
             Action::RunOracles,
+            Action::Rerun,
         ],
         Screen::Operation if app.tab != super::state::Tab::Oracles => &[
             Action::Down,
