@@ -14,16 +14,19 @@ pub const FILE_NAME: &str = "suite.json";
 pub fn suite(input: &ExportInput) -> SuiteFile {
     let oracles: Vec<_> = input.selected_oracles().into_iter().cloned().collect();
     let multi_op: Vec<_> = input.selected_multi_op().into_iter().cloned().collect();
+    let metamorphic: Vec<_> = input.selected_metamorphic().into_iter().cloned().collect();
     let review = oracles
         .iter()
         .map(|o| o.o_id())
         .chain(multi_op.iter().map(|m| m.o_id()))
+        .chain(metamorphic.iter().map(|t| t.o_id()))
         .filter_map(|o_id| input.review.get(&o_id).map(|s| (o_id, *s)))
         .collect();
     SuiteFile {
         schema_version: SCHEMA_VERSION,
         oracles,
         multi_op,
+        metamorphic,
         review,
     }
 }
@@ -54,6 +57,13 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
             o_id: m.o_id(),
             op_id: op_ids.join(" -> "),
             location: format!("multi_op[{i}]"),
+        });
+    }
+    for (i, t) in suite.metamorphic.iter().enumerate() {
+        report.items.push(ExportedItem {
+            o_id: t.o_id(),
+            op_id: super::mr_op_ids(t),
+            location: format!("metamorphic[{i}]"),
         });
     }
     Ok(report)

@@ -285,6 +285,82 @@ pub struct MrVerdict {
     pub relations: Vec<RelationVerdict>,
 }
 
+/// The op_id of the extra step a metamorphic verdict carries after its real steps: one
+/// assertion verdict per relation (actual: left operand, expected: right operand) and,
+/// when the test did not pass, a message saying whether the relation was violated or
+/// the execution failed. Text, JUnit XML and the TUI show it like any step.
+pub const RELATIONS_STEP: &str = "relations";
+
+/// Message prefix of a relation violation (the oracle's finding).
+pub const VIOLATED: &str = "relation violated";
+/// Message prefix of an execution failure (nothing was checked, or could not be).
+pub const EXECUTION_FAILED: &str = "execution failed";
+
+impl MrOutcome {
+    /// As a verdict outcome: passed → pass, relation violated → fail, execution
+    /// failed → error (so CI tells a finding from a broken run).
+    pub fn outcome(self) -> Outcome {
+        match self {
+            MrOutcome::Passed => Outcome::Pass,
+            MrOutcome::RelationViolated => Outcome::Fail,
+            MrOutcome::ExecutionFailed => Outcome::Error,
+        }
+    }
+
+    /// The words reports use: `passed`, `relation violated`, `execution failed`.
+    pub fn words(self) -> &'static str {
+        match self {
+            MrOutcome::Passed => "passed",
+            MrOutcome::RelationViolated => VIOLATED,
+            MrOutcome::ExecutionFailed => EXECUTION_FAILED,
+        }
+    }
+}
+
+impl MrVerdict {
+    /// The verdict stored and reported for this test (o_id `mr#<test_id>`): the steps
+    /// as run, then the [`RELATIONS_STEP`].
+    pub fn into_verdict(self, at: String, base_url: String) -> Verdict {
+        let outcome = self.outcome.outcome();
+        let assertions = self
+            .relations
+            .iter()
+            .map(|r| crate::model::AssertionVerdict {
+                index: r.index,
+                outcome: match r.outcome {
+                    RelationOutcome::Holds => Outcome::Pass,
+                    RelationOutcome::Violated => Outcome::Fail,
+                    RelationOutcome::Unresolved => Outcome::Error,
+                },
+                expected: r.right.clone(),
+                actual: r.left.clone(),
+                message: r.message.clone(),
+                unstable: false,
+            })
+            .collect();
+        let message = if self.outcome == MrOutcome::Passed {
+            String::new()
+        } else {
+            format!("{}: {}", self.outcome.words(), self.reason)
+        };
+        let mut steps = self.steps;
+        steps.push(StepVerdict {
+            op_id: RELATIONS_STEP.to_string(),
+            outcome,
+            assertions,
+            exchange: None,
+            message,
+        });
+        Verdict {
+            o_id: self.o_id,
+            outcome,
+            steps,
+            at,
+            base_url,
+        }
+    }
+}
+
 /// Documented response statuses per op_id (`200`, `2XX`, `default`), to tell an
 /// undocumented status apart. An op absent from the map is not checked.
 pub type Documented = BTreeMap<String, Vec<String>>;
@@ -401,8 +477,8 @@ pub async fn run_metamorphic(
     documented: &Documented,
 ) -> Result<Vec<MrVerdict>, RunnerError> {
     let plan = Plan {
-        oracles: Vec::new(),
         multi_op: tests.iter().map(to_multi_op).collect(),
+        ..Plan::default()
     };
     let report = crate::runner::run(&plan, cfg).await?;
     Ok(tests
