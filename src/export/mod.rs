@@ -19,6 +19,8 @@
 pub mod gherkin;
 pub mod json;
 pub mod junit;
+mod junit_mr;
+pub mod mr;
 pub mod postman;
 pub mod readable;
 pub mod request;

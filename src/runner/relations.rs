@@ -121,12 +121,7 @@ pub fn evaluate(
         Ok(true) => (true, String::new()),
         Ok(false) => (
             false,
-            format!(
-                "{} {} {} does not hold",
-                r.left,
-                op_text(r.op),
-                operand_text(r)
-            ),
+            format!("{} does not hold", relation_text(r)),
         ),
         Err(e) => {
             return RelationVerdict {
@@ -149,6 +144,12 @@ pub fn evaluate(
     }
 }
 
+/// A relation in words as reports show it: `seed[0].body.id equals follow_up[0].body.id`
+/// (`count_diff` adds ` by <n>`, a constant right operand shows as JSON).
+pub fn relation_text(r: &Relation) -> String {
+    format!("{} {} {}", r.left, op_text(r.op), operand_text(r))
+}
+
 fn operand_text(r: &Relation) -> String {
     if r.right.is_empty() {
         r.value.to_string()
@@ -167,7 +168,8 @@ pub fn op_text(op: RelationOp) -> String {
         .unwrap_or_default()
 }
 
-fn diff_of(r: &Relation) -> i64 {
+/// The expected difference of a `count_diff` relation (`value`, default 1).
+pub fn diff_of(r: &Relation) -> i64 {
     r.value.as_i64().unwrap_or(1)
 }
 
