@@ -22,6 +22,7 @@ pub mod junit;
 mod junit_mr;
 pub mod mr;
 pub mod postman;
+mod postman_mr;
 pub mod readable;
 pub mod request;
 pub mod session;
