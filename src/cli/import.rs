@@ -61,12 +61,13 @@ pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
                     .iter()
                     .flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())),
             )
-            .chain(loaded.suite.metamorphic.iter().flat_map(|t| {
-                t.seed
+            .chain(
+                loaded
+                    .suite
+                    .metamorphic
                     .iter()
-                    .chain(&t.follow_up)
-                    .map(|s| s.op_id.as_str())
-            }))
+                    .flat_map(|t| t.seed.iter().chain(&t.follow_up).map(|s| s.op_id.as_str())),
+            )
             .filter(|op| !declared.contains(op))
             .collect();
         unknown.sort_unstable();

@@ -91,7 +91,11 @@ pub(super) fn export(
 
 /// One step: sent through `MastorRelations.Run.send` (5xx and documented-status checks),
 /// then its assertions and captures as exported sequence steps have them, then `checked()`.
-fn mr_step_code(o_id: &str, number: usize, s: &super::mr::MrStep<'_>) -> Result<String, ExportError> {
+fn mr_step_code(
+    o_id: &str,
+    number: usize,
+    s: &super::mr::MrStep<'_>,
+) -> Result<String, ExportError> {
     let step_id = format!("{o_id}#{number}");
     let (http_method, template) = split_op_id(&step_id, &s.step.op_id)?;
     check_path_params(&step_id, template, &s.step.input)?;

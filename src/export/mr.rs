@@ -162,10 +162,7 @@ mod tests {
         let mut d = Documented::new();
         d.insert("GET /pets".into(), vec!["200".into()]);
         d.insert("DELETE /pets".into(), vec!["204".into()]);
-        assert_eq!(
-            documented_json(&test(), &d),
-            json!({"GET /pets": ["200"]})
-        );
+        assert_eq!(documented_json(&test(), &d), json!({"GET /pets": ["200"]}));
     }
 
     #[test]

@@ -250,7 +250,10 @@ pub(super) fn request_item(
         None => exec.push(format!("mastorRun({});", spec.to_json())),
         Some(mr) => {
             exec.extend(super::postman_mr::LIBRARY.lines().map(str::to_string));
-            exec.push(format!("mastorMrStep({mr}, mastorRun({}));", spec.to_json()));
+            exec.push(format!(
+                "mastorMrStep({mr}, mastorRun({}));",
+                spec.to_json()
+            ));
         }
     }
     Ok(json!({

@@ -26,7 +26,10 @@ pub(super) fn folder(t: &MetamorphicTest, documented: &Documented) -> Result<Val
     let relations = relations_json(t)?;
     let documented = documented_json(t, documented);
     let labelled = steps(t);
-    let capture_names: Vec<&String> = labelled.iter().flat_map(|s| s.step.captures.keys()).collect();
+    let capture_names: Vec<&String> = labelled
+        .iter()
+        .flat_map(|s| s.step.captures.keys())
+        .collect();
     let mut items = Vec::with_capacity(labelled.len());
     for (n, s) in labelled.iter().enumerate() {
         let step_id = format!("{o_id}#{}", n + 1);

@@ -149,7 +149,11 @@ fn metamorphic_section(out: &mut String, input: &ExportInput, t: &MetamorphicTes
         let _ = writeln!(
             out,
             "- **{}** `{}`",
-            if s.side == "seed" { "Seed" } else { "Follow-up" },
+            if s.side == "seed" {
+                "Seed"
+            } else {
+                "Follow-up"
+            },
             code(&s.step.op_id)
         );
         let _ = writeln!(out, "  - step `{}`", code(&s.label));
@@ -463,7 +467,10 @@ mod tests {
             right: String::new(),
             value: json!(500),
         };
-        assert_eq!(relation_sentence(&r), "`seed[0].status` does not equal `500`");
+        assert_eq!(
+            relation_sentence(&r),
+            "`seed[0].status` does not equal `500`"
+        );
     }
 
     #[test]

@@ -104,7 +104,11 @@ pub fn parse_candidate(raw: &Value, fallback_id: &str) -> Result<MetamorphicTest
 
 /// Loads seed and follow-up steps (in that order) through the suite loader, as one
 /// sequence, so binds to later captures and bad inputs are refused as for any sequence.
-fn load_steps(test_id: &str, seed_raw: &[Value], follow_raw: &[Value]) -> Result<Vec<Step>, String> {
+fn load_steps(
+    test_id: &str,
+    seed_raw: &[Value],
+    follow_raw: &[Value],
+) -> Result<Vec<Step>, String> {
     // A metamorphic step may carry no assertion (the relation is the oracle), which the
     // loader refuses for plain sequences: mark such steps with a placeholder, removed below.
     let steps: Vec<Value> = seed_raw

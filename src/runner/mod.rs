@@ -190,12 +190,11 @@ pub fn check_write_safety(plan: &Plan, base: &Url, allow_writes: bool) -> Result
                 .iter()
                 .flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())),
         )
-        .chain(plan.metamorphic.iter().flat_map(|t| {
-            t.seed
+        .chain(
+            plan.metamorphic
                 .iter()
-                .chain(&t.follow_up)
-                .map(|s| s.op_id.as_str())
-        }));
+                .flat_map(|t| t.seed.iter().chain(&t.follow_up).map(|s| s.op_id.as_str())),
+        );
     let mut writes: Vec<&str> = op_ids
         .filter(|op| {
             let method = op.split_whitespace().next().unwrap_or_default();

@@ -119,10 +119,7 @@ pub fn evaluate(
     };
     let (holds, message) = match holds(r, &left, &right) {
         Ok(true) => (true, String::new()),
-        Ok(false) => (
-            false,
-            format!("{} does not hold", relation_text(r)),
-        ),
+        Ok(false) => (false, format!("{} does not hold", relation_text(r))),
         Err(e) => {
             return RelationVerdict {
                 left,

@@ -184,7 +184,12 @@ pub fn select(suite: &SuiteFile, only: Only, ops: &[String]) -> Result<Plan, Str
                 .flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())),
         )
         .chain(suite.multi_op.iter().map(|m| m.group_id.as_str()))
-        .chain(suite.metamorphic.iter().flat_map(|t| mr_steps(t).map(|s| s.op_id.as_str())))
+        .chain(
+            suite
+                .metamorphic
+                .iter()
+                .flat_map(|t| mr_steps(t).map(|s| s.op_id.as_str())),
+        )
         .collect();
     let unknown: Vec<&str> = ops
         .iter()
