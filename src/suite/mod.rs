@@ -257,3 +257,6 @@ fn normalize_op(op: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod mr_tests;
