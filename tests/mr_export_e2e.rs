@@ -6,6 +6,8 @@
 //! Flag off: the two sound tests pass; flag on: the status-change test is a relation
 //! violation in all three. A test whose seed reads a pet that does not exist is an
 //! execution failure in all three, whatever the flag, and never a relation violation.
+//! Variants with one relation made false (every relation op) are violations in all three,
+//! and variants whose operand has no usable value are execution failures.
 //!
 //! The suite goes through `mastor import` (with the spec, so documented statuses come from
 //! the session), and both exports are built and (for JUnit) compiled once, then run per
@@ -15,9 +17,10 @@ mod export_common;
 
 use export_common::*;
 use mastor::export::{self, Format, Selection};
+use mastor::model::MetamorphicTest;
 use mastor::model::{ReviewState, SCHEMA_VERSION, SuiteFile};
 use regex::Regex;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -34,12 +37,105 @@ const STATUS: &str = "mr#status_change_visible";
 const LIMIT: &str = "mr#limit_is_a_prefix";
 const MISSING: &str = "mr#missing_pet";
 
+/// Each relation of `limit_is_a_prefix` turned false (one test each, expected violated),
+/// and two whose operands have no usable value (expected execution failures): every op is
+/// seen both holding and violated by all three runners.
+fn negated() -> Vec<(MetamorphicTest, Mr)> {
+    let base = petstore_metamorphic()
+        .into_iter()
+        .find(|t| t.test_id == "limit_is_a_prefix")
+        .expect("base test");
+    let flips: [(&str, Value); 13] = [
+        // seed[0] has one id, follow_up[0] two: the larger is no subset of the smaller.
+        (
+            "subset",
+            json!({"left": "follow_up[0].body[*].id", "op": "subset", "right": "seed[0].body[*].id"}),
+        ),
+        (
+            "subset_full",
+            json!({"left": "seed[1].body[*].id", "op": "subset", "right": "follow_up[0].body[*].id"}),
+        ),
+        (
+            "count_diff",
+            json!({"left": "seed[0].body", "op": "count_diff", "right": "follow_up[0].body", "value": 2}),
+        ),
+        (
+            "contains",
+            json!({"left": "seed[0].body[*].id", "op": "contains", "right": "follow_up[0].body[1].id"}),
+        ),
+        (
+            "less_or_equal",
+            json!({"left": "seed[1].body", "op": "less_or_equal", "right": "follow_up[0].body"}),
+        ),
+        (
+            "same_shape",
+            json!({"left": "follow_up[0].body[0]", "op": "same_shape", "right": "seed[1].body"}),
+        ),
+        (
+            "equals",
+            json!({"left": "seed[0].status", "op": "equals", "value": 201}),
+        ),
+        (
+            "not_contains",
+            json!({"left": "seed[1].body[*].name", "op": "not_contains", "value": "Rex"}),
+        ),
+        (
+            "greater",
+            json!({"left": "seed[0].body", "op": "greater", "value": "1"}),
+        ),
+        (
+            "less",
+            json!({"left": "follow_up[0].body", "op": "less", "value": 2}),
+        ),
+        (
+            "greater_or_equal",
+            json!({"left": "seed[0].body", "op": "greater_or_equal", "right": "follow_up[0].body"}),
+        ),
+        (
+            "not_equals",
+            json!({"left": "follow_up[0].body[0].id", "op": "not_equals", "right": "seed[0].body[0].id"}),
+        ),
+        (
+            "contains_key",
+            json!({"left": "seed[0].body[0]", "op": "contains", "value": {"name": "Tom"}}),
+        ),
+    ];
+    let unresolved: [(&str, Value); 2] = [
+        (
+            "missing_field",
+            json!({"left": "seed[0].body[0].nope", "op": "equals", "value": 1}),
+        ),
+        (
+            "not_a_number",
+            json!({"left": "seed[0].body[0]", "op": "greater", "value": 1}),
+        ),
+    ];
+    let make = |name: &str, relation: &Value| {
+        let mut t = base.clone();
+        t.test_id = format!("neg_{name}");
+        t.relations = vec![serde_json::from_value(relation.clone()).expect("relation")];
+        t
+    };
+    flips
+        .iter()
+        .map(|(n, r)| (make(n, r), Mr::Violated))
+        .chain(
+            unresolved
+                .iter()
+                .map(|(n, r)| (make(n, r), Mr::ExecutionFailed)),
+        )
+        .collect()
+}
+
 fn suite() -> SuiteFile {
     let mut suite = SuiteFile {
         schema_version: SCHEMA_VERSION,
         ..SuiteFile::default()
     };
-    for t in petstore_metamorphic() {
+    let all = petstore_metamorphic()
+        .into_iter()
+        .chain(negated().into_iter().map(|(t, _)| t));
+    for t in all {
         mastor::metamorphic::check::validate_structure(&t).expect("structurally valid");
         suite.review.insert(t.o_id(), ReviewState::Accepted);
         suite.metamorphic.push(t);
@@ -47,12 +143,17 @@ fn suite() -> SuiteFile {
     suite
 }
 
-fn expected(bug: bool) -> BTreeMap<&'static str, Mr> {
-    BTreeMap::from([
-        (STATUS, if bug { Mr::Violated } else { Mr::Passed }),
-        (LIMIT, Mr::Passed),
-        (MISSING, Mr::ExecutionFailed),
-    ])
+fn expected(bug: bool) -> BTreeMap<String, Mr> {
+    let mut out: BTreeMap<String, Mr> = BTreeMap::from([
+        (
+            STATUS.to_string(),
+            if bug { Mr::Violated } else { Mr::Passed },
+        ),
+        (LIMIT.to_string(), Mr::Passed),
+        (MISSING.to_string(), Mr::ExecutionFailed),
+    ]);
+    out.extend(negated().into_iter().map(|(t, mr)| (t.o_id(), mr)));
+    out
 }
 
 fn mastor(args: &[&str], dir: &Path) -> (i32, String, String) {
@@ -191,10 +292,6 @@ fn newman_outcomes(report: &Value) -> BTreeMap<String, Mr> {
     out
 }
 
-fn as_map(expected: &BTreeMap<&str, Mr>) -> BTreeMap<String, Mr> {
-    expected.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-}
-
 #[test]
 fn metamorphic_outcomes_agree_in_check_junit_and_newman() {
     let work = tempfile::tempdir().expect("tempdir");
@@ -215,12 +312,16 @@ fn metamorphic_outcomes_agree_in_check_junit_and_newman() {
         w,
     );
     assert_eq!(code, 0, "import: {stdout}{stderr}");
-    assert!(stdout.contains("3 metamorphic test(s)"), "{stdout}");
+    let n = 3 + negated().len();
+    assert!(
+        stdout.contains(&format!("{n} metamorphic test(s)")),
+        "{stdout}"
+    );
 
     // Exports come from the session: documented statuses from its spec, as check has them.
     let input = export::load_session(&session, Selection::Reviewed).expect("session loads");
     assert!(input.problems.is_empty(), "{:?}", input.problems);
-    assert_eq!(input.selected_metamorphic().len(), 3);
+    assert_eq!(input.selected_metamorphic().len(), n);
     assert!(input.documented.contains_key("GET /pets/{petId}"));
     let junit_dir = w.join("junit");
     let junit_report = compile_junit(&input, &junit_dir);
@@ -229,7 +330,7 @@ fn metamorphic_outcomes_agree_in_check_junit_and_newman() {
 
     for bug in [false, true] {
         let api = FixtureApi::start_with(&w.join(format!("api-{bug}")), Some(bug));
-        let want = as_map(&expected(bug));
+        let want = expected(bug);
 
         let check = check_outcomes(&session, &api.base_url, w);
         assert_eq!(check, want, "mastor check, stale-status bug {bug}");
