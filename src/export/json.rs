@@ -68,3 +68,43 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
     }
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::Selection;
+    use crate::model::{MetamorphicTest, ReviewState};
+    use serde_json::json;
+
+    #[test]
+    fn metamorphic_tests_round_trip_with_their_review_state() {
+        let t: MetamorphicTest = serde_json::from_value(json!({
+            "test_id": "t", "scenario": "s", "given": "g", "when": "w", "then": "th",
+            "seed": [{"op_id": "POST /pets", "input": {"body": {"n": 1}}, "captures": {"id": "id"}}],
+            "follow_up": [{"op_id": "GET /pets/{id}", "input": {"path": {"id": "$captures.id"}}}],
+            "relations": [{"left": "follow_up[0].body.n", "op": "equals", "right": "seed[0].request.body.n"}]
+        }))
+        .expect("test");
+        let mut rejected = t.clone();
+        rejected.test_id = "gone".into();
+        let mut source = SuiteFile {
+            schema_version: SCHEMA_VERSION,
+            metamorphic: vec![t.clone(), rejected],
+            ..SuiteFile::default()
+        };
+        source.review.insert("mr#t".into(), ReviewState::Edited);
+        source
+            .review
+            .insert("mr#gone".into(), ReviewState::Rejected);
+        let input = ExportInput::from_suite(source, Selection::Reviewed);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let report = export(&input, dir.path()).expect("export");
+        assert_eq!(report.items[0].location, "metamorphic[0]");
+        assert_eq!(report.items[0].op_id, "POST /pets -> GET /pets/{id}");
+        let back = crate::suite::load_file(&report.files[0]).expect("loads");
+        assert!(back.problems.is_empty(), "{:?}", back.problems);
+        assert_eq!(back.suite.metamorphic, vec![t]);
+        assert_eq!(back.suite.review.get("mr#t"), Some(&ReviewState::Edited));
+        assert!(!back.suite.review.contains_key("mr#gone"));
+    }
+}

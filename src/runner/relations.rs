@@ -655,6 +655,78 @@ mod tests {
     }
 
     #[test]
+    fn verdicts_tell_violation_from_execution_failure() {
+        let mr = |outcome, reason: &str, relations| MrVerdict {
+            o_id: "mr#t".into(),
+            test_id: "t".into(),
+            outcome,
+            reason: reason.into(),
+            requests: 1,
+            steps: vec![StepVerdict {
+                op_id: "GET /pets".into(),
+                outcome: Outcome::Pass,
+                assertions: vec![],
+                exchange: None,
+                message: String::new(),
+            }],
+            relations,
+        };
+        let violated = RelationVerdict {
+            index: 0,
+            outcome: RelationOutcome::Violated,
+            left: json!(1),
+            right: json!(2),
+            message: "seed[0].n equals 2 does not hold".into(),
+        };
+        let v = mr(MrOutcome::RelationViolated, "relation 1: x", vec![violated])
+            .into_verdict("at".into(), "http://h".into());
+        assert_eq!(v.o_id, "mr#t");
+        assert_eq!(v.outcome, Outcome::Fail);
+        let last = v.steps.last().expect("relations step");
+        assert_eq!(last.op_id, RELATIONS_STEP);
+        assert_eq!(last.message, "relation violated: relation 1: x");
+        assert_eq!(last.assertions[0].actual, json!(1));
+        assert_eq!(last.assertions[0].expected, json!(2));
+        assert_eq!(
+            crate::runner::report::first_failure(&v).as_deref(),
+            Some("relation violated: relation 1: x")
+        );
+        let v = mr(
+            MrOutcome::ExecutionFailed,
+            "seed[0] (GET /pets): server error 500",
+            vec![],
+        )
+        .into_verdict("at".into(), "http://h".into());
+        assert_eq!(v.outcome, Outcome::Error);
+        assert!(
+            crate::runner::report::oracle_line(&v)
+                .contains("execution failed: seed[0] (GET /pets): server error 500")
+        );
+        let v = mr(MrOutcome::Passed, "", vec![]).into_verdict("at".into(), "h".into());
+        assert_eq!(v.outcome, Outcome::Pass);
+        assert_eq!(crate::runner::report::oracle_line(&v), "✓ mr#t");
+    }
+
+    #[test]
+    fn writes_of_metamorphic_steps_are_refused_off_loopback() {
+        let t: MetamorphicTest = serde_json::from_value(json!({
+            "test_id": "t",
+            "seed": [{"op_id": "GET /pets"}],
+            "follow_up": [{"op_id": "DELETE /pets/{id}", "input": {"path": {"id": 1}}}],
+            "relations": [{"left": "seed[0].status", "op": "equals", "value": 200}]
+        }))
+        .expect("test");
+        let plan = Plan {
+            metamorphic: vec![t],
+            ..Plan::default()
+        };
+        let remote = crate::runner::parse_base_url("http://api.example.com").expect("url");
+        let err = crate::runner::check_write_safety(&plan, &remote, false).expect_err("refused");
+        assert!(err.to_string().contains("DELETE /pets/{id}"), "{err}");
+        assert!(crate::runner::check_write_safety(&plan, &remote, true).is_ok());
+    }
+
+    #[test]
     fn documented_statuses_match_ranges_and_default() {
         let keys = vec!["200".to_string(), "4XX".to_string()];
         assert!(is_documented(200, &keys));
