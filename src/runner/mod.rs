@@ -21,6 +21,8 @@ mod run;
 
 #[cfg(test)]
 mod assert_tests;
+#[cfg(test)]
+mod relations_tests;
 
 use crate::model::{MetamorphicTest, MultiOpOracle, Oracle, Outcome, Verdict};
 use reqwest::Url;
