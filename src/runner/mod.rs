@@ -5,7 +5,9 @@
 //! connection within a short timeout (so an unreachable URL fails fast, once, with its
 //! name). It then executes the plan (`run.rs`), evaluating assertions (`assert.rs`) on
 //! field paths (`path.rs`), wiring captures (`binds.rs`) and recording each exchange with
-//! a `curl` line (`exec.rs`). Text and JUnit renderings live in `report.rs`/`junit.rs`.
+//! a `curl` line (`exec.rs`). Metamorphic tests in the plan run after the sequences, as
+//! sequences, and are judged by `relations` into verdicts like every other oracle's. Text
+//! and JUnit renderings live in `report.rs`/`junit.rs`.
 //!
 //! The runner does not choose which oracles to run (review state, `--op` filters): the
 //! caller builds the `Plan`. It never prints; the CLI does.

@@ -1,8 +1,11 @@
-//! Oracle suites inside a session directory: reading every suite and group record with
-//! the review journal's states, writing an imported suite, and storing verdicts.
+//! Oracle suites inside a session directory: reading every suite and group record and the
+//! metamorphic tests with the review journal's states, writing an imported suite, the
+//! documented statuses of the session's spec, and storing verdicts.
 //!
 //! Edited oracles come back in their edited form (the `edited` value of the latest
-//! decision). This module does not decide which states run; `suite::select` does.
+//! decision); an edited metamorphic test also has to pass
+//! `metamorphic::check::validate_structure`, else the original stays and a problem line
+//! names it. This module does not decide which states run; `suite::select` does.
 
 use crate::model::{
     Decision, MetamorphicTest, MultiOpOracle, Oracle, ReviewDecision, ReviewState, SuiteFile,
