@@ -290,6 +290,10 @@ pub struct SuiteFile {
     pub oracles: Vec<Oracle>,
     #[serde(default)]
     pub multi_op: Vec<MultiOpOracle>,
+    /// Metamorphic tests (review id `mr#<test_id>`); absent in suites written before they
+    /// joined suites, and left out of the JSON when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metamorphic: Vec<MetamorphicTest>,
     /// o_id → review state (absent: proposed).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub review: BTreeMap<String, ReviewState>,

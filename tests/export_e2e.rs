@@ -10,72 +10,8 @@ use export_common::*;
 use mastor::export::{self, ExportInput, ExportReport, Format, Selection};
 use mastor::model::SuiteFile;
 use regex::Regex;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-const COMPILE_JARS: [&str; 5] = [
-    "junit-jupiter-api.jar",
-    "apiguardian-api.jar",
-    "jackson-databind.jar",
-    "jackson-core.jar",
-    "jackson-annotations.jar",
-];
-const RUN_JARS: [&str; 3] = [
-    "jackson-databind.jar",
-    "jackson-core.jar",
-    "jackson-annotations.jar",
-];
-
-fn class_path(dir: Option<&Path>, jars: &[&str]) -> String {
-    let mut parts: Vec<String> = dir.iter().map(|d| d.display().to_string()).collect();
-    parts.extend(jars.iter().map(|j| jar(j).display().to_string()));
-    parts.join(":")
-}
-
-/// Exports JUnit sources into `dir/src` and compiles them into `dir/classes`.
-fn compile_junit(input: &ExportInput, dir: &Path) -> ExportReport {
-    let src = dir.join("src");
-    let report = export::export(input, Format::Junit, &src).expect("junit export");
-    let classes = dir.join("classes");
-    std::fs::create_dir_all(&classes).expect("classes dir");
-    let sources: Vec<&PathBuf> = report
-        .files
-        .iter()
-        .filter(|f| f.extension().is_some_and(|e| e == "java"))
-        .collect();
-    let (code, text) = run(Command::new("javac")
-        .args(["-encoding", "UTF-8", "-Xlint:none", "-d"])
-        .arg(&classes)
-        .arg("-cp")
-        .arg(class_path(None, &COMPILE_JARS))
-        .args(&sources));
-    assert_eq!(code, 0, "javac failed:\n{text}");
-    report
-}
-
-/// Runs the compiled classes with the console launcher; returns exit code, the legacy XML
-/// report and the launcher output.
-fn launch_junit(dir: &Path, base_url: Option<&str>) -> (i32, String, String) {
-    let reports = dir.join(if base_url.is_some() {
-        "reports"
-    } else {
-        "reports-unset"
-    });
-    let mut cmd = Command::new("java");
-    if let Some(url) = base_url {
-        cmd.arg(format!("-Dmastor.baseUrl={url}"));
-    }
-    cmd.arg("-jar")
-        .arg(jar("junit-platform-console-standalone.jar"))
-        .args(["--disable-banner", "--details=none", "--class-path"])
-        .arg(class_path(Some(&dir.join("classes")), &RUN_JARS))
-        .args(["--select-package", "mastor.suite", "--reports-dir"])
-        .arg(&reports);
-    let (code, text) = run(&mut cmd);
-    let xml = std::fs::read_to_string(reports.join("TEST-junit-jupiter.xml"))
-        .unwrap_or_else(|e| panic!("no JUnit XML report ({e}); launcher said:\n{text}"));
-    (code, xml, text)
-}
 
 /// Per o_id from the legacy XML report: the number of failed checks, counted from the
 /// lines of the failure message (MastorAssert reports one line per failed check); an error
@@ -108,17 +44,7 @@ fn junit_results(report: &ExportReport, xml: &str) -> Results {
 /// Exports the Postman collection and runs newman; returns exit code and per-o_id results.
 fn run_newman(input: &ExportInput, dir: &Path, base_url: &str) -> (i32, Results, String) {
     let report = export::export(input, Format::Postman, dir).expect("postman export");
-    let collection = &report.files[0];
-    let json_out = dir.join("newman.json");
-    let (code, text) = run(Command::new(newman())
-        .arg("run")
-        .arg(collection)
-        .args(["--env-var", &format!("baseUrl={base_url}")])
-        .args(["--reporters", "json", "--reporter-json-export"])
-        .arg(&json_out));
-    let raw = std::fs::read_to_string(&json_out)
-        .unwrap_or_else(|e| panic!("no newman report ({e}); newman said:\n{text}"));
-    let parsed: serde_json::Value = serde_json::from_str(&raw).expect("newman JSON report");
+    let (code, parsed, text) = newman_json(&report.files[0], base_url, &dir.join("newman.json"));
     let mut results: Results = report
         .items
         .iter()

@@ -52,9 +52,27 @@ fn selection_follows_review_states() {
     );
 }
 
+/// The small suite plus the metamorphic tests: one accepted, one edited, one rejected.
+fn suite_with_metamorphic() -> SuiteFile {
+    let mut suite = petstore_suite(false);
+    let states = [
+        ReviewState::Accepted,
+        ReviewState::Edited,
+        ReviewState::Rejected,
+    ];
+    for (t, state) in petstore_metamorphic().into_iter().zip(states) {
+        suite.review.insert(t.o_id(), state);
+        suite.metamorphic.push(t);
+    }
+    suite
+}
+
 #[test]
 fn json_round_trips() {
-    let suite = petstore_suite(false);
+    let mut suite = suite_with_metamorphic();
+    // Only exported tests come back: drop the rejected one from the expectation.
+    let rejected = suite.metamorphic.pop().expect("three tests");
+    suite.review.remove(&rejected.o_id());
     let dir = tempfile::tempdir().expect("tempdir");
     let input = ExportInput::from_suite(suite.clone(), Selection::Reviewed);
     let report = export::export(&input, Format::Json, dir.path()).expect("export");
@@ -65,9 +83,20 @@ fn json_round_trips() {
         schema_version: mastor::model::SCHEMA_VERSION,
         oracles: reloaded.oracles,
         multi_op: reloaded.multi_op,
+        metamorphic: reloaded.metamorphic,
         review: reloaded.review,
     };
     pretty_assertions::assert_eq!(loaded, suite);
+    let text = std::fs::read_to_string(&report.files[0]).expect("read");
+    assert!(text.contains("\"metamorphic\""), "{text}");
+    let plain = ExportInput::from_suite(petstore_suite(false), Selection::Reviewed);
+    let dir_plain = tempfile::tempdir().expect("tempdir");
+    let r = export::export(&plain, Format::Json, dir_plain.path()).expect("export");
+    let text = std::fs::read_to_string(&r.files[0]).expect("read");
+    assert!(
+        !text.contains("metamorphic"),
+        "no key without tests: {text}"
+    );
 
     // Exporting the reloaded suite again gives the same bytes.
     let again = tempfile::tempdir().expect("tempdir");
@@ -345,8 +374,128 @@ fn cli_exports_a_suite_file_and_rejects_bad_input() {
     let (code, text) = run(Command::new(env!("CARGO_BIN_EXE_mastor"))
         .arg("export")
         .arg(&suite_path)
-        .args(["--format", "gherkin", "--out"])
+        .args(["--format", "cucumber", "--out"])
         .arg(&out));
     assert_eq!(code, 2, "{text}");
-    assert!(text.contains("unknown format 'gherkin'"), "{text}");
+    assert!(text.contains("unknown format 'cucumber'"), "{text}");
+
+    // Gherkin exports the selected metamorphic tests (rejected ones left out).
+    let suite_path = dir.path().join("suite-mr.json");
+    let text = serde_json::to_string(&suite_with_metamorphic()).expect("json");
+    std::fs::write(&suite_path, text).expect("write");
+    let behave = dir.path().join("behave");
+    let (code, text) = run(Command::new(env!("CARGO_BIN_EXE_mastor"))
+        .arg("export")
+        .arg(&suite_path)
+        .args(["--format", "gherkin", "--out"])
+        .arg(&behave));
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("gherkin: 2 tests"), "{text}");
+    let feature =
+        std::fs::read_to_string(behave.join("features/metamorphic.feature")).expect("feature");
+    assert!(feature.contains("status_change_visible"), "{feature}");
+    assert!(feature.contains("limit_is_a_prefix"), "{feature}");
+    assert!(
+        !feature.contains("missing_pet"),
+        "rejected test exported: {feature}"
+    );
+}
+
+#[test]
+fn metamorphic_tests_in_junit_postman_and_markdown() {
+    let input = ExportInput::from_suite(suite_with_metamorphic(), Selection::Reviewed);
+    let dir = tempfile::tempdir().expect("tempdir");
+
+    let report = export::export(&input, Format::Junit, dir.path()).expect("junit");
+    let class = std::fs::read_to_string(dir.path().join("mastor/suite/MetamorphicTests.java"))
+        .expect("metamorphic class");
+    assert!(
+        class.contains("@DisplayName(\"mr#status_change_visible\")"),
+        "{class}"
+    );
+    assert!(class.contains("r = m.send(\"follow_up[1]\", \"follow_up\", \"GET /pets/{petId}\""));
+    assert!(class.contains("c.capture(r, \"id\", \"id\");"), "{class}");
+    assert!(class.contains("m.relations("), "{class}");
+    assert!(!class.contains("missing_pet"), "rejected test exported");
+    assert!(
+        dir.path()
+            .join("mastor/suite/MastorRelations.java")
+            .is_file()
+    );
+    let item = report
+        .items
+        .iter()
+        .find(|i| i.o_id == "mr#limit_is_a_prefix")
+        .expect("item");
+    assert_eq!(
+        item.location,
+        "mastor.suite.MetamorphicTests#test_limit_is_a_prefix"
+    );
+    assert_eq!(item.op_id, "GET /pets -> GET /pets -> GET /pets");
+    assert_eq!(report.skipped, 1);
+
+    let report = export::export(&input, Format::Postman, dir.path()).expect("postman");
+    let c: Value = serde_json::from_str(&std::fs::read_to_string(&report.files[0]).expect("read"))
+        .expect("collection JSON");
+    let folder = c["item"]
+        .as_array()
+        .expect("folders")
+        .iter()
+        .find(|f| f["name"] == "metamorphic mr#status_change_visible")
+        .expect("folder per test");
+    let steps = folder["item"].as_array().expect("requests");
+    assert_eq!(steps.len(), 3);
+    assert_eq!(steps[2]["request"]["url"], "{{baseUrl}}/pets/{{id}}");
+    let last = steps[2]["event"][0]["script"]["exec"].to_string();
+    assert!(last.contains("mastorMrStep("), "{last}");
+    assert!(last.contains("follow_up[0].request.body.status"), "{last}");
+    let first = steps[0]["event"].to_string();
+    assert!(
+        first.contains("prerequest"),
+        "captures cleared first: {first}"
+    );
+
+    let report = export::export(&input, Format::Readable, dir.path()).expect("readable");
+    let md = std::fs::read_to_string(&report.files[0]).expect("read");
+    assert!(
+        md.contains("- [Metamorphic tests](#metamorphic) (2)"),
+        "{md}"
+    );
+    assert!(md.contains("## Metamorphic tests"), "{md}");
+    assert!(md.contains("### `mr#status_change_visible`"), "{md}");
+    assert!(
+        md.contains("- **Given** a pet created with status available"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- **Follow-up** `POST /pets/{petId}/status`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("1. `follow_up[1].body.status` equals `follow_up[0].request.body.status`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("`follow_up[0].body` has 1 more than `seed[0].body`"),
+        "{md}"
+    );
+    assert!(md.contains("- **Review:** edited"), "{md}");
+    assert!(!md.contains("missing_pet"), "rejected test in Markdown");
+
+    // Without metamorphic tests an export is as before: no support class, no section.
+    let plain = ExportInput::from_suite(petstore_suite(false), Selection::Reviewed);
+    export::export(&plain, Format::Junit, dir.path()).expect("junit");
+    assert!(
+        !dir.path()
+            .join("mastor/suite/MastorRelations.java")
+            .exists()
+    );
+    assert!(
+        !dir.path()
+            .join("mastor/suite/MetamorphicTests.java")
+            .exists()
+    );
+    let report = export::export(&plain, Format::Readable, dir.path()).expect("readable");
+    let md = std::fs::read_to_string(&report.files[0]).expect("read");
+    assert!(!md.contains("Metamorphic"), "{md}");
 }

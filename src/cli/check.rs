@@ -1,5 +1,10 @@
 //! `mastor check`: run a session's (or a suite file's) oracles against a live API.
 //!
+//! Metamorphic tests run after the sequences; their verdict (o_id `mr#<test_id>`) is a
+//! pass, a failure (`relation violated: ...`, the test's finding) or an error
+//! (`execution failed: ...`, e.g. a 5xx, an undocumented status or a timeout before any
+//! relation could be checked). For a session, documented statuses come from its spec.
+//!
 //! Input errors (unreadable suite, unknown `--op`, bad or unreachable base URL, writes
 //! refused, nothing selected) exit 2 before any oracle runs; oracle failures or errors
 //! exit 1. Skipped oracles (a sequence whose capture was missing) do not fail the run on
@@ -109,14 +114,20 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
     } else {
         Only::All
     });
-    let plan = suite::select(&suite_file, only, &args.ops).map_err(|e| eyre!(e))?;
-    if plan.oracles.is_empty() && plan.multi_op.is_empty() {
+    let mut plan = suite::select(&suite_file, only, &args.ops).map_err(|e| eyre!(e))?;
+    if let Some(store) = &store
+        && !plan.metamorphic.is_empty()
+    {
+        plan.documented = session::documented(store);
+    }
+    if plan.is_empty() {
         eprintln!(
-            "error: nothing to run in {} (only: {only:?}, {} oracle(s) and {} sequence(s) in \
-             total){}",
+            "error: nothing to run in {} (only: {only:?}, {} oracle(s), {} sequence(s) and {} \
+             metamorphic test(s) in total){}",
             args.input.display(),
             suite_file.oracles.len(),
             suite_file.multi_op.len(),
+            suite_file.metamorphic.len(),
             if only == Only::Accepted {
                 "; accept oracles in review or pass --only all"
             } else {

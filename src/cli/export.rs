@@ -13,12 +13,14 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
     mastor export .mastor --format junit --out build/junit\n  \
-    mastor export suite.json --format postman,readable --all --out build/export")]
+    mastor export suite.json --format postman,readable --all --out build/export\n  \
+    mastor export .mastor --format gherkin --out build/behave")]
 pub struct ExportArgs {
     /// A session directory (e.g. `.mastor`) or a suite file (ours as written by
     /// `--format json`, the paper's per-operation format, or an array of oracles).
     pub source: PathBuf,
-    /// Output formats: junit, postman, readable, json (comma-separated or repeated).
+    /// Output formats: junit, postman, readable, json, gherkin (comma-separated or
+    /// repeated; gherkin writes the metamorphic tests only, as a behave suite).
     #[arg(long, short, value_delimiter = ',', required = true, value_parser = parse_format)]
     pub format: Vec<Format>,
     /// Include proposed (not yet reviewed) oracles; rejected ones are never exported.
@@ -59,7 +61,7 @@ pub fn run(args: ExportArgs) -> color_eyre::Result<i32> {
         match export::export(&input, format, &args.out) {
             Ok(report) => {
                 println!(
-                    "{format}: {} oracles, {} files in {} ({} left out by review state)",
+                    "{format}: {} tests, {} files in {} ({} left out by review state)",
                     report.items.len(),
                     report.files.len(),
                     args.out.display(),

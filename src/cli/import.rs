@@ -36,7 +36,8 @@ pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
     for p in &loaded.problems {
         eprintln!("skipped: {p}");
     }
-    let total = loaded.suite.oracles.len() + loaded.suite.multi_op.len();
+    let total =
+        loaded.suite.oracles.len() + loaded.suite.multi_op.len() + loaded.suite.metamorphic.len();
     if total == 0 {
         eprintln!(
             "error: {} holds no loadable oracle ({} problem(s) above)",
@@ -59,6 +60,13 @@ pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
                     .multi_op
                     .iter()
                     .flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())),
+            )
+            .chain(
+                loaded
+                    .suite
+                    .metamorphic
+                    .iter()
+                    .flat_map(|t| t.seed.iter().chain(&t.follow_up).map(|s| s.op_id.as_str())),
             )
             .filter(|op| !declared.contains(op))
             .collect();
@@ -88,9 +96,10 @@ pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
     session::write(&store, &loaded.suite)
         .wrap_err_with(|| format!("cannot write the session in {}", args.out.display()))?;
     println!(
-        "imported {} oracle(s) and {} sequence(s) into {} ({} skipped)",
+        "imported {} oracle(s), {} sequence(s) and {} metamorphic test(s) into {} ({} skipped)",
         loaded.suite.oracles.len(),
         loaded.suite.multi_op.len(),
+        loaded.suite.metamorphic.len(),
         args.out.display(),
         loaded.problems.len()
     );

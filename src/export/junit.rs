@@ -3,8 +3,9 @@
 //! Writes package `mastor.suite` under `<out>/mastor/suite/`: one class per operation with
 //! one `@Test` per oracle (`@DisplayName` = o_id), one class per multi-op group with one
 //! test per sequence running its steps in order, and the `MastorAssert` support class that
-//! sends requests (`java.net.http`) and checks assertions (Jackson). The base URL comes
-//! from the system property `mastor.baseUrl`.
+//! sends requests (`java.net.http`) and checks assertions (Jackson). Metamorphic tests go
+//! into `MetamorphicTests` with the `MastorRelations` support class (see `junit_mr`). The
+//! base URL comes from the system property `mastor.baseUrl`.
 //!
 //! It does not compile or run anything, and uses no build tool: `javac` with the JUnit and
 //! Jackson jars on the class path, then the JUnit console launcher (see the README written
@@ -115,6 +116,7 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
         write_file(&file, &class_source(&class, &group_id, "GROUP_ID", &body))?;
         report.files.push(file);
     }
+    super::junit_mr::export(input, &pkg_dir, &mut class_names, &mut report)?;
     Ok(report)
 }
 
@@ -141,9 +143,11 @@ fn remove_stale_classes(pkg_dir: &Path) -> Result<(), ExportError> {
     Ok(())
 }
 
-fn class_source(class: &str, display: &str, constant: &str, body: &str) -> String {
+pub(super) fn class_source(class: &str, display: &str, constant: &str, body: &str) -> String {
     let what = if constant == "OP_ID" {
         format!("Oracles of operation {display}")
+    } else if constant == "KIND" {
+        format!("Metamorphic tests ({display})")
     } else {
         format!("Multi-operation sequences of group {display}")
     };
@@ -229,7 +233,7 @@ fn step_code(step_o_id: &str, number: usize, step: &Step) -> Result<String, Expo
     Ok(out)
 }
 
-fn assertion_code(assertions: &[Assertion]) -> String {
+pub(super) fn assertion_code(assertions: &[Assertion]) -> String {
     let mut out = String::new();
     for assertion in assertions {
         match assertion {
@@ -259,7 +263,7 @@ fn assertion_code(assertions: &[Assertion]) -> String {
 }
 
 /// The input as the compact JSON the support class reads.
-fn input_json(input: &OracleInput) -> String {
+pub(super) fn input_json(input: &OracleInput) -> String {
     serde_json::to_value(input)
         .unwrap_or(Value::Null)
         .to_string()
@@ -292,7 +296,7 @@ pub fn java_str(text: &str) -> String {
 
 /// Text safe inside a Java comment: one line, no `*/`, backslashes doubled (javac reads
 /// `\u` escapes even in comments), non-ASCII escaped.
-fn comment(text: &str) -> String {
+pub(super) fn comment(text: &str) -> String {
     let flat: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -336,7 +340,7 @@ pub fn camel(text: &str) -> String {
 }
 
 /// `fv-list all` → `fv_list_all`: a Java identifier fragment.
-fn snake(text: &str) -> String {
+pub(super) fn snake(text: &str) -> String {
     let out: String = text
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -345,7 +349,7 @@ fn snake(text: &str) -> String {
 }
 
 /// `base`, or `base2`, `base3`... whichever is not taken yet; records the result.
-fn unique(taken: &mut BTreeSet<String>, base: String) -> String {
+pub(super) fn unique(taken: &mut BTreeSet<String>, base: String) -> String {
     let mut name = base.clone();
     let mut n = 2;
     while taken.contains(&name) {

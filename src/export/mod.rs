@@ -2,7 +2,10 @@
 //! (the paper's ToJUnit, ToPostmanAssertify and ToReadable converters, made runnable).
 //!
 //! Formats: JUnit 5 sources ([`junit`]), a Postman v2.1 collection for newman
-//! ([`postman`]), readable Markdown ([`readable`]) and the suite itself as JSON ([`json`]).
+//! ([`postman`]), readable Markdown ([`readable`]), the suite itself as JSON ([`json`]),
+//! and for metamorphic tests alone a behave suite ([`gherkin`]). Metamorphic tests join
+//! the first four as first-class members: a JUnit test, a Postman folder, a Markdown
+//! section, a `metamorphic` array.
 //! Every exported test carries its `op_id` and `o_id` so a result traces back to the oracle.
 //!
 //! The generated tests reproduce mastor's own runner semantics (field paths with `[n]` and
@@ -16,14 +19,18 @@
 pub mod gherkin;
 pub mod json;
 pub mod junit;
+mod junit_mr;
+pub mod mr;
 pub mod postman;
+mod postman_mr;
 pub mod readable;
 pub mod request;
 pub mod session;
 
 pub use session::load_session;
 
-use crate::model::{MultiOpOracle, Oracle, ReviewState, SuiteFile, Verdict};
+use crate::model::{MetamorphicTest, MultiOpOracle, Oracle, ReviewState, SuiteFile, Verdict};
+use crate::runner::relations::Documented;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -34,6 +41,12 @@ use std::str::FromStr;
 pub struct ExportInput {
     pub oracles: Vec<Oracle>,
     pub multi_op: Vec<MultiOpOracle>,
+    /// Metamorphic tests (o_id `mr#<test_id>`), selected by review state like oracles.
+    pub metamorphic: Vec<MetamorphicTest>,
+    /// Documented statuses per op_id (from the session's spec when it can be read), so
+    /// exported metamorphic tests treat an undocumented status as an execution failure
+    /// as `mastor check` does. Empty: only 5xx counts as one.
+    pub documented: Documented,
     /// o_id → review state; an absent o_id is `Proposed`.
     pub review: BTreeMap<String, ReviewState>,
     /// o_id → latest verdict, shown by the readable export when present.
@@ -72,6 +85,8 @@ impl ExportInput {
         ExportInput {
             oracles: suite.oracles,
             multi_op: suite.multi_op,
+            metamorphic: suite.metamorphic,
+            documented: Documented::new(),
             review: suite.review,
             verdicts: BTreeMap::new(),
             selection,
@@ -113,24 +128,34 @@ impl ExportInput {
             .filter(|m| self.selection.includes(self.state(&m.o_id())))
             .collect()
     }
+
+    /// The metamorphic tests this export includes, in input order.
+    pub fn selected_metamorphic(&self) -> Vec<&MetamorphicTest> {
+        self.metamorphic
+            .iter()
+            .filter(|t| self.selection.includes(self.state(&t.o_id())))
+            .collect()
+    }
 }
 
-/// Output formats.
+/// Output formats. `Gherkin` exports the metamorphic tests only (a behave suite).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Junit,
     Postman,
     Readable,
     Json,
+    Gherkin,
 }
 
 impl Format {
     /// All formats with their command-line names.
-    pub const ALL: [(Format, &'static str); 4] = [
+    pub const ALL: [(Format, &'static str); 5] = [
         (Format::Junit, "junit"),
         (Format::Postman, "postman"),
         (Format::Readable, "readable"),
         (Format::Json, "json"),
+        (Format::Gherkin, "gherkin"),
     ];
 }
 
@@ -152,7 +177,9 @@ impl FromStr for Format {
             .iter()
             .find(|(_, name)| name.eq_ignore_ascii_case(s))
             .map(|(format, _)| *format)
-            .ok_or_else(|| format!("unknown format '{s}' (junit, postman, readable, json)"))
+            .ok_or_else(|| {
+                format!("unknown format '{s}' (junit, postman, readable, json, gherkin)")
+            })
     }
 }
 
@@ -208,14 +235,27 @@ pub fn export(
     out_dir: &Path,
 ) -> Result<ExportReport, ExportError> {
     create_dir(out_dir)?;
-    let total = input.oracles.len() + input.multi_op.len();
+    let total = input.oracles.len() + input.multi_op.len() + input.metamorphic.len();
+    let selected = input.selected_oracles().len()
+        + input.selected_multi_op().len()
+        + input.selected_metamorphic().len();
     let mut report = match format {
         Format::Junit => junit::export(input, out_dir)?,
         Format::Postman => postman::export(input, out_dir)?,
         Format::Readable => readable::export(input, out_dir)?,
         Format::Json => json::export(input, out_dir)?,
+        Format::Gherkin => {
+            let tests: Vec<MetamorphicTest> =
+                input.selected_metamorphic().into_iter().cloned().collect();
+            // Gherkin carries metamorphic tests only: the other oracles are left out.
+            let report = gherkin::export_gherkin_with(&tests, &input.documented, out_dir)?;
+            return Ok(ExportReport {
+                skipped: input.metamorphic.len() - tests.len(),
+                ..report
+            });
+        }
     };
-    report.skipped = total - input.selected_oracles().len() - input.selected_multi_op().len();
+    report.skipped = total - selected;
     Ok(report)
 }
 
@@ -253,6 +293,16 @@ pub(crate) fn split_op_id<'a>(
             reason: format!("op_id '{op_id}' is not 'METHOD /path'"),
         }),
     }
+}
+
+/// The op_ids of a metamorphic test's steps, seed then follow-up: `A -> B -> C`.
+pub(crate) fn mr_op_ids(t: &MetamorphicTest) -> String {
+    t.seed
+        .iter()
+        .chain(&t.follow_up)
+        .map(|s| s.op_id.as_str())
+        .collect::<Vec<_>>()
+        .join(" -> ")
 }
 
 /// Groups items by a key while keeping the order in which keys first appear.
@@ -295,7 +345,7 @@ mod tests {
             assert_eq!(name.parse::<Format>(), Ok(format));
             assert_eq!(format.to_string(), name);
         }
-        assert!("gherkin".parse::<Format>().is_err());
+        assert!("cucumber".parse::<Format>().is_err());
     }
 
     #[test]

@@ -8,6 +8,9 @@
 //! bindings in raw JSON bodies, so a captured number stays a number). The base URL is the
 //! collection variable `baseUrl` (override with `newman run --env-var baseUrl=...`).
 //!
+//! Metamorphic tests get a folder each (`postman_mr`): requests in order, captures as in
+//! sequences, the relations checked in the last request's test script.
+//!
 //! It does not run newman and does not cover Postman features mastor has no use for
 //! (auth helpers, environments, examples).
 
@@ -48,6 +51,7 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
                 assertions: &oracle.assertions,
                 captures: None,
                 bind: false,
+                mr: None,
             };
             items.push(request_item(
                 &o_id,
@@ -79,6 +83,15 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
         });
     }
 
+    for t in input.selected_metamorphic() {
+        folders.push(super::postman_mr::folder(t, &input.documented)?);
+        report.items.push(ExportedItem {
+            o_id: t.o_id(),
+            op_id: super::mr_op_ids(t),
+            location: format!("metamorphic {}", t.o_id()),
+        });
+    }
+
     let collection = json!({
         "info": {
             "name": "mastor suite",
@@ -101,11 +114,14 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
 }
 
 /// What one request's test script checks.
-struct TestSpec<'a> {
-    o_id: &'a str,
-    assertions: &'a [Assertion],
-    captures: Option<&'a std::collections::BTreeMap<String, String>>,
-    bind: bool,
+pub(super) struct TestSpec<'a> {
+    pub o_id: &'a str,
+    pub assertions: &'a [Assertion],
+    pub captures: Option<&'a std::collections::BTreeMap<String, String>>,
+    pub bind: bool,
+    /// A metamorphic step: `mastorMrStep`'s spec (see `postman_mr`); assertion failures
+    /// are then collected for it instead of being tests of their own.
+    pub mr: Option<Value>,
 }
 
 impl TestSpec<'_> {
@@ -113,6 +129,7 @@ impl TestSpec<'_> {
         json!({
             "o_id": self.o_id,
             "bind": self.bind,
+            "collect": self.mr.is_some(),
             "assertions": self.assertions,
             "captures": self.captures.cloned().unwrap_or_default(),
         })
@@ -147,6 +164,7 @@ fn step_item(
         assertions: &step.assertions,
         captures: Some(&step.captures),
         bind: true,
+        mr: None,
     };
     let mut item = request_item(o_id, &step.op_id, &step.input, &spec, true)?;
     if first && !capture_names.is_empty() {
@@ -170,7 +188,7 @@ fn step_item(
     Ok(item)
 }
 
-fn request_item(
+pub(super) fn request_item(
     o_id: &str,
     op_id: &str,
     input: &OracleInput,
@@ -228,7 +246,16 @@ fn request_item(
     request.insert("url".into(), json!(url));
 
     let mut exec: Vec<String> = LIBRARY.lines().map(str::to_string).collect();
-    exec.push(format!("mastorRun({});", spec.to_json()));
+    match &spec.mr {
+        None => exec.push(format!("mastorRun({});", spec.to_json())),
+        Some(mr) => {
+            exec.extend(super::postman_mr::LIBRARY.lines().map(str::to_string));
+            exec.push(format!(
+                "mastorMrStep({mr}, mastorRun({}));",
+                spec.to_json()
+            ));
+        }
+    }
     Ok(json!({
         "name": o_id,
         "description": format!("o_id: {o_id}\nop_id: {op_id}"),
@@ -293,11 +320,11 @@ fn captures_as_vars(text: &str, literal: impl Fn(&str) -> String) -> String {
     out
 }
 
-fn script(listen: &str, exec: Vec<String>) -> Value {
+pub(super) fn script(listen: &str, exec: Vec<String>) -> Value {
     json!({"listen": listen, "script": {"type": "text/javascript", "exec": exec}})
 }
 
-fn js_str(text: &str) -> String {
+pub(super) fn js_str(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_default()
 }
 

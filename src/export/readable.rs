@@ -2,13 +2,15 @@
 //!
 //! A table of contents, then one section per operation with each oracle's description,
 //! strategy, inputs, assertions as sentences, evidence and `file:line-line` references,
-//! review state and (when known) verdict; multi-op sequences by group in their own section.
+//! review state and (when known) verdict; multi-op sequences by group in their own section;
+//! metamorphic tests in a last section with Given/When/Then, steps and relations.
 //! It is for reading: nothing parses it back.
 
 use super::request::step_o_id;
 use super::{ExportError, ExportInput, ExportReport, ExportedItem, group_in_order, write_file};
 use crate::model::{
-    Assertion, EvidenceRef, FieldOp, MultiOpOracle, Oracle, OracleInput, Outcome, Strategy,
+    Assertion, EvidenceRef, FieldOp, MetamorphicTest, MultiOpOracle, Oracle, OracleInput, Outcome,
+    Relation, RelationOp, Strategy,
 };
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -33,6 +35,7 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
 pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
     let oracles = input.selected_oracles();
     let multi = input.selected_multi_op();
+    let meta = input.selected_metamorphic();
     let ops = group_in_order(oracles.iter().copied(), |o| o.op_id.as_str());
     let groups = group_in_order(multi.iter().copied(), |m| m.group_id.as_str());
     let mut items = Vec::new();
@@ -44,6 +47,9 @@ pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
         plural(ops.len(), "operation"),
         plural(multi.len(), "multi-operation sequence"),
     );
+    if !meta.is_empty() {
+        let _ = writeln!(out, "{}.\n", plural(meta.len(), "metamorphic test"));
+    }
 
     out.push_str("## Contents\n\n");
     for (op_id, list) in &ops {
@@ -66,6 +72,9 @@ pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
                 list.len()
             );
         }
+    }
+    if !meta.is_empty() {
+        let _ = writeln!(out, "- [Metamorphic tests](#metamorphic) ({})", meta.len());
     }
     out.push('\n');
 
@@ -108,7 +117,92 @@ pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
             }
         }
     }
+    if !meta.is_empty() {
+        out.push_str("<a id=\"metamorphic\"></a>\n\n## Metamorphic tests\n\n");
+        for t in meta {
+            let id = anchor("mr", &t.test_id);
+            metamorphic_section(&mut out, input, t, &id);
+            items.push(ExportedItem {
+                o_id: t.o_id(),
+                op_id: super::mr_op_ids(t),
+                location: format!("#{id}"),
+            });
+        }
+    }
     (out, items)
+}
+
+/// Scenario with Given/When/Then, seed and follow-up steps, and relations as sentences.
+fn metamorphic_section(out: &mut String, input: &ExportInput, t: &MetamorphicTest, id: &str) {
+    let o_id = t.o_id();
+    let _ = writeln!(out, "<a id=\"{id}\"></a>\n\n### `{}`\n", code(&o_id));
+    if !t.scenario.is_empty() {
+        let _ = writeln!(out, "**Scenario:** {}\n", md_text(&t.scenario));
+    }
+    for (word, text) in [("Given", &t.given), ("When", &t.when), ("Then", &t.then)] {
+        if !text.is_empty() {
+            let _ = writeln!(out, "- **{word}** {}", md_text(text));
+        }
+    }
+    out.push('\n');
+    for s in super::mr::steps(t) {
+        let _ = writeln!(
+            out,
+            "- **{}** `{}`",
+            if s.side == "seed" {
+                "Seed"
+            } else {
+                "Follow-up"
+            },
+            code(&s.step.op_id)
+        );
+        let _ = writeln!(out, "  - step `{}`", code(&s.label));
+        input_lines(out, &s.step.input, "  ");
+        for a in &s.step.assertions {
+            let _ = writeln!(out, "  - {}", sentence(a));
+        }
+        for (name, path) in &s.step.captures {
+            let _ = writeln!(
+                out,
+                "  - captures `{}` from {}",
+                code(name),
+                path_words(path)
+            );
+        }
+    }
+    out.push_str("- **Relations:**\n");
+    for (i, r) in t.relations.iter().enumerate() {
+        let _ = writeln!(out, "  {}. {}", i + 1, relation_sentence(r));
+    }
+    review_lines(out, input, &o_id);
+    out.push('\n');
+}
+
+/// A relation in words, e.g. "`follow_up[0].body.status` equals `seed[0].body.status`".
+pub fn relation_sentence(r: &Relation) -> String {
+    let right = if r.right.trim().is_empty() {
+        format!("`{}`", code(&r.value.to_string()))
+    } else {
+        format!("`{}`", code(&r.right))
+    };
+    let left = format!("`{}`", code(&r.left));
+    match r.op {
+        RelationOp::Equals => format!("{left} equals {right}"),
+        RelationOp::NotEquals => format!("{left} does not equal {right}"),
+        RelationOp::Contains => format!("{left} contains {right}"),
+        RelationOp::NotContains => format!("{left} does not contain {right}"),
+        RelationOp::Subset => format!("every element of {left} is in {right}"),
+        RelationOp::CountDiff => format!(
+            "{} has {} more than {left}",
+            format_args!("`{}`", code(&r.right)),
+            crate::runner::relations::diff_of(r)
+        ),
+        RelationOp::Greater => format!("{left} is greater than {right}"),
+        RelationOp::GreaterOrEqual => format!("{left} is at least {right}"),
+        RelationOp::Less => format!("{left} is less than {right}"),
+        RelationOp::LessOrEqual => format!("{left} is at most {right}"),
+        RelationOp::SameShape => format!("{left} has the same shape as {right}"),
+    }
 }
 
 fn oracle_section(out: &mut String, input: &ExportInput, oracle: &Oracle, id: &str) {
@@ -353,6 +447,30 @@ mod tests {
             expected: json!(3),
         };
         assert_eq!(sentence(&b), "the body has length 3");
+    }
+
+    #[test]
+    fn relations_read_as_english() {
+        let r = Relation {
+            left: "seed[0].body".into(),
+            op: RelationOp::CountDiff,
+            right: "follow_up[0].body".into(),
+            value: json!(2),
+        };
+        assert_eq!(
+            relation_sentence(&r),
+            "`follow_up[0].body` has 2 more than `seed[0].body`"
+        );
+        let r = Relation {
+            left: "seed[0].status".into(),
+            op: RelationOp::NotEquals,
+            right: String::new(),
+            value: json!(500),
+        };
+        assert_eq!(
+            relation_sentence(&r),
+            "`seed[0].status` does not equal `500`"
+        );
     }
 
     #[test]

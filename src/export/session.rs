@@ -1,7 +1,8 @@
 //! Builds an [`ExportInput`] from a session directory with the shared reader
 //! (`crate::suite::session`): suites and group records, review states replayed from the
-//! journal (an edited oracle comes back in its edited form), and the latest verdicts the
-//! runner stored (`verdicts/latest.json`).
+//! journal (an edited oracle comes back in its edited form), metamorphic tests, the
+//! documented statuses of the session's spec (when it still loads), and the latest
+//! verdicts the runner stored (`verdicts/latest.json`).
 //!
 //! Read-only: the session is opened, never written. Edits that do not parse are listed in
 //! [`ExportInput::problems`] (the original is exported), as `mastor check` does.
@@ -21,6 +22,7 @@ pub fn load_session(dir: &Path, selection: Selection) -> Result<ExportInput, Exp
     let loaded = read(&session).map_err(store_err)?;
     let mut input = ExportInput::from_suite(loaded.suite, selection);
     input.problems = loaded.problems;
+    input.documented = crate::suite::session::documented(&session);
     if let Some(file) = session
         .read_json::<VerdictFile>(LATEST_VERDICTS)
         .map_err(store_err)?

@@ -75,11 +75,45 @@ pub fn parse_candidate(raw: &Value, fallback_id: &str) -> Result<MetamorphicTest
     let seed_raw = list("seed")?;
     let follow_raw = list("follow_up")?;
     let relations_raw = list("relations")?;
+    let mut all = load_steps(&test_id, &seed_raw, &follow_raw)?;
+    let follow_up = all.split_off(seed_raw.len());
+    let mut relations = Vec::with_capacity(relations_raw.len());
+    for (i, r) in relations_raw.into_iter().enumerate() {
+        let r: Relation =
+            serde_json::from_value(r).map_err(|e| format!("relation {}: {e}", i + 1))?;
+        relations.push(r);
+    }
+    let mut t = MetamorphicTest {
+        test_id,
+        scenario: text("scenario"),
+        given: text("given"),
+        when: text("when"),
+        then: text("then"),
+        seed: all,
+        follow_up,
+        relations,
+        slug: String::new(),
+    };
+    check_relations(&t)?;
+    if t.scenario.is_empty() {
+        t.scenario = t.test_id.clone();
+    }
+    t.slug = super::slug::semantic_slug(&t);
+    Ok(t)
+}
+
+/// Loads seed and follow-up steps (in that order) through the suite loader, as one
+/// sequence, so binds to later captures and bad inputs are refused as for any sequence.
+fn load_steps(
+    test_id: &str,
+    seed_raw: &[Value],
+    follow_raw: &[Value],
+) -> Result<Vec<Step>, String> {
     // A metamorphic step may carry no assertion (the relation is the oracle), which the
     // loader refuses for plain sequences: mark such steps with a placeholder, removed below.
     let steps: Vec<Value> = seed_raw
         .iter()
-        .chain(&follow_raw)
+        .chain(follow_raw)
         .map(|s| {
             let mut s = s.clone();
             if let Some(m) = s.as_object_mut()
@@ -110,30 +144,36 @@ pub fn parse_candidate(raw: &Value, fallback_id: &str) -> Result<MetamorphicTest
     for step in &mut all {
         step.assertions.retain(|a| a != &placeholder());
     }
-    let follow_up = all.split_off(seed_raw.len());
-    let mut relations = Vec::with_capacity(relations_raw.len());
-    for (i, r) in relations_raw.into_iter().enumerate() {
-        let r: Relation =
-            serde_json::from_value(r).map_err(|e| format!("relation {}: {e}", i + 1))?;
-        relations.push(r);
+    Ok(all)
+}
+
+/// Structural validation of a whole test, as a reviewer's edit or an imported suite must
+/// pass before it replaces or joins anything: seed and follow-up are non-empty, every step
+/// loads as a sequence step would (op_id shape, path parameters, binds to earlier
+/// captures, assertions), and every relation passes `validate_relation` and names steps
+/// that exist. Err says what is wrong, naming the step or relation. Spec alignment is
+/// separate (`spec_problems`): a test can be well formed and still not match the spec.
+pub fn validate_structure(t: &MetamorphicTest) -> Result<(), String> {
+    if t.test_id.trim().is_empty() {
+        return Err("`test_id` must not be empty".into());
     }
-    let mut t = MetamorphicTest {
-        test_id,
-        scenario: text("scenario"),
-        given: text("given"),
-        when: text("when"),
-        then: text("then"),
-        seed: all,
-        follow_up,
-        relations,
-        slug: String::new(),
+    if t.seed.is_empty() {
+        return Err("`seed` must have at least one step".into());
+    }
+    if t.follow_up.is_empty() {
+        return Err("`follow_up` must have at least one step".into());
+    }
+    if t.relations.is_empty() {
+        return Err("`relations` must have at least one relation".into());
+    }
+    let as_values = |steps: &[Step]| -> Result<Vec<Value>, String> {
+        steps
+            .iter()
+            .map(|s| serde_json::to_value(s).map_err(|e| e.to_string()))
+            .collect()
     };
-    check_relations(&t)?;
-    if t.scenario.is_empty() {
-        t.scenario = t.test_id.clone();
-    }
-    t.slug = super::slug::semantic_slug(&t);
-    Ok(t)
+    load_steps(&t.test_id, &as_values(&t.seed)?, &as_values(&t.follow_up)?)?;
+    check_relations(t)
 }
 
 /// The loader counts steps over seed and follow-up together; name them by side instead.

@@ -5,7 +5,9 @@
 //! connection within a short timeout (so an unreachable URL fails fast, once, with its
 //! name). It then executes the plan (`run.rs`), evaluating assertions (`assert.rs`) on
 //! field paths (`path.rs`), wiring captures (`binds.rs`) and recording each exchange with
-//! a `curl` line (`exec.rs`). Text and JUnit renderings live in `report.rs`/`junit.rs`.
+//! a `curl` line (`exec.rs`). Metamorphic tests in the plan run after the sequences, as
+//! sequences, and are judged by `relations` into verdicts like every other oracle's. Text
+//! and JUnit renderings live in `report.rs`/`junit.rs`.
 //!
 //! The runner does not choose which oracles to run (review state, `--op` filters): the
 //! caller builds the `Plan`. It never prints; the CLI does.
@@ -21,8 +23,10 @@ mod run;
 
 #[cfg(test)]
 mod assert_tests;
+#[cfg(test)]
+mod relations_tests;
 
-use crate::model::{MultiOpOracle, Oracle, Outcome, Verdict};
+use crate::model::{MetamorphicTest, MultiOpOracle, Oracle, Outcome, Verdict};
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -30,11 +34,24 @@ use std::net::IpAddr;
 use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
-/// What to run: single-op oracles and multi-op sequences, already filtered.
+/// What to run: single-op oracles, multi-op sequences and metamorphic tests, already
+/// filtered.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
     pub oracles: Vec<Oracle>,
     pub multi_op: Vec<MultiOpOracle>,
+    /// Run after the sequences, one at a time; each verdict's o_id is `mr#<test_id>`.
+    pub metamorphic: Vec<MetamorphicTest>,
+    /// Documented statuses per op_id, so a metamorphic step answering a status its
+    /// operation does not document is an execution failure (empty: not checked).
+    pub documented: relations::Documented,
+}
+
+impl Plan {
+    /// True when there is nothing at all to run.
+    pub fn is_empty(&self) -> bool {
+        self.oracles.is_empty() && self.multi_op.is_empty() && self.metamorphic.is_empty()
+    }
 }
 
 /// How to run it.
@@ -168,11 +185,20 @@ pub fn check_write_safety(plan: &Plan, base: &Url, allow_writes: bool) -> Result
     if allow_writes || is_loopback(base) {
         return Ok(());
     }
-    let op_ids = plan.oracles.iter().map(|o| o.op_id.as_str()).chain(
-        plan.multi_op
-            .iter()
-            .flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())),
-    );
+    let op_ids = plan
+        .oracles
+        .iter()
+        .map(|o| o.op_id.as_str())
+        .chain(
+            plan.multi_op
+                .iter()
+                .flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())),
+        )
+        .chain(
+            plan.metamorphic
+                .iter()
+                .flat_map(|t| t.seed.iter().chain(&t.follow_up).map(|s| s.op_id.as_str())),
+        );
     let mut writes: Vec<&str> = op_ids
         .filter(|op| {
             let method = op.split_whitespace().next().unwrap_or_default();
@@ -248,5 +274,31 @@ pub async fn run(plan: &Plan, cfg: &RunConfig) -> Result<RunReport, RunnerError>
         cfg,
         budget: AtomicUsize::new(cfg.budget.unwrap_or(usize::MAX)),
     };
-    Ok(run::run_plan(plan, &ctx).await)
+    let mut report = run::run_plan(plan, &ctx).await;
+    if !plan.metamorphic.is_empty() {
+        // Through the same runner (and the same request budget) as the sequences, after
+        // them; then judged, and recorded as verdicts like every other oracle.
+        let sequences = Plan {
+            multi_op: plan
+                .metamorphic
+                .iter()
+                .map(relations::to_multi_op)
+                .collect(),
+            ..Plan::default()
+        };
+        let sub = run::run_plan(&sequences, &ctx).await;
+        for (t, v) in plan.metamorphic.iter().zip(sub.verdicts) {
+            let (at, base_url) = (v.at.clone(), v.base_url.clone());
+            let verdict = relations::judge(t, v, &plan.documented).into_verdict(at, base_url);
+            match verdict.outcome {
+                Outcome::Pass => report.summary.passed += 1,
+                Outcome::Fail => report.summary.failed += 1,
+                Outcome::Error => report.summary.errors += 1,
+                Outcome::Skipped => report.summary.skipped += 1,
+            }
+            report.verdicts.push(verdict);
+        }
+        report.summary.unstable.extend(sub.summary.unstable);
+    }
+    Ok(report)
 }

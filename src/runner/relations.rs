@@ -119,15 +119,7 @@ pub fn evaluate(
     };
     let (holds, message) = match holds(r, &left, &right) {
         Ok(true) => (true, String::new()),
-        Ok(false) => (
-            false,
-            format!(
-                "{} {} {} does not hold",
-                r.left,
-                op_text(r.op),
-                operand_text(r)
-            ),
-        ),
+        Ok(false) => (false, format!("{} does not hold", relation_text(r))),
         Err(e) => {
             return RelationVerdict {
                 left,
@@ -149,6 +141,12 @@ pub fn evaluate(
     }
 }
 
+/// A relation in words as reports show it: `seed[0].body.id equals follow_up[0].body.id`
+/// (`count_diff` adds ` by <n>`, a constant right operand shows as JSON).
+pub fn relation_text(r: &Relation) -> String {
+    format!("{} {} {}", r.left, op_text(r.op), operand_text(r))
+}
+
 fn operand_text(r: &Relation) -> String {
     if r.right.is_empty() {
         r.value.to_string()
@@ -167,7 +165,8 @@ pub fn op_text(op: RelationOp) -> String {
         .unwrap_or_default()
 }
 
-fn diff_of(r: &Relation) -> i64 {
+/// The expected difference of a `count_diff` relation (`value`, default 1).
+pub fn diff_of(r: &Relation) -> i64 {
     r.value.as_i64().unwrap_or(1)
 }
 
@@ -283,6 +282,82 @@ pub struct MrVerdict {
     pub requests: usize,
     pub steps: Vec<StepVerdict>,
     pub relations: Vec<RelationVerdict>,
+}
+
+/// The op_id of the extra step a metamorphic verdict carries after its real steps: one
+/// assertion verdict per relation (actual: left operand, expected: right operand) and,
+/// when the test did not pass, a message saying whether the relation was violated or
+/// the execution failed. Text, JUnit XML and the TUI show it like any step.
+pub const RELATIONS_STEP: &str = "relations";
+
+/// Message prefix of a relation violation (the oracle's finding).
+pub const VIOLATED: &str = "relation violated";
+/// Message prefix of an execution failure (nothing was checked, or could not be).
+pub const EXECUTION_FAILED: &str = "execution failed";
+
+impl MrOutcome {
+    /// As a verdict outcome: passed → pass, relation violated → fail, execution
+    /// failed → error (so CI tells a finding from a broken run).
+    pub fn outcome(self) -> Outcome {
+        match self {
+            MrOutcome::Passed => Outcome::Pass,
+            MrOutcome::RelationViolated => Outcome::Fail,
+            MrOutcome::ExecutionFailed => Outcome::Error,
+        }
+    }
+
+    /// The words reports use: `passed`, `relation violated`, `execution failed`.
+    pub fn words(self) -> &'static str {
+        match self {
+            MrOutcome::Passed => "passed",
+            MrOutcome::RelationViolated => VIOLATED,
+            MrOutcome::ExecutionFailed => EXECUTION_FAILED,
+        }
+    }
+}
+
+impl MrVerdict {
+    /// The verdict stored and reported for this test (o_id `mr#<test_id>`): the steps
+    /// as run, then the [`RELATIONS_STEP`].
+    pub fn into_verdict(self, at: String, base_url: String) -> Verdict {
+        let outcome = self.outcome.outcome();
+        let assertions = self
+            .relations
+            .iter()
+            .map(|r| crate::model::AssertionVerdict {
+                index: r.index,
+                outcome: match r.outcome {
+                    RelationOutcome::Holds => Outcome::Pass,
+                    RelationOutcome::Violated => Outcome::Fail,
+                    RelationOutcome::Unresolved => Outcome::Error,
+                },
+                expected: r.right.clone(),
+                actual: r.left.clone(),
+                message: r.message.clone(),
+                unstable: false,
+            })
+            .collect();
+        let message = if self.outcome == MrOutcome::Passed {
+            String::new()
+        } else {
+            format!("{}: {}", self.outcome.words(), self.reason)
+        };
+        let mut steps = self.steps;
+        steps.push(StepVerdict {
+            op_id: RELATIONS_STEP.to_string(),
+            outcome,
+            assertions,
+            exchange: None,
+            message,
+        });
+        Verdict {
+            o_id: self.o_id,
+            outcome,
+            steps,
+            at,
+            base_url,
+        }
+    }
 }
 
 /// Documented response statuses per op_id (`200`, `2XX`, `default`), to tell an
@@ -401,8 +476,8 @@ pub async fn run_metamorphic(
     documented: &Documented,
 ) -> Result<Vec<MrVerdict>, RunnerError> {
     let plan = Plan {
-        oracles: Vec::new(),
         multi_op: tests.iter().map(to_multi_op).collect(),
+        ..Plan::default()
     };
     let report = crate::runner::run(&plan, cfg).await?;
     Ok(tests
@@ -410,181 +485,4 @@ pub async fn run_metamorphic(
         .zip(report.verdicts)
         .map(|(t, v)| judge(t, v, documented))
         .collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn ex(status: u16, body: Value) -> Exchange {
-        Exchange {
-            status: Some(status),
-            response_body: body.to_string(),
-            request_body: Some(json!({"status": "sold"})),
-            ..Exchange::default()
-        }
-    }
-
-    fn rel(left: &str, op: RelationOp, right: &str, value: Value) -> Relation {
-        Relation {
-            left: left.into(),
-            op,
-            right: right.into(),
-            value,
-        }
-    }
-
-    #[test]
-    fn every_op_holds_and_is_violated() {
-        let seed = ex(
-            200,
-            json!({"items": [1, 2], "n": 2, "s": "abc", "o": {"a": 1}}),
-        );
-        let follow = ex(
-            200,
-            json!({"items": [1, 2, 3], "n": "3", "s": "abcd", "o": {"a": 2}}),
-        );
-        let s = [Some(&seed)];
-        let f = [Some(&follow)];
-        let cases = [
-            (
-                rel(
-                    "seed[0].n",
-                    RelationOp::Equals,
-                    "follow_up[0].n",
-                    Value::Null,
-                ),
-                false,
-            ),
-            (rel("seed[0].n", RelationOp::Equals, "", json!("2")), true),
-            (
-                rel(
-                    "seed[0].n",
-                    RelationOp::NotEquals,
-                    "follow_up[0].n",
-                    Value::Null,
-                ),
-                true,
-            ),
-            (
-                rel("follow_up[0].items", RelationOp::Contains, "", json!(3)),
-                true,
-            ),
-            (
-                rel("seed[0].items", RelationOp::Contains, "", json!(3)),
-                false,
-            ),
-            (
-                rel("seed[0].items", RelationOp::NotContains, "", json!(3)),
-                true,
-            ),
-            (
-                rel(
-                    "seed[0].items",
-                    RelationOp::Subset,
-                    "follow_up[0].items",
-                    Value::Null,
-                ),
-                true,
-            ),
-            (
-                rel(
-                    "follow_up[0].items",
-                    RelationOp::Subset,
-                    "seed[0].items",
-                    Value::Null,
-                ),
-                false,
-            ),
-            (
-                rel(
-                    "seed[0].items",
-                    RelationOp::CountDiff,
-                    "follow_up[0].items",
-                    json!(1),
-                ),
-                true,
-            ),
-            (
-                rel(
-                    "seed[0].items",
-                    RelationOp::CountDiff,
-                    "follow_up[0].items",
-                    json!(2),
-                ),
-                false,
-            ),
-            (
-                rel(
-                    "follow_up[0].n",
-                    RelationOp::Greater,
-                    "seed[0].n",
-                    Value::Null,
-                ),
-                true,
-            ),
-            (
-                rel("follow_up[0].n", RelationOp::Less, "seed[0].n", Value::Null),
-                false,
-            ),
-            (
-                rel(
-                    "seed[0].o",
-                    RelationOp::SameShape,
-                    "follow_up[0].o",
-                    Value::Null,
-                ),
-                true,
-            ),
-            (
-                rel(
-                    "seed[0]",
-                    RelationOp::SameShape,
-                    "follow_up[0].o",
-                    Value::Null,
-                ),
-                false,
-            ),
-            (
-                rel("follow_up[0].status", RelationOp::Equals, "", json!(200)),
-                true,
-            ),
-            (
-                rel(
-                    "follow_up[0].request.body.status",
-                    RelationOp::Equals,
-                    "",
-                    json!("sold"),
-                ),
-                true,
-            ),
-        ];
-        for (i, (r, want)) in cases.iter().enumerate() {
-            let v = evaluate(i, r, &s, &f);
-            let expected = if *want {
-                RelationOutcome::Holds
-            } else {
-                RelationOutcome::Violated
-            };
-            assert_eq!(v.outcome, expected, "case {i}: {r:?} -> {v:?}");
-        }
-        let missing = evaluate(
-            0,
-            &rel("seed[0].gone", RelationOp::Equals, "", json!(1)),
-            &s,
-            &f,
-        );
-        assert_eq!(missing.outcome, RelationOutcome::Unresolved);
-        assert!(missing.message.contains("gone"), "{}", missing.message);
-    }
-
-    #[test]
-    fn documented_statuses_match_ranges_and_default() {
-        let keys = vec!["200".to_string(), "4XX".to_string()];
-        assert!(is_documented(200, &keys));
-        assert!(is_documented(404, &keys));
-        assert!(!is_documented(201, &keys));
-        assert!(is_documented(201, &["default".to_string()]));
-    }
 }

@@ -18,6 +18,16 @@ pub fn mark(outcome: Outcome) -> &'static str {
 
 /// The first reason a verdict did not pass, e.g. `expected 200, got 404 at status`.
 pub fn first_failure(v: &Verdict) -> Option<String> {
+    // A metamorphic verdict says why in its relations step (violated vs execution failed).
+    if let Some(s) = v
+        .steps
+        .iter()
+        .find(|s| s.op_id == crate::runner::relations::RELATIONS_STEP)
+        && s.outcome != Outcome::Pass
+        && !s.message.is_empty()
+    {
+        return Some(s.message.clone());
+    }
     let multi = v.steps.len() > 1;
     v.steps.iter().enumerate().find_map(|(n, s)| {
         if s.outcome == Outcome::Pass {

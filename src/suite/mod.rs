@@ -1,7 +1,8 @@
 //! Loading oracle suites from disk, whatever their shape, with every problem reported.
 //!
 //! Three shapes load (detected from the top-level JSON):
-//! - our `SuiteFile` (`{"schema_version", "oracles", "multi_op", "review"}`);
+//! - our `SuiteFile` (`{"schema_version", "oracles", "multi_op", "metamorphic", "review"}`;
+//!   a metamorphic test must pass `metamorphic::check::validate_structure`);
 //! - the MASTOR paper's per-operation output
 //!   (`{"operations": [{"op_id", "path_oracles": [...]}]}`, `oracles` also accepted for
 //!   `path_oracles`), where an oracle without `op_id` takes its operation's;
@@ -20,7 +21,9 @@
 mod parse;
 pub mod session;
 
-use crate::model::{MultiOpOracle, Oracle, ReviewState, SCHEMA_VERSION, SuiteFile};
+use crate::model::{
+    MetamorphicTest, MultiOpOracle, Oracle, ReviewState, SCHEMA_VERSION, SuiteFile,
+};
 use crate::runner::Plan;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -121,12 +124,14 @@ pub fn from_value(value: Value, path: &Path) -> Result<LoadedSuite, SuiteError> 
                 p.operation(op, i);
             }
             p.multi_list(map.get("multi_op"), "multi_op");
+            p.metamorphic_list(map.get("metamorphic"));
             SuiteFormat::Paper
         }
         Value::Object(map)
             if map.contains_key("schema_version")
                 || map.contains_key("oracles")
-                || map.contains_key("multi_op") =>
+                || map.contains_key("multi_op")
+                || map.contains_key("metamorphic") =>
         {
             let version = map
                 .get("schema_version")
@@ -139,6 +144,7 @@ pub fn from_value(value: Value, path: &Path) -> Result<LoadedSuite, SuiteError> 
             }
             p.single_list(map.get("oracles"), "oracles");
             p.multi_list(map.get("multi_op"), "multi_op");
+            p.metamorphic_list(map.get("metamorphic"));
             p.review(map.get("review"));
             SuiteFormat::Suite
         }
@@ -164,7 +170,8 @@ pub enum Only {
 
 /// Builds a run plan from a suite: keeps oracles in the given review states (or all) and
 /// on the given operations (empty: every operation; a sequence matches when any of its
-/// steps or its group id matches). Unknown `ops` are an error naming them.
+/// steps or its group id matches, a metamorphic test when any seed or follow-up step does).
+/// The plan's documented statuses are left empty for the caller to fill from a spec. Unknown `ops` are an error naming them.
 pub fn select(suite: &SuiteFile, only: Only, ops: &[String]) -> Result<Plan, String> {
     let known: HashSet<&str> = suite
         .oracles
@@ -177,6 +184,12 @@ pub fn select(suite: &SuiteFile, only: Only, ops: &[String]) -> Result<Plan, Str
                 .flat_map(|m| m.steps.iter().map(|s| s.op_id.as_str())),
         )
         .chain(suite.multi_op.iter().map(|m| m.group_id.as_str()))
+        .chain(
+            suite
+                .metamorphic
+                .iter()
+                .flat_map(|t| mr_steps(t).map(|s| s.op_id.as_str())),
+        )
         .collect();
     let unknown: Vec<&str> = ops
         .iter()
@@ -215,7 +228,23 @@ pub fn select(suite: &SuiteFile, only: Only, ops: &[String]) -> Result<Plan, Str
         })
         .cloned()
         .collect();
-    Ok(Plan { oracles, multi_op })
+    let metamorphic: Vec<MetamorphicTest> = suite
+        .metamorphic
+        .iter()
+        .filter(|t| mr_steps(t).any(|s| op_ok(&s.op_id)) && state_ok(&t.o_id()))
+        .cloned()
+        .collect();
+    Ok(Plan {
+        oracles,
+        multi_op,
+        metamorphic,
+        ..Plan::default()
+    })
+}
+
+/// Seed then follow-up steps of a metamorphic test.
+fn mr_steps(t: &MetamorphicTest) -> impl Iterator<Item = &crate::model::Step> {
+    t.seed.iter().chain(&t.follow_up)
 }
 
 /// `get /pets` → `GET /pets`, so `--op` is forgiving about the method's case.
@@ -228,3 +257,6 @@ fn normalize_op(op: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod mr_tests;

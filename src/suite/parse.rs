@@ -1,7 +1,9 @@
 //! Entry-by-entry parsing of suite files into model types, collecting problems.
 
 use super::{LoadProblem, LoadedSuite, SuiteFormat};
-use crate::model::{Assertion, MultiOpOracle, Oracle, ReviewState, Step, SuiteFile};
+use crate::model::{
+    Assertion, MetamorphicTest, MultiOpOracle, Oracle, ReviewState, Step, SuiteFile,
+};
 use crate::runner::{assert, binds, exec};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashSet};
@@ -87,6 +89,10 @@ impl Parser {
         self.list(list, key, |p, v, loc| p.multi(v, loc));
     }
 
+    pub(super) fn metamorphic_list(&mut self, list: Option<&Value>) {
+        self.list(list, "metamorphic", |p, v, loc| p.metamorphic(v, loc));
+    }
+
     fn list(&mut self, list: Option<&Value>, key: &str, f: impl Fn(&mut Self, &Value, &str)) {
         match list {
             None | Some(Value::Null) => {}
@@ -168,6 +174,31 @@ impl Parser {
                 self.problem(index, location, entry(), msg);
             }
             Ok(m) => self.suite.multi_op.push(m),
+            Err(msg) => self.problem(index, location, entry(), msg),
+        }
+    }
+}
+
+impl Parser {
+    /// A metamorphic test: its serde form, then `metamorphic::check::validate_structure`.
+    fn metamorphic(&mut self, v: &Value, location: &str) {
+        let index = self.take_index();
+        let entry = || Entry {
+            test_id: id_text(v.get("test_id")),
+            op_id: None,
+        };
+        let parsed = serde_json::from_value::<MetamorphicTest>(v.clone())
+            .map_err(|e| format!("not a metamorphic test: {e}"))
+            .and_then(|t| {
+                crate::metamorphic::check::validate_structure(&t)?;
+                Ok(t)
+            });
+        match parsed {
+            Ok(t) if !self.seen.insert(t.o_id()) => {
+                let msg = format!("duplicate o_id `{}` (an earlier entry has it)", t.o_id());
+                self.problem(index, location, entry(), msg);
+            }
+            Ok(t) => self.suite.metamorphic.push(t),
             Err(msg) => self.problem(index, location, entry(), msg),
         }
     }

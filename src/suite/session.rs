@@ -1,10 +1,15 @@
-//! Oracle suites inside a session directory: reading every suite and group record with
-//! the review journal's states, writing an imported suite, and storing verdicts.
+//! Oracle suites inside a session directory: reading every suite and group record and the
+//! metamorphic tests with the review journal's states, writing an imported suite, the
+//! documented statuses of the session's spec, and storing verdicts.
 //!
 //! Edited oracles come back in their edited form (the `edited` value of the latest
-//! decision). This module does not decide which states run; `suite::select` does.
+//! decision); an edited metamorphic test also has to pass
+//! `metamorphic::check::validate_structure`, else the original stays and a problem line
+//! names it. This module does not decide which states run; `suite::select` does.
 
-use crate::model::{Decision, MultiOpOracle, Oracle, ReviewDecision, ReviewState, SuiteFile};
+use crate::model::{
+    Decision, MetamorphicTest, MultiOpOracle, Oracle, ReviewDecision, ReviewState, SuiteFile,
+};
 use crate::runner::RunReport;
 use crate::store::{GroupRecord, Session, StoreError, SuiteRecord};
 use serde::{Deserialize, Serialize};
@@ -21,7 +26,8 @@ pub struct SessionSuite {
     pub problems: Vec<String>,
 }
 
-/// Reads `suites/*.json`, `groups/*.json` and the review journal.
+/// Reads `suites/*.json`, `groups/*.json`, `metamorphic/*.json` and the review journal.
+/// An edited metamorphic test must also pass `metamorphic::check::validate_structure`.
 pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
     let decisions = session.read_decisions()?;
     let mut suite = SuiteFile {
@@ -35,7 +41,7 @@ pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
         }
         if let Some(rec) = session.read_json::<SuiteRecord>(&format!("suites/{name}"))? {
             for o in rec.oracles {
-                let o = edited(o, &decisions, &mut problems, Oracle::o_id);
+                let o = edited(o, &decisions, &mut problems, Oracle::o_id, no_check);
                 suite.oracles.push(o);
             }
         }
@@ -46,10 +52,20 @@ pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
         }
         if let Some(rec) = session.read_json::<GroupRecord>(&format!("groups/{name}"))? {
             for m in rec.oracles {
-                let m = edited(m, &decisions, &mut problems, MultiOpOracle::o_id);
+                let m = edited(m, &decisions, &mut problems, MultiOpOracle::o_id, no_check);
                 suite.multi_op.push(m);
             }
         }
+    }
+    for t in crate::metamorphic::store::load_tests(session)? {
+        let t = edited(
+            t,
+            &decisions,
+            &mut problems,
+            MetamorphicTest::o_id,
+            crate::metamorphic::check::validate_structure,
+        );
+        suite.metamorphic.push(t);
     }
     for (o_id, d) in &decisions {
         let state = match d.decision {
@@ -62,13 +78,19 @@ pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
     Ok(SessionSuite { suite, problems })
 }
 
+/// Oracles and sequences need no check beyond parsing here (the runner reports the rest).
+fn no_check<T>(_: &T) -> Result<(), String> {
+    Ok(())
+}
+
 /// The edited form of an oracle when its latest decision is `edited` with a value that
-/// parses; otherwise the oracle itself.
+/// parses and passes `check`; otherwise the oracle itself, with a problem line saying why.
 fn edited<T: serde::de::DeserializeOwned>(
     original: T,
     decisions: &BTreeMap<String, ReviewDecision>,
     problems: &mut Vec<String>,
     o_id: impl Fn(&T) -> String,
+    check: impl Fn(&T) -> Result<(), String>,
 ) -> T {
     let id = o_id(&original);
     let Some(d) = decisions.get(&id) else {
@@ -76,7 +98,15 @@ fn edited<T: serde::de::DeserializeOwned>(
     };
     match (&d.decision, &d.edited) {
         (Decision::Edited, Some(value)) => match serde_json::from_value::<T>(value.clone()) {
-            Ok(e) => e,
+            Ok(e) => match check(&e) {
+                Ok(()) => e,
+                Err(why) => {
+                    problems.push(format!(
+                        "{id}: the edited version is not valid ({why}); running the original"
+                    ));
+                    original
+                }
+            },
             Err(err) => {
                 problems.push(format!(
                     "{id}: the edited version does not parse ({err}); running the original"
@@ -113,6 +143,9 @@ pub fn write(session: &Session, suite: &SuiteFile) -> Result<(), StoreError> {
     for rec in by_group.values() {
         session.write_group(rec)?;
     }
+    for t in &suite.metamorphic {
+        session.write_json(&crate::metamorphic::store::file_rel(&t.test_id), t)?;
+    }
     let now = chrono::Utc::now().to_rfc3339();
     for (o_id, state) in &suite.review {
         let decision = match state {
@@ -135,6 +168,13 @@ pub fn write(session: &Session, suite: &SuiteFile) -> Result<(), StoreError> {
                             .find(|m| &m.o_id() == o_id)
                             .and_then(|m| serde_json::to_value(m).ok())
                     })
+                    .or_else(|| {
+                        suite
+                            .metamorphic
+                            .iter()
+                            .find(|t| &t.o_id() == o_id)
+                            .and_then(|t| serde_json::to_value(t).ok())
+                    })
             })
             .flatten();
         session.append_decision(&ReviewDecision {
@@ -146,6 +186,31 @@ pub fn write(session: &Session, suite: &SuiteFile) -> Result<(), StoreError> {
         })?;
     }
     Ok(())
+}
+
+/// Documented response statuses per operation from the spec the session was made from
+/// (the manifest's `spec_file`, as written or relative to `project_root`), so metamorphic
+/// tests treat an undocumented status as an execution failure. Empty when the spec is
+/// gone or does not load: the contract check is then skipped, not the run; the reason is
+/// logged at debug level.
+pub fn documented(session: &Session) -> crate::runner::relations::Documented {
+    let m = session.manifest();
+    if m.spec_file.trim().is_empty() {
+        return Default::default();
+    }
+    let given = std::path::PathBuf::from(&m.spec_file);
+    let path = if given.is_file() {
+        given
+    } else {
+        std::path::Path::new(&m.project_root).join(&given)
+    };
+    match crate::spec::load(&path) {
+        Ok(spec) => crate::metamorphic::check::SpecView::new(&spec.operations).documented(),
+        Err(e) => {
+            tracing::debug!("no documented statuses from {}: {e}", path.display());
+            Default::default()
+        }
+    }
 }
 
 /// What `verdicts/*.json` holds.

@@ -3,6 +3,11 @@
 //! the exported suites with them.
 #![allow(dead_code)]
 
+mod metamorphic;
+#[allow(unused_imports)] // not every test crate uses it
+pub use metamorphic::petstore_metamorphic;
+
+use mastor::export::{self, ExportInput, ExportReport, Format};
 use mastor::model::{
     Assertion, EvidenceRef, FieldOp, MultiOpOracle, Oracle, OracleInput, ReviewState, Step,
     Strategy, SuiteFile,
@@ -452,12 +457,26 @@ pub struct FixtureApi {
 
 impl FixtureApi {
     pub fn start(state: &Path) -> FixtureApi {
+        Self::start_with(state, None)
+    }
+
+    /// Starts the API with the stale-status bug on or off (`None`: as the environment says).
+    pub fn start_with(state: &Path, stale_status_bug: Option<bool>) -> FixtureApi {
         let script = repo_root().join("scripts/fixture-api.sh");
         let mut cmd = Command::new("bash");
         cmd.arg(&script)
             .args(["start", "0"])
             .env("FIXTURE_API_STATE", state)
             .env("FIXTURE_API_CLASSES", state.join("classes"));
+        match stale_status_bug {
+            Some(true) => {
+                cmd.env("PETSTORE_BUG_STALE_STATUS", "1");
+            }
+            Some(false) => {
+                cmd.env_remove("PETSTORE_BUG_STALE_STATUS");
+            }
+            None => {}
+        }
         let (code, text) = run(&mut cmd);
         assert_eq!(code, 0, "fixture API did not start: {text}");
         let base_url = text
@@ -482,6 +501,87 @@ impl Drop for FixtureApi {
             .env("FIXTURE_API_STATE", &self.state)
             .output();
     }
+}
+
+// JUnit and newman runs, shared by the export end-to-end tests.
+
+pub const COMPILE_JARS: [&str; 5] = [
+    "junit-jupiter-api.jar",
+    "apiguardian-api.jar",
+    "jackson-databind.jar",
+    "jackson-core.jar",
+    "jackson-annotations.jar",
+];
+pub const RUN_JARS: [&str; 3] = [
+    "jackson-databind.jar",
+    "jackson-core.jar",
+    "jackson-annotations.jar",
+];
+
+pub fn class_path(dir: Option<&Path>, jars: &[&str]) -> String {
+    let mut parts: Vec<String> = dir.iter().map(|d| d.display().to_string()).collect();
+    parts.extend(jars.iter().map(|j| jar(j).display().to_string()));
+    parts.join(":")
+}
+
+/// Exports JUnit sources into `dir/src` and compiles them into `dir/classes`.
+pub fn compile_junit(input: &ExportInput, dir: &Path) -> ExportReport {
+    let src = dir.join("src");
+    let report = export::export(input, Format::Junit, &src).expect("junit export");
+    let classes = dir.join("classes");
+    std::fs::create_dir_all(&classes).expect("classes dir");
+    let sources: Vec<&PathBuf> = report
+        .files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "java"))
+        .collect();
+    let (code, text) = run(Command::new("javac")
+        .args(["-encoding", "UTF-8", "-Xlint:none", "-d"])
+        .arg(&classes)
+        .arg("-cp")
+        .arg(class_path(None, &COMPILE_JARS))
+        .args(&sources));
+    assert_eq!(code, 0, "javac failed:\n{text}");
+    report
+}
+
+/// Runs the compiled classes with the console launcher; returns exit code, the legacy XML
+/// report and the launcher output.
+pub fn launch_junit(dir: &Path, base_url: Option<&str>) -> (i32, String, String) {
+    let reports = dir.join(if base_url.is_some() {
+        "reports"
+    } else {
+        "reports-unset"
+    });
+    let mut cmd = Command::new("java");
+    if let Some(url) = base_url {
+        cmd.arg(format!("-Dmastor.baseUrl={url}"));
+    }
+    cmd.arg("-jar")
+        .arg(jar("junit-platform-console-standalone.jar"))
+        .args(["--disable-banner", "--details=none", "--class-path"])
+        .arg(class_path(Some(&dir.join("classes")), &RUN_JARS))
+        .args(["--select-package", "mastor.suite", "--reports-dir"])
+        .arg(&reports);
+    let (code, text) = run(&mut cmd);
+    let xml = std::fs::read_to_string(reports.join("TEST-junit-jupiter.xml"))
+        .unwrap_or_else(|e| panic!("no JUnit XML report ({e}); launcher said:\n{text}"));
+    (code, xml, text)
+}
+
+/// Runs newman on a collection with the JSON reporter; returns the exit code, the parsed
+/// report and newman's output.
+pub fn newman_json(collection: &Path, base_url: &str, json_out: &Path) -> (i32, Value, String) {
+    let (code, text) = run(Command::new(newman())
+        .arg("run")
+        .arg(collection)
+        .args(["--env-var", &format!("baseUrl={base_url}")])
+        .args(["--reporters", "json", "--reporter-json-export"])
+        .arg(json_out));
+    let raw = std::fs::read_to_string(json_out)
+        .unwrap_or_else(|e| panic!("no newman report ({e}); newman said:\n{text}"));
+    let parsed: Value = serde_json::from_str(&raw).expect("newman JSON report");
+    (code, parsed, text)
 }
 
 /// Per o_id: how many checks failed, 0 when it passed (`None`: the runner reported nothing).

@@ -65,6 +65,8 @@ public final class MastorAssert {
         public final String request;
         /** Response headers, names in lower case. */
         public final Map<String, String> headers = new HashMap<>();
+        /** The request body as sent (captures bound); MissingNode when there was none. */
+        public JsonNode requestBody = MissingNode.getInstance();
 
         Response(int status, String text, JsonNode body, String request) {
             this.status = status;
@@ -153,6 +155,9 @@ public final class MastorAssert {
             String text = res.body() == null ? "" : res.body();
             Response out = new Response(res.statusCode(), text, parseBody(text), request);
             res.headers().map().forEach((k, v) -> out.headers.put(k.toLowerCase(), String.join(", ", v)));
+            if (!body.isMissingNode() && !body.isNull()) {
+                out.requestBody = body;
+            }
             return out;
         }
 
@@ -221,6 +226,11 @@ public final class MastorAssert {
                 fail("capture " + name + " from `" + path + "`: "
                         + (error != null ? error : "field is missing"), r);
             }
+        }
+
+        /** The failures recorded so far, in order (read-only view). */
+        public List<String> failures() {
+            return java.util.Collections.unmodifiableList(failures);
         }
 
         /** Throws one AssertionError listing every failure, if any. */
