@@ -453,3 +453,79 @@ fn a_session_with_only_metamorphic_tests_opens_on_them() {
         Some("mr#create_grows_list")
     );
 }
+
+/// Sets the export dialog's format and destination, then exports; returns the summary.
+fn export_as(b: &mut Bench, format: usize, dest: &Path) -> String {
+    press(b, "x");
+    if let Some(Popup::Export {
+        dest: d, format: f, ..
+    }) = b.app.popups.last_mut()
+    {
+        *f = format;
+        *d = dest.display().to_string();
+    }
+    press(b, "<enter>");
+    let msg = match b.app.popups.last() {
+        Some(Popup::Export {
+            result: Some(Ok(msg)),
+            ..
+        }) => msg.clone(),
+        other => panic!("expected an export result, got {other:?}"),
+    };
+    press(b, "<esc>");
+    msg
+}
+
+#[test]
+fn accepted_metamorphic_tests_are_exported_from_the_dialog() {
+    let mut b = open_with(meta_session);
+    press(&mut b, "4a<down>a");
+    let accepted: Vec<String> = journal(&b)
+        .iter()
+        .map(|d| {
+            d["o_id"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("mr#")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(accepted.len(), 2, "{accepted:?}");
+    let names: Vec<&str> = mastor::tui::export::formats()
+        .iter()
+        .map(|f| f.name())
+        .collect();
+    let gherkin = names.iter().position(|n| n.starts_with("gherkin")).unwrap();
+
+    // JSON: the suite file carries exactly the accepted tests.
+    let json_dest = b.dir.path().join("out/suite.json");
+    let msg = export_as(&mut b, 0, &json_dest);
+    assert!(msg.contains("2 metamorphic tests"), "{msg}");
+    let suite: Value = serde_json::from_str(&std::fs::read_to_string(&json_dest).unwrap()).unwrap();
+    let mut ids: Vec<&str> = suite["metamorphic"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["test_id"].as_str().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, accepted);
+
+    // Gherkin: one scenario per accepted test, none for the others.
+    let dir = b.dir.path().join("out/behave");
+    let msg = export_as(&mut b, gherkin, &dir);
+    assert!(msg.contains("2 tests"), "{msg}");
+    let feature = std::fs::read_to_string(dir.join("features/metamorphic.feature")).unwrap();
+    for t in [
+        "create_grows_list",
+        "filter_subset",
+        "missing_pet_delete",
+        "status_visible",
+    ] {
+        assert_eq!(
+            feature.contains(t),
+            accepted.iter().any(|a| a == t),
+            "{t} in the feature file:\n{feature}"
+        );
+    }
+}

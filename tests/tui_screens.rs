@@ -365,7 +365,7 @@ fn export_dialog_offers_the_export_module_formats() {
             result: Some(Ok(msg)),
             ..
         }) => {
-            assert!(msg.contains("2 oracles"), "{msg}")
+            assert!(msg.contains("2 tests"), "{msg}")
         }
         other => panic!("expected an export result, got {other:?}"),
     }

@@ -26,6 +26,10 @@ pub fn formats() -> Vec<Box<dyn Exporter>> {
         Box::new(LibraryExporter(Format::Junit, "junit 5 (java)")),
         Box::new(LibraryExporter(Format::Postman, "postman collection")),
         Box::new(LibraryExporter(Format::Readable, "readable markdown")),
+        Box::new(LibraryExporter(
+            Format::Gherkin,
+            "gherkin + behave (metamorphic)",
+        )),
     ]
 }
 
@@ -47,6 +51,10 @@ fn full_suite(view: &SessionView) -> SuiteFile {
             suite.multi_op.push(view.effective_multi(o));
         }
     }
+    for t in &view.metamorphic {
+        suite.review.insert(t.o_id(), view.review_state(&t.o_id()));
+        suite.metamorphic.push(view.effective_mr(t));
+    }
     suite
 }
 
@@ -67,8 +75,15 @@ pub fn reviewed_suite(view: &SessionView) -> SuiteFile {
         .filter(|o| keep(&state(&o.o_id())))
         .cloned()
         .collect();
+    let metamorphic = suite
+        .metamorphic
+        .iter()
+        .filter(|t| keep(&state(&t.o_id())))
+        .cloned()
+        .collect();
     suite.oracles = oracles;
     suite.multi_op = multi;
+    suite.metamorphic = metamorphic;
     suite.review.retain(|_, s| keep(s));
     suite
 }
@@ -113,9 +128,10 @@ impl Exporter for JsonExporter {
             .and_then(|_| std::fs::rename(&tmp, &dest))
             .map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
         Ok(format!(
-            "wrote {} oracles and {} multi-op oracles to {}",
+            "wrote {} oracles, {} multi-op oracles and {} metamorphic tests to {}",
             suite.oracles.len(),
             suite.multi_op.len(),
+            suite.metamorphic.len(),
             dest.display()
         ))
     }
@@ -133,9 +149,10 @@ impl Exporter for LibraryExporter {
         let dir = out_dir(dest);
         let mut input = ExportInput::from_suite(full_suite(view), Selection::Reviewed);
         input.verdicts = view.verdict_details.clone();
+        input.documented = view.mr_documented.clone();
         let report = crate::export::export(&input, self.0, &dir).map_err(|e| e.to_string())?;
         Ok(format!(
-            "{}: {} oracles in {} files under {} ({} left out)",
+            "{}: {} tests in {} files under {} ({} left out)",
             self.0,
             report.items.len(),
             report.files.len(),

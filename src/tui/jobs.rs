@@ -166,7 +166,10 @@ pub fn open_rerun_popup(app: &mut App) {
             return;
         }
     };
-    let Some(op_id) = op.and_then(|i| app.view.ops.get(i)).map(|o| o.op_id.clone()) else {
+    let Some(op_id) = op
+        .and_then(|i| app.view.ops.get(i))
+        .map(|o| o.op_id.clone())
+    else {
         app.error("no operation to re-run");
         return;
     };
@@ -309,10 +312,12 @@ pub fn apply(session: &Session, app: &mut App, msg: JobMsg) -> bool {
 pub fn run_oracles(dir: &Path, base_url: &str) -> Result<String, String> {
     let session = Session::open(PathBuf::from(dir)).map_err(|e| e.to_string())?;
     let read = suite::session::read(&session).map_err(|e| e.to_string())?;
-    let plan = suite::select(&read.suite, Only::Accepted, &[])?;
-    if plan.oracles.is_empty() && plan.multi_op.is_empty() {
+    let mut plan = suite::select(&read.suite, Only::Accepted, &[])?;
+    if plan.is_empty() {
         return Err("no accepted or edited oracles to run: accept some first".into());
     }
+    // So an undocumented status counts as an execution failure, as in `mastor check`.
+    plan.documented = suite::session::documented(&session);
     let cfg = RunConfig {
         base_url: base_url.to_string(),
         ..RunConfig::default()

@@ -169,6 +169,10 @@ pub struct SessionView {
     pub mr_verdicts: BTreeMap<String, MrVerdict>,
     /// test_id → ids of the equivalent candidates (same slug) folded into it.
     pub mr_duplicates: BTreeMap<String, Vec<String>>,
+    /// Documented statuses per operation from the session's spec (empty without tests or
+    /// spec), so exported metamorphic tests judge an undocumented status as `mastor
+    /// check` does.
+    pub mr_documented: crate::runner::relations::Documented,
 }
 
 impl SessionView {

@@ -165,9 +165,10 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                         Span::styled("▏", app.theme.accent),
                     ]),
                     Line::raw(format!(
-                        "includes {} accepted/edited oracles and {} multi-op oracles",
+                        "includes {} accepted/edited oracles, {} multi-op, {} metamorphic",
                         suite.oracles.len(),
-                        suite.multi_op.len()
+                        suite.multi_op.len(),
+                        suite.metamorphic.len()
                     )),
                 ];
                 match result {
