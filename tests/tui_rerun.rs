@@ -4,6 +4,7 @@
 //! must be saved and show in the reloaded view, and one real re-run against the scripted
 //! model server that must ask the model again and reload the session.
 
+mod export_common;
 mod support;
 mod tui_common;
 
@@ -389,6 +390,60 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
     }
     // Only the accepted oracles were run.
     assert_eq!(app.view.verdicts.len(), accepted.len());
+}
+
+#[test]
+fn accepted_metamorphic_tests_run_alone_and_their_outcomes_are_saved() {
+    let tmp = tempfile::tempdir().unwrap();
+    let api = FixtureApi::start(tmp.path().join("api"));
+    let suite = mastor::model::SuiteFile {
+        schema_version: mastor::model::SCHEMA_VERSION,
+        metamorphic: export_common::petstore_metamorphic(),
+        ..Default::default()
+    };
+    let file = tmp.path().join("mr-suite.json");
+    std::fs::write(&file, serde_json::to_vec(&suite).unwrap()).unwrap();
+    let dir = tmp.path().join("session");
+    let out = Command::new(env!("CARGO_BIN_EXE_mastor"))
+        .arg("import")
+        .arg(&file)
+        .arg("--spec")
+        .arg(tui_common::petstore_root().join("openapi.json"))
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "import failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let session = Session::open(&dir).unwrap();
+    // Only metamorphic tests are accepted: the run must still start.
+    for id in ["mr#limit_is_a_prefix", "mr#missing_pet"] {
+        session.append_decision(&accept(id)).unwrap();
+    }
+    let mut app = app_for(&session);
+    app.jobs.api_url = Some(api.url.clone());
+    let mut jobs = Jobs::new(None);
+    handle_key(&mut app, ctrl('t'));
+    for e in handle_key(&mut app, code(KeyCode::Enter)) {
+        assert!(jobs.start(&session, &mut app, e).is_none());
+    }
+    assert!(jobs.wait(&session, &mut app, Duration::from_secs(60)));
+    let (msg, is_error) = app.status.clone().unwrap();
+    assert!(!is_error, "{msg}");
+    assert!(msg.contains("1 pass") && msg.contains("1 error"), "{msg}");
+    assert_eq!(
+        app.view.verdicts.get("mr#limit_is_a_prefix"),
+        Some(&Outcome::Pass)
+    );
+    // A seed reading a pet that does not exist is an execution failure, not a finding.
+    assert_eq!(
+        app.view.verdicts.get("mr#missing_pet"),
+        Some(&Outcome::Error)
+    );
+    assert!(!app.view.verdicts.contains_key("mr#status_change_visible"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
