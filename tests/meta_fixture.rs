@@ -3,61 +3,15 @@
 //! the fixture's stale-status bug and passes without it; a 404 in a seed step is an
 //! execution failure, not a relation violation.
 
+mod export_common;
+
+use export_common::FixtureApi;
+
 use mastor::metamorphic::check::{SpecView, parse_candidate};
 use mastor::runner::RunConfig;
 use mastor::runner::relations::{MrOutcome, run_metamorphic};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-struct Fixture {
-    url: String,
-    state: PathBuf,
-}
-
-impl Fixture {
-    fn start(stale_status_bug: bool) -> Fixture {
-        let state = std::env::temp_dir().join(format!(
-            "mastor-meta-fixture-{}-{}",
-            std::process::id(),
-            stale_status_bug
-        ));
-        std::fs::create_dir_all(&state).expect("state dir");
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fixture-api.sh");
-        let mut cmd = Command::new("bash");
-        cmd.arg(&script)
-            .args(["start", "0"])
-            .env("FIXTURE_API_STATE", &state)
-            .env("FIXTURE_API_CLASSES", state.join("classes"))
-            .stderr(Stdio::inherit());
-        if stale_status_bug {
-            cmd.env("PETSTORE_BUG_STALE_STATUS", "1");
-        } else {
-            cmd.env_remove("PETSTORE_BUG_STALE_STATUS");
-        }
-        let out = cmd.output().expect("run fixture-api.sh");
-        assert!(out.status.success(), "fixture did not start");
-        let url = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .last()
-            .expect("fixture printed its URL")
-            .trim()
-            .to_string();
-        Fixture { url, state }
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fixture-api.sh");
-        let _ = Command::new("bash")
-            .arg(&script)
-            .arg("stop")
-            .env("FIXTURE_API_STATE", &self.state)
-            .status();
-        let _ = std::fs::remove_dir_all(&self.state);
-    }
-}
+use std::path::Path;
 
 fn spec() -> SpecView {
     let loaded = mastor::spec::load(
@@ -118,8 +72,9 @@ async fn run_with(
 
 #[tokio::test]
 async fn stale_status_bug_is_a_relation_violation_and_passes_without_it() {
-    let buggy = Fixture::start(true);
-    let v = run_one(&buggy.url, &status_change_visible()).await;
+    let state = tempfile::tempdir().unwrap();
+    let buggy = FixtureApi::start_with(&state.path().join("buggy"), Some(true));
+    let v = run_one(&buggy.base_url, &status_change_visible()).await;
     assert_eq!(v.outcome, MrOutcome::RelationViolated, "{v:#?}");
     assert!(v.reason.starts_with("relation 1"), "{}", v.reason);
     assert_eq!(v.requests, 3);
@@ -127,8 +82,8 @@ async fn stale_status_bug_is_a_relation_violation_and_passes_without_it() {
     assert_eq!(v.relations[0].right, json!("sold"));
     drop(buggy);
 
-    let fine = Fixture::start(false);
-    let v = run_one(&fine.url, &status_change_visible()).await;
+    let fine = FixtureApi::start_with(&state.path().join("fine"), Some(false));
+    let v = run_one(&fine.base_url, &status_change_visible()).await;
     assert_eq!(v.outcome, MrOutcome::Passed, "{v:#?}");
     assert_eq!(v.relations.len(), 3);
 
@@ -136,7 +91,7 @@ async fn stale_status_bug_is_a_relation_violation_and_passes_without_it() {
     let mut missing = status_change_visible();
     missing["seed"] = json!([{"op_id": "GET /pets/{petId}", "input": {"path": {"petId": 999999}},
                               "captures": {"id": "id"}}]);
-    let v = run_one(&fine.url, &missing).await;
+    let v = run_one(&fine.base_url, &missing).await;
     assert_eq!(v.outcome, MrOutcome::ExecutionFailed, "{v:#?}");
     assert!(v.relations.is_empty());
     assert!(v.reason.contains("capture"), "{}", v.reason);
@@ -145,11 +100,11 @@ async fn stale_status_bug_is_a_relation_violation_and_passes_without_it() {
     let mut stats = status_change_visible();
     stats["follow_up"][1] = json!({"op_id": "GET /stats"});
     stats["relations"] = json!([{"left": "follow_up[1].total", "op": "greater", "value": 0}]);
-    let v = run_one(&fine.url, &stats).await;
+    let v = run_one(&fine.base_url, &stats).await;
     assert_eq!(v.outcome, MrOutcome::Passed, "{v:#?}");
     let mut documented = spec().documented();
     documented.insert("GET /stats".into(), vec!["201".into()]);
-    let v = run_with(&fine.url, &stats, &documented).await;
+    let v = run_with(&fine.base_url, &stats, &documented).await;
     assert_eq!(v.outcome, MrOutcome::ExecutionFailed, "{v:#?}");
     assert!(v.reason.contains("not documented"), "{}", v.reason);
 }

@@ -3,6 +3,10 @@
 //! fixture's bug on and holds with it off; a seed that reads a missing pet is an
 //! execution failure in both.
 
+mod export_common;
+
+use export_common::FixtureApi;
+
 use mastor::export::gherkin::export_gherkin_with;
 use mastor::metamorphic::check::{SpecView, parse_candidate};
 use mastor::model::MetamorphicTest;
@@ -14,50 +18,6 @@ use std::process::{Command, Stdio};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-struct Fixture {
-    url: String,
-    state: PathBuf,
-}
-
-impl Fixture {
-    fn start(bug: bool) -> Fixture {
-        let state =
-            std::env::temp_dir().join(format!("mastor-meta-gherkin-{}-{bug}", std::process::id()));
-        std::fs::create_dir_all(&state).expect("state dir");
-        let mut cmd = Command::new("bash");
-        cmd.arg(root().join("scripts/fixture-api.sh"))
-            .args(["start", "0"])
-            .env("FIXTURE_API_STATE", &state)
-            .env("FIXTURE_API_CLASSES", state.join("classes"))
-            .stderr(Stdio::inherit());
-        if bug {
-            cmd.env("PETSTORE_BUG_STALE_STATUS", "1");
-        } else {
-            cmd.env_remove("PETSTORE_BUG_STALE_STATUS");
-        }
-        let out = cmd.output().expect("run fixture-api.sh");
-        assert!(out.status.success(), "fixture did not start");
-        let url = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .last()
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        Fixture { url, state }
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = Command::new("bash")
-            .arg(root().join("scripts/fixture-api.sh"))
-            .arg("stop")
-            .env("FIXTURE_API_STATE", &self.state)
-            .status();
-        let _ = std::fs::remove_dir_all(&self.state);
-    }
 }
 
 fn tests() -> Vec<MetamorphicTest> {
@@ -189,10 +149,11 @@ async fn behave_run_matches_mastor_run_with_and_without_the_bug() {
     assert_eq!(report.items.len(), 3);
 
     for (bug, visible) in [(true, "relation_violated"), (false, "passed")] {
-        let fixture = Fixture::start(bug);
-        let ours = mastor_outcomes(&fixture.url, &tests, &spec).await;
+        let state = tempfile::tempdir().unwrap();
+        let fixture = FixtureApi::start_with(state.path(), Some(bug));
+        let ours = mastor_outcomes(&fixture.base_url, &tests, &spec).await;
         let theirs =
-            tokio::task::block_in_place(|| behave_outcomes(&behave, &fixture.url, dir.path()));
+            tokio::task::block_in_place(|| behave_outcomes(&behave, &fixture.base_url, dir.path()));
         assert_eq!(
             outcome(&ours, "status_change_visible"),
             visible,

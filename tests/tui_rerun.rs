@@ -8,6 +8,7 @@ mod export_common;
 mod support;
 mod tui_common;
 
+use export_common::FixtureApi;
 use tui_common::tmux::Tmux;
 
 use mastor::model::{Decision, Outcome, ReviewDecision};
@@ -19,8 +20,8 @@ use mastor::tui::state::{App, LiveState, Popup, Screen};
 use mastor::tui::theme::Theme;
 use mastor::tui::update::{Effect, handle_key};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
 fn ctrl(c: char) -> KeyEvent {
@@ -280,49 +281,10 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     assert!(app.status.clone().unwrap().1);
 }
 
-/// The petstore-jdk fixture API, stopped on drop.
-struct FixtureApi {
-    state: PathBuf,
-    url: String,
-}
-
-impl FixtureApi {
-    fn start(state: PathBuf) -> FixtureApi {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fixture-api.sh");
-        let out = Command::new("bash")
-            .arg(&script)
-            .args(["start", "0"])
-            .env("FIXTURE_API_STATE", &state)
-            .env("FIXTURE_API_CLASSES", state.join("classes"))
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("run fixture-api.sh");
-        assert!(out.status.success(), "fixture API did not start");
-        let url = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .last()
-            .expect("base URL printed")
-            .trim()
-            .to_string();
-        FixtureApi { state, url }
-    }
-}
-
-impl Drop for FixtureApi {
-    fn drop(&mut self) {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fixture-api.sh");
-        let _ = Command::new("bash")
-            .arg(&script)
-            .arg("stop")
-            .env("FIXTURE_API_STATE", &self.state)
-            .status();
-    }
-}
-
 #[test]
 fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
     let tmp = tempfile::tempdir().unwrap();
-    let api = FixtureApi::start(tmp.path().join("api"));
+    let api = FixtureApi::start_with(&tmp.path().join("api"), Some(false));
     let dir = tmp.path().join("session");
     let reference = tui_common::petstore_root().join("suites/reference.json");
     let out = Command::new(env!("CARGO_BIN_EXE_mastor"))
@@ -339,7 +301,7 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
     );
     let session = Session::open(&dir).unwrap();
     let mut app = app_for(&session);
-    app.jobs.api_url = Some(api.url.clone());
+    app.jobs.api_url = Some(api.base_url.clone());
     let mut jobs = Jobs::new(None);
 
     // Nothing accepted yet: the run says so in the status bar and saves nothing.
@@ -366,14 +328,14 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
         session.append_decision(&accept(o)).unwrap();
     }
     let mut app = app_for(&session);
-    app.jobs.api_url = Some(api.url.clone());
+    app.jobs.api_url = Some(api.base_url.clone());
     assert!(accepted.iter().all(|o| !app.view.verdicts.contains_key(o)));
     handle_key(&mut app, ctrl('t'));
     let effects = handle_key(&mut app, code(KeyCode::Enter));
     assert_eq!(
         effects,
         vec![Effect::RunOracles {
-            base_url: api.url.clone()
+            base_url: api.base_url.clone()
         }]
     );
     for e in effects {
@@ -395,7 +357,7 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
 #[test]
 fn accepted_metamorphic_tests_run_alone_and_their_outcomes_are_saved() {
     let tmp = tempfile::tempdir().unwrap();
-    let api = FixtureApi::start(tmp.path().join("api"));
+    let api = FixtureApi::start_with(&tmp.path().join("api"), Some(false));
     let suite = mastor::model::SuiteFile {
         schema_version: mastor::model::SCHEMA_VERSION,
         metamorphic: export_common::petstore_metamorphic(),
@@ -424,7 +386,7 @@ fn accepted_metamorphic_tests_run_alone_and_their_outcomes_are_saved() {
         session.append_decision(&accept(id)).unwrap();
     }
     let mut app = app_for(&session);
-    app.jobs.api_url = Some(api.url.clone());
+    app.jobs.api_url = Some(api.base_url.clone());
     let mut jobs = Jobs::new(None);
     handle_key(&mut app, ctrl('t'));
     for e in handle_key(&mut app, code(KeyCode::Enter)) {
