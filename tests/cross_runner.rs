@@ -13,7 +13,7 @@
 
 mod export_common;
 
-use export_common::{FixtureApi, jar, newman, o_ids, repo_root, run};
+use export_common::{FixtureApi, compile_junit, launch_junit, newman_json, o_ids, repo_root};
 use mastor::export::{self, ExportInput, ExportReport, Format, Selection};
 use mastor::model::{Outcome, SuiteFile};
 use mastor::runner::RunReport;
@@ -22,19 +22,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const COMPILE_JARS: [&str; 5] = [
-    "junit-jupiter-api.jar",
-    "apiguardian-api.jar",
-    "jackson-databind.jar",
-    "jackson-core.jar",
-    "jackson-annotations.jar",
-];
-const RUN_JARS: [&str; 3] = [
-    "jackson-databind.jar",
-    "jackson-core.jar",
-    "jackson-annotations.jar",
-];
 
 /// How one runner judged one oracle. A failed expectation and a broken exchange
 /// (connection refused, exception, missing capture) are kept apart so that a wrong suite
@@ -93,41 +80,10 @@ fn run_mastor(suite: &Path, base_url: &str) -> (i32, Verdicts, String) {
     (code, verdicts, err)
 }
 
-fn class_path(dir: Option<&Path>, jars: &[&str]) -> String {
-    let mut parts: Vec<String> = dir.iter().map(|d| d.display().to_string()).collect();
-    parts.extend(jars.iter().map(|j| jar(j).display().to_string()));
-    parts.join(":")
-}
-
 /// Exports the JUnit classes into `dir`, compiles and runs them with the console launcher.
 fn run_junit(input: &ExportInput, dir: &Path, base_url: &str) -> (i32, Verdicts, String) {
-    let report = export::export(input, Format::Junit, &dir.join("src")).expect("junit export");
-    let classes = dir.join("classes");
-    std::fs::create_dir_all(&classes).expect("classes dir");
-    let sources: Vec<&PathBuf> = report
-        .files
-        .iter()
-        .filter(|f| f.extension().is_some_and(|e| e == "java"))
-        .collect();
-    let (code, text) = run(Command::new("javac")
-        .args(["-encoding", "UTF-8", "-Xlint:none", "-d"])
-        .arg(&classes)
-        .arg("-cp")
-        .arg(class_path(None, &COMPILE_JARS))
-        .args(&sources));
-    assert_eq!(code, 0, "javac failed:\n{text}");
-
-    let reports = dir.join("reports");
-    let (code, text) = run(Command::new("java")
-        .arg(format!("-Dmastor.baseUrl={base_url}"))
-        .arg("-jar")
-        .arg(jar("junit-platform-console-standalone.jar"))
-        .args(["--disable-banner", "--details=none", "--class-path"])
-        .arg(class_path(Some(&classes), &RUN_JARS))
-        .args(["--select-package", "mastor.suite", "--reports-dir"])
-        .arg(&reports));
-    let xml = std::fs::read_to_string(reports.join("TEST-junit-jupiter.xml"))
-        .unwrap_or_else(|e| panic!("no JUnit XML report ({e}); launcher said:\n{text}"));
+    let report = compile_junit(input, dir);
+    let (code, xml, text) = launch_junit(dir, Some(base_url));
     (code, junit_verdicts(&report, &xml), text)
 }
 
@@ -159,16 +115,7 @@ fn junit_verdicts(report: &ExportReport, xml: &str) -> Verdicts {
 /// Exports the Postman collection into `dir` and runs it with newman.
 fn run_newman(input: &ExportInput, dir: &Path, base_url: &str) -> (i32, Verdicts, String) {
     let report = export::export(input, Format::Postman, dir).expect("postman export");
-    let json_out = dir.join("newman.json");
-    let (code, text) = run(Command::new(newman())
-        .arg("run")
-        .arg(&report.files[0])
-        .args(["--env-var", &format!("baseUrl={base_url}")])
-        .args(["--reporters", "json", "--reporter-json-export"])
-        .arg(&json_out));
-    let raw = std::fs::read_to_string(&json_out)
-        .unwrap_or_else(|e| panic!("no newman report ({e}); newman said:\n{text}"));
-    let parsed: serde_json::Value = serde_json::from_str(&raw).expect("newman JSON report");
+    let (code, parsed, text) = newman_json(&report.files[0], base_url, &dir.join("newman.json"));
     (code, newman_verdicts(&report, &parsed), text)
 }
 
