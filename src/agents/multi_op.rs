@@ -4,7 +4,7 @@
 
 use crate::agents::challenge::{self, check_hints, merge};
 use crate::agents::groups::Group;
-use crate::agents::normalize::{BundleIndex, KnownOps, normalize_multi};
+use crate::agents::normalize::{BundleIndex, KnownOps, NormalizeOutcome, normalize_multi};
 use crate::agents::runtime::{AgentCtx, to_prompt_json};
 use crate::agents::schemas;
 use crate::model::{ChallengerReview, MultiOpOracle, SourceContext};
@@ -59,8 +59,16 @@ async fn save(ctx: &AgentCtx, group: Group, record: GroupRecord) -> Result<(), S
     Ok(())
 }
 
-fn known_ops(ctx: &AgentCtx) -> KnownOps {
-    KnownOps::from_spec(&ctx.project.spec.operations)
+/// Normalizes a model answer for the group against its contexts, the spec's operations
+/// and the bundle.
+fn normalize(
+    ctx: &AgentCtx,
+    group_id: &str,
+    inp: &Inputs,
+    answer: &serde_json::Value,
+) -> NormalizeOutcome<MultiOpOracle> {
+    let known = KnownOps::from_spec(&ctx.project.spec.operations);
+    normalize_multi(group_id, answer, &inp.contexts, &known, &inp.bundle)
 }
 
 /// First generation for one group; returns how many oracles survived normalization.
@@ -85,13 +93,7 @@ pub async fn generate(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> {
             Some(schemas::multi_oracles()),
         )
         .await?;
-    let outcome = normalize_multi(
-        group_id,
-        &answer.value,
-        &inp.contexts,
-        &known_ops(ctx),
-        &inp.bundle,
-    );
+    let outcome = normalize(ctx, group_id, &inp, &answer.value);
     let mut record = inp.record;
     record.normalization.push(outcome.report());
     record.oracles = outcome.kept;
@@ -160,13 +162,7 @@ pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
             Some(schemas::multi_oracles()),
         )
         .await?;
-    let outcome = normalize_multi(
-        group_id,
-        &answer.value,
-        &inp.contexts,
-        &known_ops(ctx),
-        &inp.bundle,
-    );
+    let outcome = normalize(ctx, group_id, &inp, &answer.value);
     let regen = merge(&inp.record.oracles, &hints, outcome.kept.clone());
     let rel = format!("regen/group-{}.json", op_slug(group_id));
     let doc = serde_json::json!({"normalization": outcome.report(), "merge": regen});
