@@ -18,11 +18,39 @@ fn vm_hwm_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+/// `n` metamorphic tests (create, change status, read back) in the session, as the
+/// metamorphic loop writes them.
+fn write_metamorphic(session: &mastor::store::Session, n: usize) {
+    for i in 0..n {
+        let t: mastor::model::MetamorphicTest = serde_json::from_value(serde_json::json!({
+            "test_id": format!("mr_{i:04}"),
+            "scenario": format!("Updating pet {i}'s status is visible on read"),
+            "given": "a pet created with status available",
+            "when": "its status is changed to sold and the pet is read again",
+            "then": "the read shows status sold",
+            "seed": [{"op_id": "POST /pets", "input": {"body": {"name": format!("P{i}")}},
+                      "captures": {"id": "id"}}],
+            "follow_up": [
+                {"op_id": "POST /pets/{petId}/status",
+                 "input": {"path": {"petId": "$captures.id"}, "body": {"status": "sold"}}},
+                {"op_id": "GET /pets/{petId}", "input": {"path": {"petId": "$captures.id"}}}],
+            "relations": [{"left": "follow_up[1].body.status", "op": "equals",
+                           "right": "follow_up[0].request.body.status"}],
+            "slug": format!("status-{i}")
+        }))
+        .expect("test");
+        session
+            .write_json(&mastor::metamorphic::store::file_rel(&t.test_id), &t)
+            .expect("write test");
+    }
+}
+
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let sdir = dir.path().join("session");
     let t = Instant::now();
-    tui_common::synthetic_session(&sdir, 300, 10_000);
+    let session = tui_common::synthetic_session(&sdir, 300, 10_000);
+    write_metamorphic(&session, 1_000);
     println!(
         "write synthetic session: {:>8.1} ms",
         t.elapsed().as_secs_f64() * 1e3
@@ -46,8 +74,9 @@ fn main() {
     let open_ms = t.elapsed().as_secs_f64() * 1e3;
     let n: usize = app.view.ops.iter().map(|o| o.oracles.len()).sum();
     println!(
-        "open ({} ops, {n} oracles): {open_ms:>8.1} ms (target < 500)",
-        app.view.ops.len()
+        "open ({} ops, {n} oracles, {} metamorphic tests): {open_ms:>8.1} ms (target < 500)",
+        app.view.ops.len(),
+        app.view.metamorphic.len()
     );
 
     let mut terminal = Terminal::new(TestBackend::new(250, 80)).expect("terminal");
@@ -81,6 +110,11 @@ fn main() {
     frame(&mut app, "oracles, whole file");
     app.screen = Screen::Costs;
     frame(&mut app, "costs");
+    app.whole_file = false;
+    app.screen = Screen::Metamorphic;
+    app.refresh_lists();
+    app.refresh_items();
+    frame(&mut app, "metamorphic");
     match vm_hwm_mb() {
         Some(mb) => println!("peak memory (VmHWM): {mb:>8.1} MB (target < 200)"),
         None => println!("peak memory: /proc/self/status not available"),
