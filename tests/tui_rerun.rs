@@ -281,17 +281,14 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     assert!(app.status.clone().unwrap().1);
 }
 
-#[test]
-fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
-    let tmp = tempfile::tempdir().unwrap();
-    let api = FixtureApi::start_with(&tmp.path().join("api"), Some(false));
-    let dir = tmp.path().join("session");
-    let reference = tui_common::petstore_root().join("suites/reference.json");
+/// `mastor import SUITE [extra] --out DIR`, then the session it made.
+fn import(suite: &Path, extra: &[&str], dir: &Path) -> Session {
     let out = Command::new(env!("CARGO_BIN_EXE_mastor"))
         .arg("import")
-        .arg(&reference)
+        .arg(suite)
+        .args(extra)
         .arg("--out")
-        .arg(&dir)
+        .arg(dir)
         .output()
         .unwrap();
     assert!(
@@ -299,7 +296,16 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
         "import failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let session = Session::open(&dir).unwrap();
+    Session::open(dir).unwrap()
+}
+
+#[test]
+fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
+    let tmp = tempfile::tempdir().unwrap();
+    let api = FixtureApi::start_with(&tmp.path().join("api"), Some(false));
+    let dir = tmp.path().join("session");
+    let reference = tui_common::petstore_root().join("suites/reference.json");
+    let session = import(&reference, &[], &dir);
     let mut app = app_for(&session);
     app.jobs.api_url = Some(api.base_url.clone());
     let mut jobs = Jobs::new(None);
@@ -365,22 +371,12 @@ fn accepted_metamorphic_tests_run_alone_and_their_outcomes_are_saved() {
     };
     let file = tmp.path().join("mr-suite.json");
     std::fs::write(&file, serde_json::to_vec(&suite).unwrap()).unwrap();
-    let dir = tmp.path().join("session");
-    let out = Command::new(env!("CARGO_BIN_EXE_mastor"))
-        .arg("import")
-        .arg(&file)
-        .arg("--spec")
-        .arg(tui_common::petstore_root().join("openapi.json"))
-        .arg("--out")
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "import failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let spec = tui_common::petstore_root().join("openapi.json");
+    let session = import(
+        &file,
+        &["--spec", spec.to_str().unwrap()],
+        &tmp.path().join("session"),
     );
-    let session = Session::open(&dir).unwrap();
     // Only metamorphic tests are accepted: the run must still start.
     for id in ["mr#limit_is_a_prefix", "mr#missing_pet"] {
         session.append_decision(&accept(id)).unwrap();
