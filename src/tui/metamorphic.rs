@@ -11,7 +11,7 @@ use super::view::SessionView;
 use crate::metamorphic::iterate::MrReport;
 use crate::metamorphic::store::{DIR, REPORT};
 use crate::model::{MetamorphicTest, Outcome, Verdict};
-use crate::runner::relations::MrOutcome;
+use crate::runner::relations::{EXECUTION_FAILED, MrOutcome, RELATIONS_STEP, VIOLATED};
 
 /// Prefix of every metamorphic review id (`MetamorphicTest::o_id`).
 pub const O_ID_PREFIX: &str = "mr#";
@@ -81,9 +81,14 @@ pub fn outcome(view: &SessionView, test: &MetamorphicTest) -> MrOutcomeView {
 
 /// A runner verdict of the test's sequence. As in `runner::relations`, only a failure
 /// with every step through is a violated relation; a failed, errored or skipped step
-/// means the relations could not be checked.
+/// means the relations could not be checked. The runner's closing
+/// [`RELATIONS_STEP`] is the relations themselves, not a step of the sequence, and its
+/// message (`relation violated: ...`, `execution failed: ...`) is the reason.
 fn from_verdict(v: &Verdict) -> MrOutcomeView {
-    let step_failed = v.steps.iter().any(|s| s.outcome != Outcome::Pass);
+    let step_failed = v
+        .steps
+        .iter()
+        .any(|s| s.op_id != RELATIONS_STEP && s.outcome != Outcome::Pass);
     let status = match v.outcome {
         Outcome::Pass => MrStatus::Passed,
         Outcome::Fail if !step_failed => MrStatus::RelationViolated,
@@ -95,6 +100,14 @@ fn from_verdict(v: &Verdict) -> MrOutcomeView {
         .enumerate()
         .find(|(_, s)| s.outcome != Outcome::Pass)
         .map(|(i, s)| {
+            if s.op_id == RELATIONS_STEP {
+                let m = s.message.as_str();
+                return [VIOLATED, EXECUTION_FAILED]
+                    .iter()
+                    .find_map(|w| m.strip_prefix(w).and_then(|r| r.strip_prefix(": ")))
+                    .unwrap_or(m)
+                    .to_string();
+            }
             let why = if s.message.is_empty() {
                 s.assertions
                     .iter()
@@ -250,5 +263,22 @@ mod tests {
         );
         view.apply_verdicts([verdict("fail")]);
         assert_eq!(outcome(&view, &t).status, MrStatus::ExecutionFailed);
+
+        // What `mastor check` stores: the steps, then the relations as a last step.
+        let mut checked = verdict("pass");
+        checked.steps.push(
+            serde_json::from_value(json!({"op_id": "relations", "outcome": "fail",
+                "message": "relation violated: relation 1: [3] is not a subset of [1, 2]"}))
+            .unwrap(),
+        );
+        view.apply_verdicts([checked]);
+        let o = outcome(&view, &t);
+        assert_eq!(
+            (o.status, o.reason.as_str()),
+            (
+                MrStatus::RelationViolated,
+                "relation 1: [3] is not a subset of [1, 2]"
+            )
+        );
     }
 }
