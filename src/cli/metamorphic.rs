@@ -103,22 +103,20 @@ pub struct MetamorphicArgs {
     pub loop_args: LoopArgs,
 }
 
-/// Writes the session's metamorphic tests, minus rejected ones, as a behave suite.
+/// Writes the session's metamorphic tests, minus rejected ones (edited ones in their
+/// edited form), as a behave suite: the same path as `mastor export --format gherkin
+/// --all`, with the documented statuses of the spec this run used.
 pub fn export_session_gherkin(
     session: &Session,
     documented: &crate::runner::relations::Documented,
     dir: &Path,
 ) -> color_eyre::Result<usize> {
-    let decisions = session.read_decisions()?;
-    let tests: Vec<_> = crate::metamorphic::store::load_tests(session)?
-        .into_iter()
-        .filter(|t| {
-            decisions
-                .get(&t.o_id())
-                .is_none_or(|d| d.decision != crate::model::Decision::Rejected)
-        })
-        .collect();
-    let report = crate::export::gherkin::export_gherkin_with(&tests, documented, dir)?;
+    let mut input = crate::export::load_session(session.dir(), crate::export::Selection::All)?;
+    for problem in &input.problems {
+        eprintln!("mastor: {problem}");
+    }
+    input.documented = documented.clone();
+    let report = crate::export::export(&input, crate::export::Format::Gherkin, dir)?;
     Ok(report.items.len())
 }
 
