@@ -34,8 +34,9 @@ pub enum JobMsg {
 }
 
 /// Starts a re-run of one operation in the background: given the operation, the agent to
-/// start from (`None`: every agent), the re-run number and where to send its messages, it must send every pipeline event and then
-/// exactly one `LiveMsg::Finished`, all wrapped in [`JobMsg::Rerun`] with that number.
+/// start from (`None`: every agent), the re-run number and where to send its messages,
+/// it must send every pipeline event and then exactly one `LiveMsg::Finished`, all
+/// wrapped in [`JobMsg::Rerun`] with that number.
 /// An `Err` means nothing was started.
 pub type RerunLauncher =
     Box<dyn FnMut(&str, Option<&str>, u64, Sender<JobMsg>) -> Result<(), String>>;
