@@ -305,6 +305,7 @@ fn script() -> Script {
     Script {
         rules,
         fallback: Vec::new(),
+        n_ctx: None,
     }
 }
 

@@ -1,22 +1,86 @@
 #!/usr/bin/env bash
-# The main job on the bundled example: runs the whole MASTOR pipeline (source analysis,
-# source contexts, oracle generation, challenger review, normalization) on the bundled
-# JDK pet store fixture with a real local model, then prints the summary. No account or
-# key needed. With a hosted model, run the same `mastor run` with provider flags, e.g.
+# The main job on the bundled example, the whole loop: starts a real local model
+# (SmolLM2-135M behind llama.cpp; installed on first use, no account or key) and the
+# bundled pet store API (tests/fixtures/petstore-jdk, JDK only), runs the MASTOR pipeline
+# (source contexts, oracle generation, challenger review, normalization) on three of its
+# operations, runs the surviving oracles against the live API with `mastor check`, and
+# prints what was kept, what was dropped and why, and what passed.
+#
+# It stops at the first failure and says which step failed. Exit codes: those of the
+# failing step (`mastor run`: 3 some operations failed, 4 none completed; see README).
+# Oracles that fail against the live API are a result, not a demo failure.
+#
+# With a hosted model, run the same `mastor run` with provider flags, e.g.
 #   MASTOR_API_KEY=... mastor run tests/fixtures/petstore-jdk --provider deepseek
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/setup.sh
-cargo build --release --bin mastor
-base_url=$(scripts/local-llm.sh start | tail -n 1)
+step="setup"
+trap 'code=$?; echo "demo: FAILED during: $step (exit $code)" >&2; exit $code' ERR
+
 out="${MASTOR_DEMO_OUT:-target/demo-session}"
+export FIXTURE_API_STATE="${FIXTURE_API_STATE:-target/demo-api}"
+started_model=""
+cleanup() {
+  scripts/fixture-api.sh stop >/dev/null 2>&1 || true
+  if [ -n "$started_model" ]; then scripts/local-llm.sh stop >/dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
+t0=$(date +%s)
+
+scripts/setup.sh
+step="build mastor (cargo build --release)"
+cargo build --release --bin mastor
+mastor=./target/release/mastor
+
+step="start the local model (scripts/local-llm.sh start)"
+scripts/local-llm.sh status >/dev/null 2>&1 || started_model=1
+base_url=$(scripts/local-llm.sh start | tail -n 1)
+
+step="start the pet store API (scripts/fixture-api.sh start)"
+scripts/fixture-api.sh stop >/dev/null 2>&1 || true
+api_url=$(scripts/fixture-api.sh start | tail -n 1)
+
+step="mastor run (the pipeline on three operations)"
 rm -rf "$out"
-# The tiny local model is slow on two cores: the demo covers three operations. Drop the
-# --op flags to run every operation.
-./target/release/mastor run tests/fixtures/users-inflector --out "$out" \
-  --provider llamacpp --base-url "$base_url" --model smollm2 --timeout 600 --max-tokens 1024 \
-  --op 'GET /users/{userId}' --op 'POST /users' --op 'GET /status'
+# The tiny local model is slow on two cores: the demo covers three operations and lets
+# the static handler match stand in for model-based discovery. Drop the --op flags and
+# --no-discovery to run everything. The context window is the local server's (n_ctx).
+"$mastor" run tests/fixtures/petstore-jdk --out "$out" \
+  --provider llamacpp --base-url "$base_url" --model smollm2 --timeout 600 \
+  --max-tokens 1024 --context-window "${MASTOR_LLM_N_CTX:-8192}" --no-discovery \
+  --op 'GET /pets' --op 'GET /pets/{petId}' --op 'POST /pets' --json >"$out.summary.json"
+
+step="mastor check (the surviving oracles against the live API)"
+set +e
+"$mastor" check "$out" --base-url "$api_url" --only all --json >"$out.check.json"
+check_code=$?
+set -e
+# 0: all passed, 1: some failed (a result). Anything else is an error.
+if [ "$check_code" -gt 1 ]; then
+  echo "demo: FAILED during: $step (exit $check_code)" >&2
+  exit "$check_code"
+fi
+
+step="summary"
+python3 - "$out.summary.json" "$out.check.json" <<'EOF'
+import json, sys
+summary = json.load(open(sys.argv[1]))
+check = json.load(open(sys.argv[2]))
+kept = summary["single_op_oracles"] + summary["multi_op_oracles"]
+dropped = summary["dropped"]
+rules = sorted(summary.get("normalization", {}).items(), key=lambda kv: -kv[1])
+print()
+print("== demo: the whole loop on the pet store ==")
+print(f"operations: {summary['ok']} of {summary['operations']} completed")
+share = f" ({100 * kept / (kept + dropped):.0f}% survived)" if kept + dropped else ""
+print(f"oracles kept by normalization: {kept}, dropped: {dropped}{share}")
+for rule, n in rules[:5]:
+    print(f"  {n:>4}  {rule}")
+s = check.get("summary", {})
+print(f"against the live API: {s.get('passed', 0)} passed, {s.get('failed', 0)} failed, "
+      f"{s.get('errors', 0)} errors, {s.get('skipped', 0)} skipped")
+EOF
+echo "demo took $(( $(date +%s) - t0 )) s"
 echo
-echo "Review it:  ./target/release/mastor tui $out"
-echo "Run oracles against the bundled live pet store API: scripts/fixture-api.sh start; mastor check SUITE --base-url URL"
+echo "Review it:  $mastor tui $out"

@@ -34,6 +34,7 @@ fn script() -> Script {
             ..Rule::default()
         }],
         fallback: Vec::new(),
+        n_ctx: None,
     }
 }
 
@@ -137,6 +138,7 @@ async fn answer_without_operations_is_an_error_naming_the_shape() {
     let server = ScriptedServer::start(Script {
         rules: vec![],
         fallback: vec![Reply::json(json!({"oracles": []}))],
+        n_ctx: None,
     })
     .await
     .unwrap();

@@ -44,6 +44,7 @@ async fn server(rules: Vec<Rule>) -> ScriptedServer {
     ScriptedServer::start(Script {
         rules,
         fallback: vec![],
+        n_ctx: None,
     })
     .await
     .unwrap()
@@ -329,6 +330,7 @@ async fn text_calls_and_fallback() {
     let s = ScriptedServer::start(Script {
         rules: vec![],
         fallback: vec![Reply::text("plain words")],
+        n_ctx: None,
     })
     .await
     .unwrap();

@@ -30,6 +30,7 @@ async fn echo_server() -> ScriptedServer {
     let script = Script {
         rules: vec![],
         fallback: vec![Reply::json(json!({"answer": "ok"}))],
+        n_ctx: None,
     };
     ScriptedServer::start(script).await.unwrap()
 }
@@ -171,6 +172,7 @@ async fn the_key_is_never_written() {
     let s = ScriptedServer::start(Script {
         rules: vec![Rule::contains("fail", vec![Reply::status(401)])],
         fallback: vec![Reply::json(json!({"answer": "ok"}))],
+        n_ctx: None,
     })
     .await
     .unwrap();

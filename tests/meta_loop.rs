@@ -64,6 +64,7 @@ fn script() -> Script {
             },
         ],
         fallback: Vec::new(),
+        n_ctx: None,
     }
 }
 

@@ -23,6 +23,7 @@ fn slow_script(delay_ms: u64) -> Script {
             ..Rule::default()
         }],
         fallback: Vec::new(),
+        n_ctx: None,
     }
 }
 

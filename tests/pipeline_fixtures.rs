@@ -41,6 +41,7 @@ fn generic_script() -> Script {
             rule("semantic", json!({"groups": []})),
         ],
         fallback: vec![Reply::status(500)],
+        n_ctx: None,
     }
 }
 

@@ -43,6 +43,7 @@ fn script() -> Script {
             },
         ],
         fallback: Vec::new(),
+        n_ctx: None,
     }
 }
 

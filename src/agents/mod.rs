@@ -9,6 +9,7 @@ pub mod challenge;
 pub mod compress;
 pub mod discovery;
 pub mod extraction;
+pub mod fit;
 pub mod groups;
 pub mod metamorphic;
 pub mod multi_op;

@@ -83,9 +83,10 @@ impl AgentCtx {
         }
     }
 
-    /// Renders the agent's prompt with `vars`, calls the model (the challenger role for
-    /// the challenger agents, the primary otherwise), files the call record, and
-    /// deserializes the answer. The error string names agent, operation and cause.
+    /// Renders the agent's prompt with `vars`, fits it into the model's context window
+    /// (see [`crate::agents::fit`]), calls the model (the challenger role for the
+    /// challenger agents, the primary otherwise), files the call record, and deserializes
+    /// the answer. The error string names agent, operation and cause.
     pub async fn call<T: DeserializeOwned>(
         &self,
         agent: &str,
@@ -93,38 +94,129 @@ impl AgentCtx {
         vars: &[(&str, &str)],
         schema: Option<serde_json::Value>,
     ) -> Result<Answer<T>, String> {
-        let (prompt, phase, role) = (agent, phase_of(agent), role_of(agent));
-        let rendered = self
-            .prompts
-            .render(prompt, vars)
-            .map_err(|e| e.to_string())?;
-        let mut req = CallRequest::new(
-            agent,
-            phase,
-            vec![
-                Message::system(rendered.system),
-                Message::user(rendered.user),
-            ],
-        )
-        .role(role)
-        .fresh(self.fresh_agents.contains(agent));
+        let (phase, role) = (phase_of(agent), role_of(agent));
+        let window = self.client.context_window(role).await;
+        // A server whose tokenizer counts more than the estimate says so; the prompt is
+        // then cut further, twice at most.
+        let mut squeeze = 1.0;
+        loop {
+            let (rendered, notes) = self.fitted_prompt(agent, op, vars, window, squeeze)?;
+            let mut req = CallRequest::new(
+                agent,
+                phase,
+                vec![
+                    Message::system(rendered.system),
+                    Message::user(rendered.user),
+                ],
+            )
+            .role(role)
+            .fresh(self.fresh_agents.contains(agent));
+            req.notes = notes;
+            if let Some(op) = op {
+                req = req.op(op);
+            }
+            if let Some(schema) = &schema {
+                req = req.schema(schema.clone());
+            }
+            req.max_tokens = self.max_tokens;
+            match self.client.call_json::<T>(req).await {
+                Ok((value, record)) => {
+                    self.file_call(&record).await;
+                    return Ok(Answer { value, record });
+                }
+                Err(failure) => {
+                    self.file_call(&failure.record).await;
+                    let error = failure.error.to_string();
+                    if window.is_some() && squeeze > 0.5 && is_context_overflow(&error) {
+                        squeeze *= 0.7;
+                        continue;
+                    }
+                    return Err(error);
+                }
+            }
+        }
+    }
+
+    /// The rendered prompt of `agent`, its bundle (or DP source) cut by whole files when
+    /// the estimate exceeds `squeeze` times the room the window leaves after the answer.
+    /// Returns notes for the call record; an error when nothing can make it fit.
+    fn fitted_prompt(
+        &self,
+        agent: &str,
+        op: Option<&str>,
+        vars: &[(&str, &str)],
+        window: Option<u32>,
+        squeeze: f64,
+    ) -> Result<(crate::prompts::Rendered, Vec<String>), String> {
+        use crate::agents::fit;
+        let render =
+            |vars: &[(&str, &str)]| self.prompts.render(agent, vars).map_err(|e| e.to_string());
+        let rendered = render(vars)?;
+        let Some(window) = window else {
+            return Ok((rendered, Vec::new()));
+        };
+        let answer_room = self
+            .max_tokens
+            .map_or(fit::DEFAULT_ANSWER_ROOM, |m| m as usize);
+        let room = ((window as usize).saturating_sub(answer_room) as f64 * squeeze) as usize;
+        let need = fit::estimate_prompt(&[&rendered.system, &rendered.user]);
+        if need <= room {
+            return Ok((rendered, Vec::new()));
+        }
+        let who = match op {
+            Some(op) => format!("{agent} {op}"),
+            None => agent.to_string(),
+        };
+        let too_big = format!(
+            "{who}: the prompt needs about {need} tokens, but the model's context window is \
+             {window} tokens with {answer_room} kept for the answer"
+        );
+        let Some(slot) = vars
+            .iter()
+            .position(|(k, _)| matches!(*k, "bundle" | "source"))
+        else {
+            return Err(format!("{too_big}; it has no source to shorten"));
+        };
+        let text = vars[slot].1;
+        let others = need.saturating_sub(fit::estimate_tokens(text));
+        let budget = (room.saturating_sub(others) as f64 * fit::CHARS_PER_TOKEN) as usize;
+        let entry = self.entry_file_of(op, vars);
+        let (_, chunks) = fit::split_bundle(text);
+        let order: Vec<&str> = chunks.iter().map(|c| c.path).collect();
+        let priority = fit::priority(entry.as_deref(), &order, self.project.file_deps());
+        let Some(shrunk) = fit::shrink_bundle(text, &priority, budget) else {
+            return Err(format!(
+                "{too_big}; even {} alone does not fit (use a model with a larger window, \
+                 or --context-window if the server's is larger)",
+                priority.first().map_or("the first file", String::as_str)
+            ));
+        };
+        let mut vars: Vec<(&str, &str)> = vars.to_vec();
+        vars[slot].1 = &shrunk.text;
+        let fitted = render(&vars)?;
+        let note = format!(
+            "context window {window} tokens: the prompt (about {need} tokens) was cut to about \
+             {} by leaving out {} of {} files: {}",
+            fit::estimate_prompt(&[&fitted.system, &fitted.user]),
+            shrunk.dropped.len(),
+            chunks.len(),
+            shrunk.dropped.join(", ")
+        );
+        Ok((fitted, vec![note]))
+    }
+
+    /// The file a bundle is cut around: the operation's handler file, else discovery's
+    /// entry file.
+    fn entry_file_of(&self, op: Option<&str>, vars: &[(&str, &str)]) -> Option<String> {
         if let Some(op) = op {
-            req = req.op(op);
-        }
-        if let Some(schema) = schema {
-            req = req.schema(schema);
-        }
-        req.max_tokens = self.max_tokens;
-        match self.client.call_json::<T>(req).await {
-            Ok((value, record)) => {
-                self.file_call(&record).await;
-                Ok(Answer { value, record })
-            }
-            Err(failure) => {
-                self.file_call(&failure.record).await;
-                Err(failure.error.to_string())
+            let discovered = self.board().discovered.get(op).map(|(e, _)| e.file.clone());
+            if let Some(f) = self.project.handler_file(op, discovered.as_deref()) {
+                return Some(f);
             }
         }
+        vars.iter()
+            .find(|(k, _)| *k == "entry_file")
+            .map(|(_, v)| v.to_string())
     }
 
     /// Keeps the call record in the session and reports its retries as events.
@@ -171,6 +263,13 @@ impl AgentCtx {
             self.emit(ev);
         }
     }
+}
+
+/// Whether a model error says the prompt did not fit its context window.
+fn is_context_overflow(error: &str) -> bool {
+    let e = error.to_ascii_lowercase();
+    e.contains("context_length_exceeded")
+        || (e.contains("context") && (e.contains("exceed") || e.contains("too long")))
 }
 
 /// The phase an agent belongs to (paper Tables 12 and 13).

@@ -1,10 +1,14 @@
 //! `mastor baseline`: the comparison baselines of the paper. Only Direct Prompting
 //! (`dp`, appendix Listing A.1) exists: one call with the operation list and the whole
 //! source, normalized and written as a session that `mastor check` runs like any other.
+//!
+//! Exit codes: 0 when the call answered in the expected shape (operations it left without
+//! oracles are reported as `missing`, a result rather than a failure); 4 when it did not
+//! (model unreachable, every attempt failed, an answer without an `operations` list).
 
 use crate::agents::baseline::{self, DEFAULT_SOURCE_CAP, DpRecord};
 use crate::agents::runtime::{AgentCtx, Board};
-use crate::cli::EXIT_OK;
+use crate::cli::{EXIT_NOTHING, EXIT_OK};
 use crate::llm::{LlmArgs, LlmClient, LlmConfig};
 use crate::pipeline::prepare::Prepared;
 use crate::prompts::Prompts;
@@ -106,13 +110,26 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
         fresh_agents: Default::default(),
     };
     let runtime = tokio::runtime::Runtime::new()?;
-    let record = runtime.block_on(baseline::run(&ctx, args.max_source_chars))?;
+    let record = match runtime.block_on(baseline::run(&ctx, args.max_source_chars)) {
+        Ok(record) => record,
+        Err(e @ (baseline::BaselineError::Call(_) | baseline::BaselineError::Shape(_))) => {
+            eprintln!("error: {e}");
+            eprintln!(
+                "mastor: exit {EXIT_NOTHING}: {}",
+                crate::cli::exit_meaning(EXIT_NOTHING)
+            );
+            return Ok(EXIT_NOTHING);
+        }
+        Err(e) => return Err(e.into()),
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&record)?);
     } else {
         print!("{}", render(&record));
         println!("session: {}", ctx.session.dir().display());
     }
+    // The one call answered: operations it left without oracles are the baseline's
+    // result (counted in `missing`), not a failure of the command.
     Ok(EXIT_OK)
 }
 

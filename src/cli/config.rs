@@ -35,7 +35,7 @@ pub enum ConfigCommand {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
         #[command(flatten)]
-        llm: LlmArgs,
+        llm: Box<LlmArgs>,
     },
     /// Print the path of the config file that would be read
     Path,

@@ -3,9 +3,9 @@
 //! live API, with the loop's stopping criteria as flags. Also prints the report for
 //! `mastor run --metamorphic`.
 
-use crate::cli::{EXIT_FAILURES, EXIT_OK};
+use crate::cli::{EXIT_FAILURES, EXIT_NOTHING, EXIT_OK, EXIT_PARTIAL};
 use crate::llm::{LlmArgs, LlmClient, LlmConfig};
-use crate::metamorphic::iterate::{LoopConfig, MrReport, StopCriteria};
+use crate::metamorphic::iterate::{LoopConfig, MrReport, StopCriteria, StopReason};
 use crate::prompts::Prompts;
 use crate::runner::RunConfig;
 use crate::runner::relations::MrOutcome;
@@ -171,7 +171,14 @@ pub fn run(args: MetamorphicArgs) -> color_eyre::Result<i32> {
         let n = export_session_gherkin(&session, &documented, dir)?;
         eprintln!("gherkin: {n} scenarios in {}", dir.display());
     }
-    Ok(exit_code(&report))
+    let code = exit_code(&report);
+    for problem in problems(&report) {
+        eprintln!("mastor: {problem}");
+    }
+    if code != EXIT_OK {
+        eprintln!("mastor: exit {code}: {}", crate::cli::exit_meaning(code));
+    }
+    Ok(code)
 }
 
 /// Model cost of the metamorphic phase alone (a `run --metamorphic` client also carries
@@ -185,13 +192,41 @@ pub fn phase_cost(client: &LlmClient) -> crate::llm::Totals {
         .unwrap_or_default()
 }
 
-/// 1 when a relation was violated or a test could not be executed, else 0.
+/// The exit code of a metamorphic session: `EXIT_NOTHING` when the generator failed
+/// before any test existed (model unreachable, garbage answers), `EXIT_PARTIAL` when it
+/// failed later (the tests made so far did run), 1 when a relation was violated or a
+/// test could not be executed, else 0.
 pub fn exit_code(report: &MrReport) -> i32 {
+    if report.stop == StopReason::GeneratorFailed {
+        return if report.tests.is_empty() {
+            EXIT_NOTHING
+        } else {
+            EXIT_PARTIAL
+        };
+    }
     if report.outcomes.relation_violated + report.outcomes.execution_failed > 0 {
         EXIT_FAILURES
     } else {
         EXIT_OK
     }
+}
+
+/// Every reason a metamorphic session did not fully succeed, one line each, for stderr
+/// (the JSON report holds them too, but a reader of the terminal must not have to look).
+pub fn problems(report: &MrReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for it in &report.iterations {
+        if let Some(e) = &it.error {
+            out.push(format!(
+                "metamorphic iteration {}: generator failed: {e}",
+                it.iteration
+            ));
+        }
+    }
+    if report.stop == StopReason::GeneratorFailed && report.tests.is_empty() {
+        out.push("metamorphic: no test could be generated, so nothing ran".to_string());
+    }
+    out
 }
 
 /// Prints the session summary: iterations, tests, coverage, outcomes, cost.

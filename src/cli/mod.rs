@@ -1,7 +1,9 @@
 //! Command-line interface: argument types per subcommand and their dispatch.
 //!
 //! Each subcommand lives in its own file and returns the process exit code:
-//! 0 ok, 1 oracle failures, 2 usage or input error (bad spec, missing project, ...).
+//! 0 ok, 1 oracle failures, 2 usage or input error (bad spec, missing project, ...),
+//! 3 some operations failed (the others completed), 4 nothing completed (model
+//! unreachable, every operation failed, the generator failed before any test).
 
 mod config;
 
@@ -23,6 +25,36 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_FAILURES: i32 = 1;
 /// Exit code for usage and input errors.
 pub const EXIT_INPUT: i32 = 2;
+/// Exit code when some selected operations failed and the others completed: the
+/// session holds real work, but not all of it. Each reason is printed on stderr.
+pub const EXIT_PARTIAL: i32 = 3;
+/// Exit code when nothing completed: the model was unreachable, every operation failed,
+/// or a generator failed before producing anything. Each reason is printed on stderr.
+pub const EXIT_NOTHING: i32 = 4;
+
+/// The exit code of a command that worked over `total` units (operations, groups,
+/// iterations) of which `completed` finished: 0 only when all did.
+pub fn completion_code(total: usize, completed: usize) -> i32 {
+    if completed >= total {
+        EXIT_OK
+    } else if completed == 0 {
+        EXIT_NOTHING
+    } else {
+        EXIT_PARTIAL
+    }
+}
+
+/// One line on what an exit code means, for the message printed beside it.
+pub fn exit_meaning(code: i32) -> &'static str {
+    match code {
+        EXIT_OK => "ok",
+        EXIT_FAILURES => "oracles or relations failed against the API",
+        EXIT_INPUT => "usage or input error",
+        EXIT_PARTIAL => "partly failed: some operations did not complete (reasons above)",
+        EXIT_NOTHING => "nothing completed (reasons above)",
+        _ => "unexpected exit code",
+    }
+}
 
 /// Top-level command line.
 #[derive(Debug, Parser)]
@@ -79,5 +111,18 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Export(args) => export::run(args),
         Command::Tui(args) => tui::run(*args),
         Command::Baseline(args) => baseline::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_code_is_zero_only_when_everything_completed() {
+        assert_eq!(completion_code(3, 3), EXIT_OK);
+        assert_eq!(completion_code(0, 0), EXIT_OK);
+        assert_eq!(completion_code(3, 2), EXIT_PARTIAL);
+        assert_eq!(completion_code(3, 0), EXIT_NOTHING);
     }
 }

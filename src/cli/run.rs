@@ -3,7 +3,7 @@
 //! from the session's response cache, so nothing is asked twice.
 
 use crate::agents::runtime::{AgentCtx, Board, EventSink};
-use crate::cli::EXIT_OK;
+use crate::cli::{EXIT_OK, EXIT_PARTIAL, completion_code};
 use crate::llm::{LlmArgs, LlmClient, LlmConfig};
 use crate::pipeline::orchestrator::PipelineOptions;
 use crate::pipeline::prepare::Prepared;
@@ -177,9 +177,11 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
         Arc::clone(&run.ctx.prompts),
         Arc::clone(&run.ctx.project),
     );
+    let selected = run.selected.len();
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(driver::run(run.ctx, run.options));
     let summary = summary::from_session(&session)?;
+    let mut code = run_exit_code(&summary, selected);
     if args.json && !args.metamorphic {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else if !args.json {
@@ -203,8 +205,29 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
         } else {
             crate::cli::metamorphic::print_report(&report, &cost, false, session.dir())?;
         }
+        code = code.max(crate::cli::metamorphic::exit_code(&report));
+        for problem in crate::cli::metamorphic::problems(&report) {
+            eprintln!("mastor: {problem}");
+        }
     }
-    Ok(EXIT_OK)
+    for problem in summary.problems() {
+        eprintln!("mastor: {problem}");
+    }
+    if code != EXIT_OK {
+        eprintln!("mastor: exit {code}: {}", crate::cli::exit_meaning(code));
+    }
+    Ok(code)
+}
+
+/// 0 when every selected operation completed and no group failed; `EXIT_NOTHING` when
+/// none completed; `EXIT_PARTIAL` otherwise.
+pub fn run_exit_code(summary: &summary::Summary, selected: usize) -> i32 {
+    let code = completion_code(selected.max(summary.operations), summary.ok);
+    if code == EXIT_OK && !summary.failed_groups.is_empty() {
+        EXIT_PARTIAL
+    } else {
+        code
+    }
 }
 
 /// A progress bar over agent tasks on a terminal; silent otherwise.

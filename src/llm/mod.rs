@@ -100,6 +100,10 @@ pub struct CallRequest {
     /// cached). Lets a re-run refresh some agents while earlier ones replay.
     #[serde(default)]
     pub fresh: bool,
+    /// What the caller changed before sending (kept in the call record, not in the
+    /// cache key).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl CallRequest {

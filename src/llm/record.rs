@@ -94,6 +94,10 @@ pub struct CallRecord {
     pub started_at: String,
     /// Final error, when the call failed.
     pub error: Option<String>,
+    /// What the caller changed before sending, e.g. files left out of a bundle to fit
+    /// the model's context window.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// USD per million tokens.
@@ -236,6 +240,7 @@ mod tests {
             parse_error: None,
             repairs: vec![],
             reasked: false,
+            notes: vec![],
             attempts: 1,
             retries: vec![],
             usage: Usage {

@@ -40,6 +40,8 @@ pub struct Prepared {
     pub seed_data: String,
     /// op_ids this run covers: not excluded, and within `--op` when given.
     pub selected: Vec<String>,
+    /// Direct dependencies per file path, computed on first use (prompt fitting).
+    file_deps: std::sync::OnceLock<BTreeMap<String, Vec<String>>>,
 }
 
 impl Prepared {
@@ -95,7 +97,33 @@ impl Prepared {
             analysis,
             seed_data,
             selected,
+            file_deps: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The project files each file uses directly (imports and referenced types), by path:
+    /// the graph by which a bundle too large for the model is cut, nearest files kept.
+    pub fn file_deps(&self) -> &BTreeMap<String, Vec<String>> {
+        self.file_deps.get_or_init(|| {
+            let files = &self.analysis.files;
+            let index = crate::source::index::TypeIndex::new(files);
+            crate::source::closure::direct_deps(&index)
+                .into_iter()
+                .enumerate()
+                .map(|(i, deps)| {
+                    let paths = deps.into_iter().map(|d| files[d].path.clone()).collect();
+                    (files[i].path.clone(), paths)
+                })
+                .collect()
+        })
+    }
+
+    /// The handler file of `op_id`: the static match's, else the entry file in whose
+    /// bundle discovery found it.
+    pub fn handler_file(&self, op_id: &str, discovered_in: Option<&str>) -> Option<String> {
+        self.static_entry(op_id)
+            .map(|e| e.file.clone())
+            .or_else(|| discovered_in.map(str::to_string))
     }
 
     /// The spec operation `op_id`.

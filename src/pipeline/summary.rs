@@ -7,7 +7,7 @@ use crate::agents::semantic::GroupingRecord;
 use crate::llm::{CallRecord, Ledger, Totals};
 use crate::model::{Assertion, Strategy};
 use crate::pipeline::driver::STATE_FILE;
-use crate::pipeline::orchestrator::{OpState, Orchestrator};
+use crate::pipeline::orchestrator::{GroupState, OpState, Orchestrator};
 use crate::store::{Session, StoreError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -21,6 +21,12 @@ pub struct Summary {
     pub unmatched: Vec<String>,
     /// op_id → "agent: reason".
     pub failed: BTreeMap<String, String>,
+    /// Operations the run left in a non-final state (it was stopped before they finished).
+    #[serde(default)]
+    pub incomplete: Vec<String>,
+    /// group_id → "agent: reason" for multi-op groups that failed.
+    #[serde(default)]
+    pub failed_groups: BTreeMap<String, String>,
     pub single_op_oracles: usize,
     pub by_strategy: BTreeMap<String, usize>,
     /// Status assertions over all single-op oracles (paper Table 9 #Status).
@@ -56,7 +62,7 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
             OpState::Failed { agent, reason } => {
                 s.failed.insert(op_id.clone(), format!("{agent}: {reason}"));
             }
-            _ => {}
+            _ => s.incomplete.push(op_id.clone()),
         }
         if let Some(suite) = session.read_suite(op_id)? {
             s.single_op_oracles += suite.oracles.len();
@@ -78,7 +84,11 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
             }
         }
     }
-    for gid in state.groups.keys() {
+    for (gid, gstate) in &state.groups {
+        if let GroupState::Failed { agent, reason } = gstate {
+            s.failed_groups
+                .insert(gid.clone(), format!("{agent}: {reason}"));
+        }
         if let Some(g) = session.read_group(gid)? {
             s.groups += 1;
             s.multi_op_oracles += g.oracles.len();
@@ -105,6 +115,27 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
         }
     }
     Ok(s)
+}
+
+impl Summary {
+    /// Every reason the run is not complete, one line each: failed or unfinished
+    /// operations, operations without a handler, failed groups. Empty when all completed.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (op, why) in &self.failed {
+            out.push(format!("{op} failed: {why}"));
+        }
+        for op in &self.unmatched {
+            out.push(format!("{op}: no handler found, so no oracles"));
+        }
+        for op in &self.incomplete {
+            out.push(format!("{op}: did not finish (the run stopped first)"));
+        }
+        for (g, why) in &self.failed_groups {
+            out.push(format!("group {g} failed: {why}"));
+        }
+        out
+    }
 }
 
 fn add_counts(into: &mut BTreeMap<String, usize>, counts: &BTreeMap<String, usize>) {
@@ -155,6 +186,9 @@ impl fmt::Display for Summary {
         for op in &self.unmatched {
             let _ = writeln!(out, "  no handler: {op}");
         }
+        for op in &self.incomplete {
+            let _ = writeln!(out, "  not finished: {op}");
+        }
         let strategies: Vec<String> = self
             .by_strategy
             .iter()
@@ -178,6 +212,9 @@ impl fmt::Display for Summary {
             "Challenger: {} hints, {} oracles regenerated",
             self.hints, self.regenerated
         );
+        for (g, why) in &self.failed_groups {
+            let _ = writeln!(out, "  FAILED group {g}: {why}");
+        }
         let _ = writeln!(out, "Normalization: {} oracles dropped", self.dropped);
         for (rule, n) in &self.normalization {
             let _ = writeln!(out, "  {rule:<28} {n}");

@@ -185,6 +185,7 @@ pub fn petstore_script() -> Script {
         fallback: vec![Reply::json(
             json!({"matches": [], "oracles": [], "hints": [], "groups": []}),
         )],
+        n_ctx: None,
     }
 }
 

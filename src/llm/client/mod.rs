@@ -8,6 +8,9 @@
 //! ledger and one cache. It does not build prompts and does not persist records.
 
 mod http;
+mod window;
+
+pub use window::{window_from_models, window_from_props};
 
 use super::cache::{CacheEntry, ResponseCache};
 use super::config::{CacheMode, LlmConfig};
@@ -53,6 +56,8 @@ pub(crate) struct Inner {
     observer: Option<Observer>,
     pub(crate) progress: Option<ProgressSink>,
     ledger: Arc<Mutex<Ledger>>,
+    /// Context windows asked of the servers, per role (primary, challenger), once.
+    windows: Arc<[tokio::sync::OnceCell<Option<u32>>; 2]>,
 }
 
 impl std::fmt::Debug for LlmClient {
@@ -95,6 +100,7 @@ impl LlmClient {
                 observer: None,
                 progress: None,
                 ledger: Arc::new(Mutex::new(Ledger::default())),
+                windows: Arc::default(),
             }),
         })
     }
@@ -112,6 +118,7 @@ impl LlmClient {
                 observer: Some(observer),
                 progress: i.progress.clone(),
                 ledger: i.ledger.clone(),
+                windows: i.windows.clone(),
             }),
         }
     }
@@ -129,6 +136,7 @@ impl LlmClient {
                 observer: i.observer.clone(),
                 progress: Some(sink),
                 ledger: i.ledger.clone(),
+                windows: i.windows.clone(),
             }),
         }
     }
@@ -318,5 +326,6 @@ fn new_record(req: &CallRequest, rc: &super::RoleConfig, messages: Vec<Message>)
         cost_usd: 0.0,
         started_at: now.to_rfc3339(),
         error: None,
+        notes: req.notes.clone(),
     }
 }

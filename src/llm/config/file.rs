@@ -49,6 +49,7 @@ pub(crate) struct FileRole {
     pub json_mode: Option<JsonMode>,
     pub seed: Option<u64>,
     pub temperature: Option<f32>,
+    pub context_window: Option<u32>,
 }
 
 /// Where the config file is looked for, in order: `MASTOR_CONFIG`,
@@ -166,6 +167,7 @@ api_key_env = "DEEPSEEK_API_KEY"
 # json_mode = "object"      # schema | object_schema | object | none (default: provider's)
 # seed = 42
 # temperature = 0.0
+# context_window = 8192     # tokens; larger prompts are shrunk (default: asked of the server)
 
 # The reviewing model; every key left out falls back to the primary's.
 [llm.challenger]

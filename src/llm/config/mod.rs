@@ -65,6 +65,10 @@ pub struct RoleConfig {
     pub json_mode: JsonMode,
     pub seed: Option<u64>,
     pub temperature: f32,
+    /// The model's context window in tokens (prompt + answer). Prompts that would not fit
+    /// are shrunk before sending (see `agents::fit`), never truncated by the server.
+    /// `None`: asked of the server (`/props`, `/v1/models`) on first use, else unknown.
+    pub context_window: Option<u32>,
 }
 
 impl RoleConfig {
@@ -81,6 +85,7 @@ impl RoleConfig {
             json_mode: provider.quirks().json_mode,
             seed: provider.quirks().seed.then_some(42),
             temperature: 0.0,
+            context_window: None,
         }
     }
 }
@@ -184,6 +189,13 @@ impl LlmConfig {
             model: args.model.clone().or_else(|| get("MASTOR_MODEL")),
             key_env_flag: args.api_key_env.clone(),
             key_env_var: "MASTOR_API_KEY",
+            context_window: args
+                .context_window
+                .map(Ok)
+                .or_else(|| {
+                    get("MASTOR_CONTEXT_WINDOW").map(|v| parse_window("MASTOR_CONTEXT_WINDOW", &v))
+                })
+                .transpose()?,
         };
         let primary = resolve_role(Role::Primary, primary_in, &f.primary, None, env)?;
         let challenger_in = RoleInputs {
@@ -205,6 +217,14 @@ impl LlmConfig {
                 .or_else(|| get("MASTOR_CHALLENGER_MODEL")),
             key_env_flag: args.challenger_api_key_env.clone(),
             key_env_var: "MASTOR_CHALLENGER_API_KEY",
+            context_window: args
+                .challenger_context_window
+                .map(Ok)
+                .or_else(|| {
+                    get("MASTOR_CHALLENGER_CONTEXT_WINDOW")
+                        .map(|v| parse_window("MASTOR_CHALLENGER_CONTEXT_WINDOW", &v))
+                })
+                .transpose()?,
         };
         let challenger = resolve_role(
             Role::Challenger,
@@ -303,6 +323,9 @@ impl LlmConfig {
                 let _ = writeln!(out, "seed = {s}");
             }
             let _ = writeln!(out, "temperature = {}", r.temperature);
+            if let Some(w) = r.context_window {
+                let _ = writeln!(out, "context_window = {w}");
+            }
         }
         for (model, p) in self.prices.iter() {
             let _ = writeln!(out, "\n[llm.prices.\"{model}\"]");
@@ -311,6 +334,16 @@ impl LlmConfig {
             let _ = writeln!(out, "output = {}", p.output);
         }
         out
+    }
+}
+
+fn parse_window(source: &str, v: &str) -> Result<u32, ConfigError> {
+    match v.trim().parse::<u32>() {
+        Ok(n) if n >= 256 => Ok(n),
+        _ => Err(ConfigError::Invalid {
+            source_name: source.to_string(),
+            reason: format!("{v:?} is not a context window in tokens (a number, at least 256)"),
+        }),
     }
 }
 
@@ -328,6 +361,7 @@ struct RoleInputs {
     model: Option<String>,
     key_env_flag: Option<String>,
     key_env_var: &'static str,
+    context_window: Option<u32>,
 }
 
 fn resolve_role(
@@ -379,6 +413,10 @@ fn resolve_role(
         .temperature
         .or(inherit.map(|p| p.temperature))
         .unwrap_or(0.0);
+    // The window belongs to a server: inherited only when the challenger uses the same one.
+    rc.context_window = inp.context_window.or(f.context_window).or(inherit
+        .filter(|p| p.base_url == rc.base_url)
+        .and_then(|p| p.context_window));
 
     // Key precedence: --api-key-env NAME > MASTOR_[CHALLENGER_]API_KEY > file api_key_env
     // > file api_key_file > the provider's own variable > the primary's key.
@@ -475,6 +513,13 @@ pub struct LlmArgs {
     /// Ignore cached answers, ask the model again and cache the new answers
     #[arg(long, conflicts_with = "no_cache")]
     pub refresh: bool,
+    /// The model's context window in tokens; larger prompts are shrunk before sending
+    /// (default: asked of the server) [env: MASTOR_CONTEXT_WINDOW]
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<u32>,
+    /// The challenger model's context window in tokens [env: MASTOR_CHALLENGER_CONTEXT_WINDOW]
+    #[arg(long, value_name = "TOKENS")]
+    pub challenger_context_window: Option<u32>,
 }
 
 #[cfg(test)]

@@ -56,6 +56,7 @@ struct Shared {
     in_flight: AtomicUsize,
     peak: AtomicUsize,
     requests: Mutex<Vec<ReceivedRequest>>,
+    n_ctx: Mutex<Option<u32>>,
 }
 
 /// A running scripted server; stops when dropped.
@@ -82,6 +83,7 @@ impl ScriptedServer {
             in_flight: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
             requests: Mutex::new(Vec::new()),
+            n_ctx: Mutex::new(None),
         });
         install(&shared, script)?;
         let listener =
@@ -100,6 +102,7 @@ impl ScriptedServer {
             .route("/chat/completions", post(chat))
             .route("/v1/models", get(models))
             .route("/models", get(models))
+            .route("/props", get(props))
             .with_state(shared.clone());
         let task = tokio::spawn(async move {
             if let Err(e) = axum::serve(listener, app).await {
@@ -188,6 +191,7 @@ fn install(shared: &Shared, script: Script) -> Result<(), ScriptError> {
     *lock(&shared.rule_calls) = vec![0; compiled.len()];
     *lock(&shared.rules) = compiled;
     *lock(&shared.fallback) = script.fallback;
+    *lock(&shared.n_ctx) = script.n_ctx;
     shared.fallback_calls.store(0, Ordering::SeqCst);
     Ok(())
 }
@@ -213,6 +217,13 @@ async fn models() -> impl IntoResponse {
     axum::Json(
         json!({"object": "list", "data": [{"id": "scripted", "object": "model", "owned_by": "mastor"}]}),
     )
+}
+
+async fn props(State(s): State<Arc<Shared>>) -> Response {
+    match *lock(&s.n_ctx) {
+        Some(n) => axum::Json(json!({"default_generation_settings": {"n_ctx": n}})).into_response(),
+        None => (axum::http::StatusCode::NOT_FOUND, "no /props").into_response(),
+    }
 }
 
 async fn chat(

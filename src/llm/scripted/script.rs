@@ -15,6 +15,10 @@ pub struct Script {
     /// Replies when no rule matches; empty means HTTP 400 "no rule matches".
     #[serde(default)]
     pub fallback: Vec<Reply>,
+    /// The context window `GET /props` reports, as llama.cpp's server does
+    /// (`default_generation_settings.n_ctx`); `None`: `/props` answers 404.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_ctx: Option<u32>,
 }
 
 /// One rule: all given conditions must match. Replies are used in order; the last one
@@ -204,6 +208,7 @@ mod tests {
                 Rule::contains("hello", vec![Reply::Empty, Reply::Hang { ms: 10 }]),
             ],
             fallback: vec![Reply::text("fallback")],
+            n_ctx: None,
         };
         let text = serde_json::to_string(&s).unwrap();
         assert!(text.contains("\"kind\":\"status\""), "{text}");
