@@ -76,7 +76,7 @@ pub async fn run(ctx: &AgentCtx, entry_file: &str) -> Result<Vec<String>, String
                 ("entry_file", entry_file),
                 ("bundle", &bundle.text),
             ],
-            Some(schemas::discovery()),
+            Some(schemas::for_discovery(&ctx.project.selected).noted(ctx, "discovery", None)),
         )
         .await?;
     let mut record = DiscoveryRecord {

@@ -71,6 +71,12 @@ fn normalize(
     normalize_multi(group_id, answer, &inp.contexts, &known, &inp.bundle)
 }
 
+/// The group's tailored sequence schema (statuses, fields and inputs of its operations).
+fn multi_schema(ctx: &AgentCtx, inp: &Inputs) -> serde_json::Value {
+    schemas::for_multi_op(&inp.group, &inp.contexts, |id| ctx.project.op(id))
+        .noted(ctx, "multi_op", None)
+}
+
 /// First generation for one group; returns how many oracles survived normalization.
 pub async fn generate(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> {
     let inp = inputs(ctx, group_id)?;
@@ -90,7 +96,7 @@ pub async fn generate(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> {
                 ("sequence", &sequence),
                 ("contexts", &contexts),
             ],
-            Some(schemas::multi_oracles()),
+            Some(multi_schema(ctx, &inp)),
         )
         .await?;
     let outcome = normalize(ctx, group_id, &inp, &answer.value);
@@ -107,6 +113,13 @@ pub async fn challenge(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> 
     let inp = inputs(ctx, group_id)?;
     let contexts = contexts_json(&inp);
     let oracles = to_prompt_json(&inp.record.oracles);
+    let test_ids: Vec<&str> = inp
+        .record
+        .oracles
+        .iter()
+        .map(|o| o.test_id.as_str())
+        .collect();
+    let schema = schemas::for_hints(&test_ids, true).noted(ctx, "multi_op_challenger", None);
     let answer = ctx
         .call::<serde_json::Value>(
             "multi_op_challenger",
@@ -116,7 +129,7 @@ pub async fn challenge(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> 
                 ("contexts", &contexts),
                 ("oracles", &oracles),
             ],
-            Some(schemas::hints()),
+            Some(schema),
         )
         .await?;
     let ids: BTreeSet<&str> = inp
@@ -159,7 +172,7 @@ pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
                 ("flagged", &flagged_json),
                 ("hints", &hints_json),
             ],
-            Some(schemas::multi_oracles()),
+            Some(multi_schema(ctx, &inp)),
         )
         .await?;
     let outcome = normalize(ctx, group_id, &inp, &answer.value);

@@ -33,7 +33,9 @@ pub async fn run(ctx: &AgentCtx) -> Result<Vec<String>, String> {
             "semantic",
             None,
             &[("contexts", &text)],
-            Some(schemas::groups()),
+            Some(
+                schemas::for_groups(&known.iter().collect::<Vec<_>>()).noted(ctx, "semantic", None),
+            ),
         )
         .await?;
     let outcome = validate(&answer.value, &known);

@@ -63,7 +63,13 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
                 ("seed_data", &ctx.project.seed_data),
                 ("bundle", &inp.bundle.text),
             ],
-            Some(schemas::oracles()),
+            Some(
+                schemas::for_single_op(ctx.project.op(op_id), Some(&inp.context)).noted(
+                    ctx,
+                    "single_op",
+                    Some(op_id),
+                ),
+            ),
         )
         .await?;
     let index = bundle_index(&inp.bundle);
@@ -82,6 +88,9 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let mut suite = current_suite(ctx, op_id, "review")?;
     let context_json = to_prompt_json(&inp.context);
     let oracles_json = to_prompt_json(&suite.oracles);
+    let test_ids: Vec<&str> = suite.oracles.iter().map(|o| o.test_id.as_str()).collect();
+    let schema =
+        schemas::for_hints(&test_ids, false).noted(ctx, "single_op_challenger", Some(op_id));
     let answer = ctx
         .call::<serde_json::Value>(
             "single_op_challenger",
@@ -91,7 +100,7 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
                 ("context", &context_json),
                 ("oracles", &oracles_json),
             ],
-            Some(schemas::hints()),
+            Some(schema),
         )
         .await?;
     let ids: BTreeSet<&str> = suite.oracles.iter().map(|o| o.test_id.as_str()).collect();
@@ -133,7 +142,13 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
                 ("flagged", &flagged_json),
                 ("hints", &hints_json),
             ],
-            Some(schemas::oracles()),
+            Some(
+                schemas::for_single_op(ctx.project.op(op_id), Some(&inp.context)).noted(
+                    ctx,
+                    "single_op",
+                    Some(op_id),
+                ),
+            ),
         )
         .await?;
     let index = bundle_index(&inp.bundle);

@@ -7,8 +7,9 @@
 //! The loop that decides when to stop is `metamorphic::iterate`.
 
 use crate::agents::runtime::call_file_name;
+use crate::agents::schemas::{self, CallSchema};
 use crate::llm::{CallRecord, CallRequest, LlmClient, Message, Role};
-use crate::model::{MetamorphicTest, SpecOperation};
+use crate::model::{MetamorphicTest, SpecOperation, SpecParameter, SpecResponse};
 use crate::prompts::Prompts;
 use crate::store::{Event, EventKind, Session};
 use serde_json::{Value, json};
@@ -100,6 +101,61 @@ pub fn history_text(history: &[MetamorphicTest]) -> String {
         .join("\n")
 }
 
+/// The operations back from [`spec_text`] (op_id, parameters, response schemas): what
+/// the answer schemas enumerate. Entries that do not read back are skipped.
+pub fn spec_ops(spec_text: &str) -> Vec<SpecOperation> {
+    let list: Vec<Value> = serde_json::from_str(spec_text).unwrap_or_default();
+    list.iter()
+        .filter_map(|o| {
+            let op_id = o.get("op_id")?.as_str()?.to_string();
+            let (method, path) = op_id.split_once(' ')?;
+            let parameters = o
+                .get("parameters")
+                .and_then(Value::as_array)
+                .map(|ps| {
+                    ps.iter()
+                        .filter_map(|p| {
+                            let mut p = p.clone();
+                            let loc = p.get_mut("in").map(Value::take)?;
+                            p["location"] = loc;
+                            serde_json::from_value::<SpecParameter>(p).ok()
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let responses = o
+                .get("responses")
+                .and_then(Value::as_object)
+                .map(|rs| {
+                    rs.iter()
+                        .map(|(code, schema)| {
+                            let r = SpecResponse {
+                                description: String::new(),
+                                media_type: None,
+                                schema: schema.clone(),
+                            };
+                            (code.clone(), r)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some(SpecOperation {
+                op_id: op_id.clone(),
+                method: method.to_string(),
+                path: path.to_string(),
+                operation_id: None,
+                tags: Vec::new(),
+                summary: None,
+                parameters,
+                request_body: None,
+                responses,
+                extensions: Default::default(),
+                excluded: None,
+            })
+        })
+        .collect()
+}
+
 /// The list under `tests` (or the answer itself when it is an array).
 fn test_list(v: &Value) -> Vec<Value> {
     match v {
@@ -115,7 +171,32 @@ fn test_list(v: &Value) -> Vec<Value> {
 }
 
 impl ModelAgents {
-    async fn call(&self, agent: &str, vars: &[(&str, &str)]) -> Result<Value, String> {
+    /// The generator's (`batch`: `Some`) or refiner's schema over the spec's operations;
+    /// a fallback to the static schema is noted in the session's events.
+    fn schema(&self, batch: Option<usize>) -> Value {
+        let built: CallSchema = schemas::for_mr_generator(&spec_ops(&self.spec_text), batch);
+        if let (Some(reason), Some(session)) = (&built.fallback, &self.session) {
+            let agent = if batch.is_some() {
+                "mr_generator"
+            } else {
+                "mr_refiner"
+            };
+            let event = Event::new(EventKind::Note, agent)
+                .phase("metamorphic")
+                .message(format!("static response schema used: {reason}"));
+            if let Err(e) = session.append_event(&event) {
+                tracing::warn!("cannot append event: {e}");
+            }
+        }
+        built.schema
+    }
+
+    async fn call(
+        &self,
+        agent: &str,
+        vars: &[(&str, &str)],
+        schema: Value,
+    ) -> Result<Value, String> {
         let rendered = self
             .prompts
             .render(agent, vars)
@@ -128,7 +209,8 @@ impl ModelAgents {
                 Message::user(rendered.user),
             ],
         )
-        .role(Role::Primary);
+        .role(Role::Primary)
+        .schema(schema);
         match self.client.call_json::<Value>(req).await {
             Ok((value, record)) => {
                 self.file(&record);
@@ -174,6 +256,7 @@ impl MrAgents for ModelAgents {
         } else {
             uncovered.join("\n")
         };
+        let schema = self.schema(Some(batch));
         let batch = batch.to_string();
         let or_none = |s: &str| {
             if s.trim().is_empty() {
@@ -195,6 +278,7 @@ impl MrAgents for ModelAgents {
                     ("uncovered", &uncovered),
                     ("batch", &batch),
                 ],
+                schema,
             )
             .await?;
         Ok(test_list(&answer))
@@ -210,6 +294,7 @@ impl MrAgents for ModelAgents {
             .call(
                 "mr_refiner",
                 &[("spec", &self.spec_text), ("candidates", &candidates)],
+                self.schema(None),
             )
             .await?;
         let dropped = answer

@@ -1,12 +1,10 @@
-//! JSON schemas sent with each agent's request where the provider accepts one
-//! (llama.cpp, vLLM). They keep small models on the right shape; the parsers downstream
-//! stay lenient, since providers without schema support answer free-form JSON.
+//! The static schemas: each agent's answer shape with nothing specific to the call. They
+//! are the fallback of the tailored schemas (no context yet, nothing to enumerate, or a
+//! tailored schema over the size limits), and the extraction agent's schema as it is.
 
 use serde_json::{Value, json};
 
-fn string() -> Value {
-    json!({"type": "string"})
-}
+use super::string;
 
 fn input() -> Value {
     json!({"type": "object", "properties": {
@@ -14,11 +12,26 @@ fn input() -> Value {
         "body": {}, "headers": {"type": "object"}}})
 }
 
+/// Assertion ops of the oracle language (`model::FieldOp`).
+pub const FIELD_OPS: [&str; 12] = [
+    "equals",
+    "not_equals",
+    "not_null",
+    "is_null",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "matches",
+    "type",
+    "contains",
+    "length",
+];
+
 fn assertions() -> Value {
     json!({"type": "array", "items": {"type": "object",
         "properties": {"type": {"enum": ["status", "field"]}, "expected": {},
-            "field_path": string(), "op": {"enum": ["equals", "not_equals", "not_null",
-            "is_null", "gt", "gte", "lt", "lte", "matches", "type", "contains", "length"]}},
+            "field_path": string(), "op": {"enum": FIELD_OPS}},
         "required": ["type", "expected"]}})
 }
 
