@@ -88,6 +88,7 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
     );
     let session = Session::open_or_create(&out, manifest)
         .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
+    crate::cli::ignore_model_traffic(&out)?;
     session.write_operations(&project.analysis.report)?;
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,

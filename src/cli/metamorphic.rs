@@ -148,6 +148,7 @@ pub fn run(args: MetamorphicArgs) -> color_eyre::Result<i32> {
     let manifest = Manifest::new(root.display().to_string(), spec_path.display().to_string());
     let session = Session::open_or_create(&out, manifest)
         .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
+    crate::cli::ignore_model_traffic(&out)?;
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,
         None => Prompts::embedded(),

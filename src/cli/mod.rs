@@ -56,6 +56,20 @@ pub fn exit_meaning(code: i32) -> &'static str {
     }
 }
 
+/// Writes a `.gitignore` into a session directory (once) so that the model traffic
+/// (`calls/`: every prompt and answer) and the response cache are not committed with the
+/// reviewed suites by accident.
+pub fn ignore_model_traffic(session_dir: &std::path::Path) -> std::io::Result<()> {
+    let path = session_dir.join(".gitignore");
+    if path.exists() {
+        return Ok(());
+    }
+    std::fs::write(
+        path,
+        "# Model traffic (prompts, answers) and the response cache stay out of version control.\ncalls/\ncache/\n",
+    )
+}
+
 /// Top-level command line.
 #[derive(Debug, Parser)]
 #[command(

@@ -71,6 +71,9 @@ pub struct PipelineArgs {
     /// Extra path patterns to exclude (framework endpoints are excluded by default).
     #[arg(long = "exclude", value_name = "PATTERN")]
     pub exclude: Vec<String>,
+    /// Send no seed data (SQL INSERTs, JSON record arrays) to the model at all.
+    #[arg(long)]
+    pub no_seed_data: bool,
     /// Most tokens per model answer (useful with small local models).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
@@ -115,7 +118,10 @@ pub fn prepare(
         patterns.extend(args.exclude.iter().cloned());
         exclusions = Exclusions::from_patterns(patterns);
     }
-    let project = Prepared::load(project_dir, args.spec.as_deref(), &exclusions, &args.ops)?;
+    let mut project = Prepared::load(project_dir, args.spec.as_deref(), &exclusions, &args.ops)?;
+    if args.no_seed_data {
+        project.seed_data = "(none)".into();
+    }
     let out = args
         .out
         .clone()
@@ -130,6 +136,7 @@ pub fn prepare(
     );
     let session = Session::open_or_create(&out, manifest)
         .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
+    crate::cli::ignore_model_traffic(&out)?;
     session.write_operations(&project.analysis.report)?;
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,

@@ -229,6 +229,22 @@ fn human(report: &ScanReport, notes: &[String]) -> String {
             let _ = writeln!(out, "  {f}");
         }
     }
+    if !report.seed_refused.is_empty() {
+        let _ = writeln!(out, "\nseed files never sent to a model:");
+        for r in &report.seed_refused {
+            let _ = writeln!(out, "  {}: {}", r.file, r.reason);
+        }
+    }
+    if !report.redactions.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nredacted before anything reaches a model ({}):",
+            report.redactions.len()
+        );
+        for r in &report.redactions {
+            let _ = writeln!(out, "  {}:{}: {}", r.file, r.line, r.kind);
+        }
+    }
     if !report.warnings.is_empty() {
         let _ = writeln!(out, "\nwarnings:");
         for w in &report.warnings {

@@ -11,9 +11,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Most characters of seed data offered to an agent (a prompt is not a database dump).
-const SEED_DATA_CAP: usize = 6_000;
-
 /// Why preparation failed; each names the file or operation.
 #[derive(Debug, thiserror::Error)]
 pub enum PrepareError {
@@ -90,7 +87,12 @@ impl Prepared {
             .filter(|o| only.is_empty() || only.contains(&o.op_id))
             .map(|o| o.op_id.clone())
             .collect();
-        let seed_data = read_seed_data(root, &analysis.report.seed_files);
+        let seed_data = crate::source::redact::read_seed(
+            root,
+            &analysis.report.seed_files,
+            crate::source::SEED_SCAN_CAP,
+        )
+        .text;
         Ok(Self {
             root: root.to_path_buf(),
             spec,
@@ -209,24 +211,4 @@ fn relative(root: &Path, path: &Path) -> String {
         .unwrap_or(path)
         .to_string_lossy()
         .replace('\\', "/")
-}
-
-fn read_seed_data(root: &Path, files: &[String]) -> String {
-    let mut out = String::new();
-    for f in files {
-        let Ok(text) = std::fs::read_to_string(root.join(f)) else {
-            continue;
-        };
-        out.push_str(&format!("-- {f}\n{text}\n"));
-        if out.len() > SEED_DATA_CAP {
-            let mut cut = SEED_DATA_CAP;
-            while !out.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            out.truncate(cut);
-            out.push_str("\n-- (seed data truncated)\n");
-            break;
-        }
-    }
-    if out.is_empty() { "(none)".into() } else { out }
 }

@@ -12,6 +12,10 @@ use super::report::{
 use super::routes::{OpMatch, Route, compose_routes, match_operations};
 use super::scan::{self, scan};
 use crate::model::{EntryRef, SpecOperation};
+use rayon::prelude::*;
+
+/// Most bytes of seed data offered to an agent (a prompt is not a database dump).
+pub const SEED_SCAN_CAP: usize = 6_000;
 use crate::spec::{Exclusions, LoadedSpec};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -144,7 +148,16 @@ pub fn analyse_operations(
 
     // Bundles: one per distinct entry file of a matched operation.
     let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
-    let texts: Vec<&str> = inventory.java.iter().map(|s| s.text.as_str()).collect();
+    // What reaches a model is scrubbed of secrets first (line numbers kept).
+    let scrubbed: Vec<(String, Vec<super::redact::Redaction>)> = inventory
+        .java
+        .par_iter()
+        .zip(&paths)
+        .map(|(s, p)| super::redact::redact(p, &s.text, true))
+        .collect();
+    let texts: Vec<&str> = scrubbed.iter().map(|(t, _)| t.as_str()).collect();
+    let mut redactions: Vec<super::redact::Redaction> =
+        scrubbed.iter().flat_map(|(_, r)| r.clone()).collect();
     let mut entry_order: Vec<usize> = Vec::new();
     let mut slot: HashMap<usize, usize> = HashMap::new();
     for (_, entry_file) in outcome.iter().flatten() {
@@ -255,6 +268,8 @@ pub fn analyse_operations(
             handler: r.handler.clone(),
         })
         .collect();
+    let seed = super::redact::read_seed(root, &inventory.seed_files, SEED_SCAN_CAP);
+    redactions.extend(seed.redactions);
     let report = ScanReport {
         spec: SpecSummary {
             file: spec.file.clone(),
@@ -269,6 +284,8 @@ pub fn analyse_operations(
         java_files: files.len(),
         source_roots: inventory.source_roots.clone(),
         seed_files: inventory.seed_files.clone(),
+        seed_refused: seed.refused,
+        redactions,
         syntax_errors,
         warnings,
     };

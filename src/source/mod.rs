@@ -13,6 +13,7 @@ pub mod closure;
 pub mod entries;
 pub mod index;
 pub mod java;
+pub mod redact;
 pub mod report;
 pub mod routes;
 pub mod scan;
@@ -21,7 +22,7 @@ mod analyse;
 #[cfg(test)]
 mod testutil;
 
-pub use analyse::{AnalyseOptions, Analysis, SpecInfo, analyse, analyse_operations};
+pub use analyse::{AnalyseOptions, Analysis, SEED_SCAN_CAP, SpecInfo, analyse, analyse_operations};
 
 use std::path::PathBuf;
 

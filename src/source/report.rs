@@ -78,6 +78,10 @@ pub struct ScanReport {
     pub java_files: usize,
     pub source_roots: Vec<String>,
     pub seed_files: Vec<String>,
+    /// Seed files never sent to a model, with the reason.
+    pub seed_refused: Vec<super::redact::RefusedSeed>,
+    /// Secrets replaced before anything reaches a model (bundles and seed data).
+    pub redactions: Vec<super::redact::Redaction>,
     pub syntax_errors: Vec<SyntaxProblem>,
     pub warnings: Vec<String>,
 }
