@@ -51,6 +51,32 @@ rm -rf "$out"
   --max-tokens 1024 --context-window "${MASTOR_LLM_N_CTX:-8192}" --no-discovery \
   --op 'GET /pets' --op 'GET /pets/{petId}' --op 'POST /pets' --json >"$out.summary.json"
 
+step="summary of the pipeline"
+kept=$(python3 - "$out.summary.json" <<'EOF'
+import json, sys
+summary = json.load(open(sys.argv[1]))
+kept = summary["single_op_oracles"] + summary["multi_op_oracles"]
+dropped = summary["dropped"]
+rules = sorted(summary.get("normalization", {}).items(), key=lambda kv: -kv[1])
+out = sys.stderr
+print(file=out)
+print("== demo: the whole loop on the pet store ==", file=out)
+print(f"operations: {summary['ok']} of {summary['operations']} completed", file=out)
+share = f" ({100 * kept / (kept + dropped):.0f}% survived)" if kept + dropped else ""
+print(f"oracles kept by normalization: {kept}, dropped: {dropped}{share}", file=out)
+if rules:
+    print("top normalization rules (dropped or changed):", file=out)
+for rule, n in rules[:5]:
+    print(f"  {n:>4}  {rule}", file=out)
+print(kept)
+EOF
+)
+if [ "$kept" -eq 0 ]; then
+  echo "demo: no oracle survived normalization, so there is nothing to run against the API" >&2
+  echo "      (see why: $mastor tui $out, Calls tab)" >&2
+  exit 1
+fi
+
 step="mastor check (the surviving oracles against the live API)"
 set +e
 "$mastor" check "$out" --base-url "$api_url" --only all --json >"$out.check.json"
@@ -61,23 +87,9 @@ if [ "$check_code" -gt 1 ]; then
   echo "demo: FAILED during: $step (exit $check_code)" >&2
   exit "$check_code"
 fi
-
-step="summary"
-python3 - "$out.summary.json" "$out.check.json" <<'EOF'
+python3 - "$out.check.json" <<'EOF'
 import json, sys
-summary = json.load(open(sys.argv[1]))
-check = json.load(open(sys.argv[2]))
-kept = summary["single_op_oracles"] + summary["multi_op_oracles"]
-dropped = summary["dropped"]
-rules = sorted(summary.get("normalization", {}).items(), key=lambda kv: -kv[1])
-print()
-print("== demo: the whole loop on the pet store ==")
-print(f"operations: {summary['ok']} of {summary['operations']} completed")
-share = f" ({100 * kept / (kept + dropped):.0f}% survived)" if kept + dropped else ""
-print(f"oracles kept by normalization: {kept}, dropped: {dropped}{share}")
-for rule, n in rules[:5]:
-    print(f"  {n:>4}  {rule}")
-s = check.get("summary", {})
+s = json.load(open(sys.argv[1])).get("summary", {})
 print(f"against the live API: {s.get('passed', 0)} passed, {s.get('failed', 0)} failed, "
       f"{s.get('errors', 0)} errors, {s.get('skipped', 0)} skipped")
 EOF
