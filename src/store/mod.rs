@@ -228,6 +228,11 @@ impl Session {
         self.review.append(decision)
     }
 
+    /// Appends many review decisions with one write and one fsync (bulk actions).
+    pub fn append_decisions(&self, decisions: &[ReviewDecision]) -> Result<(), StoreError> {
+        self.review.append_all(decisions)
+    }
+
     /// Appends an undo of the latest decision on `o_id` (fsynced).
     pub fn append_undo(&self, o_id: &str) -> Result<(), StoreError> {
         self.review.append(&Undo {

@@ -100,6 +100,16 @@ pub fn perform(
             }
             Err(e) => app.error(format!("decision NOT saved: {e}")),
         },
+        Effect::RecordBatch(ds) => match session.append_decisions(&ds) {
+            Ok(()) => {
+                tracing::info!(n = ds.len(), "review decisions saved");
+                app.decisions_saved(ds);
+            }
+            Err(e) => {
+                app.bulk = None;
+                app.error(format!("decisions NOT saved: {e}"));
+            }
+        },
         Effect::Undo(o_id) => match session.append_undo(&o_id) {
             Ok(()) => app.undo_saved(Undo {
                 undo: o_id,
@@ -190,7 +200,13 @@ fn event_loop(
             terminal.draw(|f| f.render_widget(&*app, f.area()))?;
             dirty = false;
         }
-        if event::poll(Duration::from_millis(120))? {
+        // While a bulk decision is being written, keys are only peeked at between chunks.
+        let wait = if app.bulk.is_some() {
+            Duration::ZERO
+        } else {
+            Duration::from_millis(120)
+        };
+        if event::poll(wait)? {
             // Drain everything pending, then draw once.
             loop {
                 let effects = match event::read()? {
@@ -232,6 +248,10 @@ fn event_loop(
             dirty = true;
         }
         if jobs.drain(session, app) {
+            dirty = true;
+        }
+        if let Some(chunk) = app.next_bulk_chunk() {
+            perform(session, app, Effect::RecordBatch(chunk), &mut run_editor);
             dirty = true;
         }
     }

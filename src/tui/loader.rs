@@ -510,8 +510,14 @@ mod tests {
         std::fs::write(root.join("src/A.java"), "class A {}").unwrap();
         std::fs::write(dir.path().join("secret.txt"), "s").unwrap();
         let root = root.canonicalize().unwrap();
-        assert_eq!(confined(&root, "src/A.java").unwrap(), root.join("src/A.java"));
-        assert!(confined(&root, "src/Missing.java").is_ok(), "missing is the reader's error");
+        assert_eq!(
+            confined(&root, "src/A.java").unwrap(),
+            root.join("src/A.java")
+        );
+        assert!(
+            confined(&root, "src/Missing.java").is_ok(),
+            "missing is the reader's error"
+        );
         assert!(confined(&root, "../secret.txt").is_err());
         assert!(confined(&root, "../../../../etc/passwd").is_err());
         assert!(confined(&root, "/etc/passwd").is_err());
@@ -519,7 +525,10 @@ mod tests {
         {
             std::os::unix::fs::symlink(dir.path().join("secret.txt"), root.join("src/link"))
                 .unwrap();
-            assert!(confined(&root, "src/link").is_err(), "a symlink out is refused");
+            assert!(
+                confined(&root, "src/link").is_err(),
+                "a symlink out is refused"
+            );
         }
     }
 

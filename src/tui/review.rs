@@ -141,7 +141,102 @@ pub fn validate_edit(o_id: &str, multi: bool, text: &str) -> Result<serde_json::
     value.map_err(|e| e.to_string())
 }
 
+/// Decisions written per journal append during a bulk action: one write and one fsync
+/// each, with the screen redrawn (progress) and keys read (Esc stops) in between.
+pub const BULK_CHUNK: usize = 5_000;
+
+/// A bulk decision being written in chunks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BulkJob {
+    pub rest: std::collections::VecDeque<ReviewDecision>,
+    pub total: usize,
+    pub saved: usize,
+    pub verb: &'static str,
+}
+
+fn verb_of(d: &ReviewDecision) -> &'static str {
+    match d.decision {
+        Decision::Accepted => "accepted",
+        Decision::Rejected => "rejected",
+        Decision::Edited => "edited",
+    }
+}
+
 impl App {
+    /// Starts writing `decisions`: returns the first chunk's effect; the rest waits in
+    /// `self.bulk` for the driver to write between frames.
+    pub fn start_bulk(&mut self, decisions: Vec<ReviewDecision>) -> Vec<Effect> {
+        let Some(first) = decisions.first() else {
+            return Vec::new();
+        };
+        self.bulk = Some(BulkJob {
+            verb: verb_of(first),
+            total: decisions.len(),
+            saved: 0,
+            rest: decisions.into(),
+        });
+        self.next_bulk_chunk()
+            .map(Effect::RecordBatch)
+            .into_iter()
+            .collect()
+    }
+
+    /// The next chunk of the bulk action to write, if any.
+    pub fn next_bulk_chunk(&mut self) -> Option<Vec<ReviewDecision>> {
+        let job = self.bulk.as_mut()?;
+        if job.rest.is_empty() {
+            return None;
+        }
+        let n = job.rest.len().min(BULK_CHUNK);
+        Some(job.rest.drain(..n).collect())
+    }
+
+    /// Stops a bulk action: what was written stays, the rest is left as it was.
+    pub fn cancel_bulk(&mut self) {
+        if let Some(job) = self.bulk.take() {
+            self.notify(format!(
+                "stopped: {} of {} {}; the other {} were left as they were",
+                job.saved,
+                job.total,
+                job.verb,
+                job.total - job.saved
+            ));
+        }
+    }
+
+    /// The journal now holds `ds` (a chunk of a bulk action, or a single decision).
+    pub fn decisions_saved(&mut self, ds: Vec<ReviewDecision>) {
+        if ds.len() == 1 && self.bulk.as_ref().is_none_or(|j| j.total == 1) {
+            self.bulk = None;
+            if let Some(d) = ds.into_iter().next() {
+                self.decision_saved(d);
+            }
+            return;
+        }
+        let n = ds.len();
+        self.undo_stack.extend(ds.iter().map(|d| d.o_id.clone()));
+        let verb = ds.first().map(verb_of).unwrap_or("saved");
+        self.view.record_decisions(ds);
+        self.refresh_lists();
+        match self.bulk.as_mut() {
+            Some(job) => {
+                job.saved += n;
+                if job.rest.is_empty() {
+                    let (saved, verb) = (job.saved, job.verb);
+                    self.bulk = None;
+                    self.notify(format!("{verb} {saved} oracles"));
+                } else {
+                    let msg = format!(
+                        "{} {} of {} ... (esc stops)",
+                        job.verb, job.saved, job.total
+                    );
+                    self.notify(msg);
+                }
+            }
+            None => self.notify(format!("{verb} {n} oracles")),
+        }
+    }
+
     /// The journal now holds `d`: show it and remember it for undo.
     pub fn decision_saved(&mut self, d: ReviewDecision) {
         let verb = match d.decision {

@@ -198,6 +198,8 @@ pub struct App {
     pub popups: Vec<Popup>,
     /// o_ids decided in this run, most recent last (what `undo` walks back).
     pub undo_stack: Vec<String>,
+    /// A bulk decision still being written in chunks (progress in the footer; Esc stops).
+    pub bulk: Option<super::review::BulkJob>,
     /// One-line message for the footer; `true` marks an error.
     pub status: Option<(String, bool)>,
     pub tick: u64,
@@ -276,6 +278,7 @@ impl App {
             input: None,
             popups: Vec::new(),
             undo_stack: Vec::new(),
+            bulk: None,
             status: None,
             tick: 0,
             now: Utc::now(),

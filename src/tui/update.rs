@@ -21,6 +21,9 @@ use std::path::PathBuf;
 pub enum Effect {
     /// Append the decision to the review journal (fsynced), then `App::decision_saved`.
     Record(ReviewDecision),
+    /// Append decisions with one write and one fsync, then `App::decisions_saved` (a
+    /// chunk of a bulk action; the rest waits in `App::bulk`).
+    RecordBatch(Vec<ReviewDecision>),
     /// Append an undo of the latest decision on this o_id, then `App::undo_saved`.
     Undo(String),
     /// Write the accepted and edited oracles in export format `format` to `dest`.
@@ -46,6 +49,13 @@ pub enum Effect {
 
 /// Handles one key press.
 pub fn handle_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    if app.bulk.is_some() {
+        // A bulk decision is being written: Esc stops it, other keys wait.
+        if key.code == KeyCode::Esc {
+            app.cancel_bulk();
+        }
+        return Vec::new();
+    }
     if app.popups.last().is_some() {
         return popup_key(app, key);
     }
@@ -90,10 +100,11 @@ fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
                 let (accept, o_ids) = (*accept, std::mem::take(o_ids));
                 app.popups.pop();
                 if accept {
-                    o_ids
+                    let ds = o_ids
                         .into_iter()
-                        .map(|o| Effect::Record(decision(o, Decision::Accepted, None, None)))
-                        .collect()
+                        .map(|o| decision(o, Decision::Accepted, None, None))
+                        .collect();
+                    app.start_bulk(ds)
                 } else {
                     app.popups.push(Popup::Note {
                         o_ids,
@@ -128,10 +139,11 @@ fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
                 let note = (!text.trim().is_empty()).then(|| text.trim().to_string());
                 let o_ids = std::mem::take(o_ids);
                 app.popups.pop();
-                o_ids
+                let ds = o_ids
                     .into_iter()
-                    .map(|o| Effect::Record(decision(o, Decision::Rejected, None, note.clone())))
-                    .collect()
+                    .map(|o| decision(o, Decision::Rejected, None, note.clone()))
+                    .collect();
+                app.start_bulk(ds)
             }
             KeyCode::Esc => {
                 app.popups.pop();

@@ -278,6 +278,13 @@ impl SessionView {
         self.decisions = super::store::replay(&self.journal);
     }
 
+    /// Records many decisions the journal now holds, replaying the journal once.
+    pub fn record_decisions(&mut self, ds: Vec<ReviewDecision>) {
+        self.journal
+            .extend(ds.into_iter().map(JournalEntry::Decision));
+        self.decisions = super::store::replay(&self.journal);
+    }
+
     /// Records an undo the journal now holds.
     pub fn record_undo(&mut self, undo: super::store::Undo) {
         self.journal.push(JournalEntry::Undo(undo));
