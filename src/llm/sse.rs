@@ -212,4 +212,78 @@ mod tests {
         assert!(a.apply(r#"{"error":{"message":"overloaded"}}"#).is_err());
         assert!(a.apply("not json").is_err());
     }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// Events of 1–3 data lines each (no CR or LF inside a line).
+        fn events() -> impl Strategy<Value = Vec<Vec<String>>> {
+            prop::collection::vec(prop::collection::vec("[^\r\n]{0,40}", 1..4), 0..8)
+        }
+
+        /// The stream text: comments between events, LF or CRLF line ends.
+        fn stream(events: &[Vec<String>], crlf: bool) -> Vec<u8> {
+            let nl = if crlf { "\r\n" } else { "\n" };
+            let mut s = format!(": keep-alive{nl}{nl}");
+            for (i, lines) in events.iter().enumerate() {
+                if i % 2 == 1 {
+                    s.push_str(&format!("event: chunk{nl}"));
+                }
+                for l in lines {
+                    s.push_str(&format!("data: {l}{nl}"));
+                }
+                s.push_str(nl);
+            }
+            s.into_bytes()
+        }
+
+        fn run(p: &mut SseParser, bytes: &[u8], cuts: &[usize]) -> Result<Vec<String>, Overflow> {
+            let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+            cuts.sort_unstable();
+            let mut out = Vec::new();
+            let mut prev = 0;
+            for c in cuts.into_iter().chain([bytes.len()]) {
+                out.extend(p.push(&bytes[prev..c])?);
+                prev = c;
+            }
+            out.extend(p.finish());
+            Ok(out)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+            #[test]
+            fn any_chunking_gives_the_same_events(
+                evs in events(),
+                crlf in any::<bool>(),
+                cuts in prop::collection::vec(any::<usize>(), 0..12),
+            ) {
+                let bytes = stream(&evs, crlf);
+                let expected: Vec<String> = evs.iter().map(|l| l.join("\n")).collect();
+                let whole = run(&mut SseParser::default(), &bytes, &[]).unwrap();
+                prop_assert_eq!(&whole, &expected);
+                let chunked = run(&mut SseParser::default(), &bytes, &cuts).unwrap();
+                prop_assert_eq!(chunked, expected);
+            }
+
+            #[test]
+            fn arbitrary_bytes_never_panic_and_stay_under_the_limit(
+                chunks in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..300), 0..20),
+                limit in 16usize..512,
+            ) {
+                let mut p = SseParser::new(limit);
+                for c in &chunks {
+                    let res = p.push(c);
+                    prop_assert!(p.buf.len() + p.data_bytes <= limit);
+                    if let Err(o) = res {
+                        prop_assert_eq!(o.limit, limit);
+                        prop_assert!(p.buf.is_empty() && p.data.is_empty());
+                    }
+                }
+                let _ = p.finish();
+            }
+        }
+    }
 }
