@@ -22,6 +22,18 @@ pub enum LlmError {
     EmptyContent { finish_reason: String },
     #[error("unexpected response from {url}: {reason}")]
     Protocol { url: String, reason: String },
+    /// The answer (a plain body or a whole stream) passed `max_response_bytes`; the
+    /// rest was not read. Not retried: the same server would most likely do it again.
+    #[error(
+        "answer larger than {limit} bytes from {url} (max_response_bytes); the rest was not read"
+    )]
+    TooLarge { url: String, limit: u64 },
+    /// The server asked to wait longer than `max_retry_after_secs`; failing the call is
+    /// better than stalling the whole run silently.
+    #[error(
+        "{url} rate limited for {secs} s (longer than the {limit} s limit, max_retry_after_secs)"
+    )]
+    RateLimited { url: String, secs: u64, limit: u64 },
     #[error("gave up after {attempts} attempts; last error: {last}")]
     Exhausted { attempts: u32, last: Box<LlmError> },
     #[error("the answer is not the requested JSON (after one corrective re-ask): {reason}")]

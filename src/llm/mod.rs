@@ -19,13 +19,14 @@ pub mod client;
 pub mod config;
 mod error;
 pub mod record;
+pub mod redact;
 pub mod repair;
 mod request;
 pub mod scripted;
 mod secret;
 mod sse;
 
-pub use client::{LlmClient, Observer, ProgressSink, StreamProgress};
+pub use client::{LlmClient, Observer, ProgressSink, RetrySink, RetryWait, StreamProgress};
 pub use config::{CacheMode, ConfigError, JsonMode, LlmArgs, LlmConfig, Provider, RoleConfig};
 pub use error::{LlmError, LlmFailure};
 pub use record::{CallRecord, Ledger, Price, PriceTable, RetryNote, Totals, Usage};

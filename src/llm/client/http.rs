@@ -2,6 +2,11 @@
 //! classifies failures, waits (Retry-After, else exponential backoff with jitter) and
 //! tries again up to the configured number of attempts. Each attempt holds one permit
 //! of the client's concurrency limit, and none while waiting.
+//!
+//! Bounds against a broken or hostile server: an attempt has a wall-clock deadline
+//! (checked after every chunk too, since a body that is always ready never lets a timer
+//! fire), an answer may not pass `max_response_bytes`, an error body is read up to
+//! [`ERROR_BODY_BYTES`] and a `Retry-After` longer than `max_retry_after` fails the call.
 
 use super::Inner;
 use crate::llm::CallRequest;
@@ -9,13 +14,16 @@ use crate::llm::config::RoleConfig;
 use crate::llm::error::LlmError;
 use crate::llm::record::{CallRecord, RetryNote, Usage};
 use crate::llm::sse::{SseParser, StreamAnswer};
-use futures_util::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 use std::time::Duration;
+use tokio::time::Instant;
 
-/// The longest `Retry-After` we honour; beyond it the server is treated as down.
-const RETRY_AFTER_CAP: Duration = Duration::from_secs(600);
+/// Bytes of an error body read; the rest is dropped unread (only a short excerpt is
+/// kept, and a 2 GB error page must not be buffered).
+pub(crate) const ERROR_BODY_BYTES: usize = 8 * 1024;
+/// Characters of an error body kept in the error.
+const ERROR_BODY_CHARS: usize = 500;
 
 /// A raw answer.
 #[derive(Debug, Clone)]
@@ -61,7 +69,14 @@ pub(crate) async fn exchange(
                 .acquire()
                 .await
                 .map_err(|e| LlmError::Build(e.to_string()))?;
-            match tokio::time::timeout(cfg.timeout, send_once(inner, rc, req, &rec.id, &url, body))
+            let deadline = Instant::now() + cfg.timeout;
+            let at = Attempt {
+                url: &url,
+                deadline,
+                timeout: cfg.timeout,
+                limit: cfg.max_response_bytes,
+            };
+            match tokio::time::timeout_at(deadline, send_once(inner, rc, req, &rec.id, &at, body))
                 .await
             {
                 Ok(r) => r,
@@ -71,6 +86,10 @@ pub(crate) async fn exchange(
                 })),
             }
         };
+        let result = result.map_err(|e| AttemptError {
+            error: inner.redact.error(e.error),
+            retry_after: e.retry_after,
+        });
         let err = match result {
             Ok(ans) => {
                 rec.usage.add(ans.usage);
@@ -100,16 +119,32 @@ pub(crate) async fn exchange(
             });
         }
         let (wait, from_header) = match err.retry_after {
-            Some(d) => (d.min(RETRY_AFTER_CAP), true),
+            Some(d) if d > cfg.max_retry_after => {
+                return Err(inner.redact.error(LlmError::RateLimited {
+                    url: url.clone(),
+                    secs: d.as_secs_f64().ceil() as u64,
+                    limit: cfg.max_retry_after.as_secs(),
+                }));
+            }
+            Some(d) => (d, true),
             None => (backoff(cfg.backoff_base, cfg.backoff_max, attempt), false),
         };
         tracing::debug!(agent = %req.agent, attempt, wait_ms = wait.as_millis() as u64, error = %err.error, "retrying model call");
-        rec.retries.push(RetryNote {
+        let note = RetryNote {
             attempt,
             reason: err.error.to_string(),
             wait_ms: wait.as_millis() as u64,
             from_retry_after: from_header,
-        });
+        };
+        if let Some(sink) = &inner.retry_sink {
+            sink(&super::RetryWait {
+                call_id: rec.id.clone(),
+                agent: req.agent.clone(),
+                op_id: req.op_id.clone(),
+                note: note.clone(),
+            });
+        }
+        rec.retries.push(note);
         tokio::time::sleep(wait).await;
     }
 }
@@ -154,15 +189,92 @@ pub(crate) fn retry_after(
     Some(delta.to_std().unwrap_or(Duration::ZERO))
 }
 
+/// What bounds one attempt.
+struct Attempt<'a> {
+    url: &'a str,
+    deadline: Instant,
+    timeout: Duration,
+    /// `max_response_bytes`.
+    limit: u64,
+}
+
+impl Attempt<'_> {
+    fn timed_out(&self) -> AttemptError {
+        LlmError::Timeout {
+            url: self.url.to_string(),
+            secs: self.timeout.as_secs_f64(),
+        }
+        .into()
+    }
+
+    fn too_large(&self) -> AttemptError {
+        LlmError::TooLarge {
+            url: self.url.to_string(),
+            limit: self.limit,
+        }
+        .into()
+    }
+
+    fn transport(&self, e: &reqwest::Error) -> AttemptError {
+        // Only connecting has its own timeout here; the attempt's deadline is applied
+        // around the whole exchange and after every chunk.
+        let prefix = if e.is_timeout() { "timed out: " } else { "" };
+        LlmError::Transport {
+            url: self.url.to_string(),
+            reason: format!("{prefix}{}", error_chain(e)),
+        }
+        .into()
+    }
+
+    fn protocol(&self, reason: String) -> AttemptError {
+        LlmError::Protocol {
+            url: self.url.to_string(),
+            reason,
+        }
+        .into()
+    }
+
+    /// A chunk just read, or an error once the deadline has passed (a body that is
+    /// always ready would otherwise never let the outer timer fire).
+    fn checked<B>(
+        &self,
+        read: Result<Option<B>, reqwest::Error>,
+    ) -> Result<Option<B>, AttemptError> {
+        let next = read.map_err(|e| self.transport(&e))?;
+        if Instant::now() >= self.deadline {
+            return Err(self.timed_out());
+        }
+        Ok(next)
+    }
+}
+
+/// Reads at most `limit` bytes of a body; the bool says whether more was left unread.
+async fn read_capped(
+    at: &Attempt<'_>,
+    resp: &mut reqwest::Response,
+    limit: usize,
+) -> Result<(Vec<u8>, bool), AttemptError> {
+    let mut out = Vec::new();
+    while let Some(chunk) = at.checked(resp.chunk().await)? {
+        let room = limit - out.len();
+        if chunk.len() > room {
+            out.extend_from_slice(&chunk[..room]);
+            return Ok((out, true));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok((out, false))
+}
+
 async fn send_once(
     inner: &Inner,
     rc: &RoleConfig,
     req: &CallRequest,
     call_id: &str,
-    url: &str,
+    at: &Attempt<'_>,
     body: &Value,
 ) -> Result<Answer, AttemptError> {
-    let mut rb = inner.http.post(url).json(body);
+    let mut rb = inner.http.post(at.url).json(body);
     if let Ok(v) = HeaderValue::from_str(&req.agent) {
         rb = rb.header("X-Mastor-Agent", v);
     }
@@ -174,56 +286,58 @@ async fn send_once(
     if let Some(key) = &rc.api_key {
         rb = rb.bearer_auth(key.expose());
     }
-    let transport = |e: reqwest::Error| -> AttemptError {
-        // Only connecting has its own timeout here; the attempt timeout is applied
-        // around the whole exchange by the caller.
-        let prefix = if e.is_timeout() { "timed out: " } else { "" };
-        LlmError::Transport {
-            url: url.to_string(),
-            reason: format!("{prefix}{}", error_chain(&e)),
-        }
-        .into()
-    };
-    let resp = rb.send().await.map_err(transport)?;
+    let mut resp = rb.send().await.map_err(|e| at.transport(&e))?;
     let status = resp.status();
     if !status.is_success() {
         let retry_after = retry_after(resp.headers(), chrono::Utc::now());
-        let text = resp.text().await.unwrap_or_default();
+        // Whatever arrived before a read error is still worth showing.
+        let (bytes, cut) = read_capped(at, &mut resp, ERROR_BODY_BYTES)
+            .await
+            .unwrap_or_default();
+        drop(resp);
+        let text = String::from_utf8_lossy(&bytes);
+        let mut body: String = text.chars().take(ERROR_BODY_CHARS).collect();
+        if cut || body.len() < text.len() {
+            body.push_str(" …(cut)");
+        }
         return Err(AttemptError {
             error: LlmError::Status {
-                url: url.to_string(),
+                url: at.url.to_string(),
                 status: status.as_u16(),
-                body: text.chars().take(500).collect(),
+                body,
             },
             retry_after,
         });
     }
+    let limit = usize::try_from(at.limit).unwrap_or(usize::MAX);
     let is_sse = resp
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"));
-    if is_sse {
-        let mut parser = SseParser::default();
-        let mut acc = StreamAnswer::default();
-        let mut stream = resp.bytes_stream();
-        let protocol = |reason: String| -> AttemptError {
-            LlmError::Protocol {
-                url: url.to_string(),
-                reason,
-            }
-            .into()
-        };
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(transport)?;
-            let before = acc.content.len();
-            for data in parser.push(&chunk) {
-                acc.apply(&data).map_err(protocol)?;
-            }
-            if let Some(sink) = &inner.progress
-                && acc.content.len() > before
-            {
-                let chars = acc.content.chars().count();
+    if !is_sse {
+        let (bytes, cut) = read_capped(at, &mut resp, limit).await?;
+        if cut {
+            return Err(at.too_large());
+        }
+        return parse_completion(at.url, &String::from_utf8_lossy(&bytes))
+            .map_err(AttemptError::from);
+    }
+    let mut parser = SseParser::new(limit);
+    let mut acc = StreamAnswer::default();
+    let (mut received, mut chars) = (0usize, 0usize);
+    while let Some(chunk) = at.checked(resp.chunk().await)? {
+        received = received.saturating_add(chunk.len());
+        if received > limit {
+            return Err(at.too_large());
+        }
+        let before = acc.content.len();
+        for data in parser.push(&chunk).map_err(|_| at.too_large())? {
+            acc.apply(&data).map_err(|r| at.protocol(r))?;
+        }
+        if acc.content.len() > before {
+            chars += acc.content[before..].chars().count();
+            if let Some(sink) = &inner.progress {
                 sink(&super::StreamProgress {
                     call_id: call_id.to_string(),
                     agent: req.agent.clone(),
@@ -232,21 +346,19 @@ async fn send_once(
                     estimated_tokens: chars.div_ceil(4),
                 });
             }
-            if acc.done {
-                break;
-            }
         }
-        for data in parser.finish() {
-            acc.apply(&data).map_err(protocol)?;
+        if acc.done {
+            break;
         }
-        return Ok(Answer {
-            content: acc.content,
-            finish_reason: acc.finish_reason,
-            usage: acc.usage.unwrap_or_default(),
-        });
     }
-    let text = resp.text().await.map_err(transport)?;
-    parse_completion(url, &text).map_err(AttemptError::from)
+    for data in parser.finish() {
+        acc.apply(&data).map_err(|r| at.protocol(r))?;
+    }
+    Ok(Answer {
+        content: acc.content,
+        finish_reason: acc.finish_reason,
+        usage: acc.usage.unwrap_or_default(),
+    })
 }
 
 /// Reads a non-streamed Chat Completions answer.

@@ -15,7 +15,8 @@ pub use window::{window_from_models, window_from_props};
 use super::cache::{CacheEntry, ResponseCache};
 use super::config::{CacheMode, LlmConfig};
 use super::error::{LlmError, LlmFailure};
-use super::record::{CallRecord, Ledger, Usage};
+use super::record::{CallRecord, Ledger, RetryNote, Usage};
+use super::redact::Redactor;
 use super::repair::extract_json;
 use super::request::{build_body, cache_params, prepare_messages};
 use super::{CallRequest, Message};
@@ -29,6 +30,22 @@ pub type Observer = Arc<dyn Fn(&CallRecord) + Send + Sync>;
 
 /// Receives live progress of streamed answers (for live token counts in the TUI).
 pub type ProgressSink = Arc<dyn Fn(&StreamProgress) + Send + Sync>;
+
+/// Told when a call starts waiting before a retry, so a wait of many seconds is visible
+/// as it happens (the call's [`CallRecord::retries`] only arrive once the call ends).
+pub type RetrySink = Arc<dyn Fn(&RetryWait) + Send + Sync>;
+
+/// A retry wait that is starting now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryWait {
+    /// The [`CallRecord::id`] of the waiting call.
+    pub call_id: String,
+    pub agent: String,
+    pub op_id: Option<String>,
+    /// Why the attempt failed and how long the call will now wait (`wait_ms`); the same
+    /// note later appears in the record's `retries`.
+    pub note: RetryNote,
+}
 
 /// How far a streamed answer has come. Token counts are estimates (characters / 4)
 /// until the final usage arrives in the [`CallRecord`].
@@ -48,6 +65,7 @@ pub struct LlmClient {
     inner: Arc<Inner>,
 }
 
+#[derive(Clone)]
 pub(crate) struct Inner {
     pub(crate) cfg: LlmConfig,
     pub(crate) http: reqwest::Client,
@@ -55,6 +73,9 @@ pub(crate) struct Inner {
     cache: Option<ResponseCache>,
     observer: Option<Observer>,
     pub(crate) progress: Option<ProgressSink>,
+    pub(crate) retry_sink: Option<RetrySink>,
+    /// Scrubs the configured keys out of everything that leaves the client.
+    pub(crate) redact: Redactor,
     ledger: Arc<Mutex<Ledger>>,
     /// Context windows asked of the servers, per role (primary, challenger), once.
     windows: Arc<[tokio::sync::OnceCell<Option<u32>>; 2]>,
@@ -94,11 +115,13 @@ impl LlmClient {
         Ok(Self {
             inner: Arc::new(Inner {
                 limit: Arc::new(Semaphore::new(cfg.concurrency.max(1))),
+                redact: Redactor::from_config(&cfg),
                 cfg,
                 http,
                 cache,
                 observer: None,
                 progress: None,
+                retry_sink: None,
                 ledger: Arc::new(Mutex::new(Ledger::default())),
                 windows: Arc::default(),
             }),
@@ -108,36 +131,26 @@ impl LlmClient {
     /// The same client (sharing limit, cache and ledger) with an observer that gets
     /// every call record.
     pub fn with_observer(&self, observer: Observer) -> Self {
-        let i = &self.inner;
-        Self {
-            inner: Arc::new(Inner {
-                cfg: i.cfg.clone(),
-                http: i.http.clone(),
-                limit: i.limit.clone(),
-                cache: i.cache.clone(),
-                observer: Some(observer),
-                progress: i.progress.clone(),
-                ledger: i.ledger.clone(),
-                windows: i.windows.clone(),
-            }),
-        }
+        self.derive(|i| i.observer = Some(observer))
     }
 
     /// The same client (sharing limit, cache and ledger) reporting the progress of
     /// streamed answers to `sink`.
     pub fn with_progress(&self, sink: ProgressSink) -> Self {
-        let i = &self.inner;
+        self.derive(|i| i.progress = Some(sink))
+    }
+
+    /// The same client (sharing limit, cache and ledger) telling `sink` about every
+    /// retry wait as it starts.
+    pub fn with_retry_sink(&self, sink: RetrySink) -> Self {
+        self.derive(|i| i.retry_sink = Some(sink))
+    }
+
+    fn derive(&self, change: impl FnOnce(&mut Inner)) -> Self {
+        let mut inner = (*self.inner).clone();
+        change(&mut inner);
         Self {
-            inner: Arc::new(Inner {
-                cfg: i.cfg.clone(),
-                http: i.http.clone(),
-                limit: i.limit.clone(),
-                cache: i.cache.clone(),
-                observer: i.observer.clone(),
-                progress: Some(sink),
-                ledger: i.ledger.clone(),
-                windows: i.windows.clone(),
-            }),
+            inner: Arc::new(inner),
         }
     }
 
@@ -257,6 +270,7 @@ impl LlmClient {
 
     fn finish(&self, mut rec: CallRecord, started: Instant) -> CallRecord {
         let inner = &*self.inner;
+        inner.redact.record(&mut rec);
         rec.wall_ms = started.elapsed().as_millis() as u64;
         rec.cost_usd = if rec.cache_hit {
             0.0
@@ -273,6 +287,7 @@ impl LlmClient {
     }
 
     fn fail(&self, mut rec: CallRecord, started: Instant, error: LlmError) -> LlmFailure {
+        let error = self.inner.redact.error(error);
         rec.error = Some(error.to_string());
         let rec = self.finish(rec, started);
         LlmFailure {
@@ -310,7 +325,7 @@ fn new_record(req: &CallRequest, rc: &super::RoleConfig, messages: Vec<Message>)
         role: req.role,
         provider: rc.provider,
         model: rc.model.clone(),
-        base_url: rc.base_url.clone(),
+        base_url: super::redact::mask_userinfo(&rc.base_url).into_owned(),
         messages,
         raw_answer: None,
         rejected_answers: Vec::new(),

@@ -25,6 +25,8 @@ pub(crate) struct FileLlm {
     pub timeout_secs: Option<u64>,
     pub backoff_base_ms: Option<u64>,
     pub backoff_max_ms: Option<u64>,
+    pub max_response_bytes: Option<u64>,
+    pub max_retry_after_secs: Option<u64>,
     pub cache: Option<bool>,
     pub cache_dir: Option<PathBuf>,
     #[serde(default)]
@@ -151,6 +153,11 @@ timeout_secs = 120
 # Exponential backoff with jitter between attempts (Retry-After wins when sent).
 backoff_base_ms = 500
 backoff_max_ms = 30000
+# Largest answer (plain body or whole stream) read from a server; a larger one fails
+# the call. Error bodies are read up to 8 KiB only.
+max_response_bytes = 4194304
+# Longest Retry-After honoured; a server asking for a longer wait fails the call.
+max_retry_after_secs = 60
 # Response cache: a rerun of an unchanged prompt costs nothing.
 cache = true
 # cache_dir = "/path/to/cache"   # default: the session's, else the user cache dir

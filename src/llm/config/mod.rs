@@ -5,8 +5,11 @@
 //! Keys are read here (from an environment variable or a key file) into a [`Secret`]
 //! and never leave it unmasked. This module does no network I/O.
 
+mod args;
 mod file;
 mod provider;
+
+pub use args::LlmArgs;
 
 pub use file::{default_file_text, locate};
 pub use provider::{JsonMode, Provider, Quirks};
@@ -19,6 +22,13 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Default of [`LlmConfig::max_response_bytes`]: far above any real answer (a long
+/// suite is tens of KB), small enough that a runaway server cannot exhaust memory.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 4 * 1024 * 1024;
+/// Default of [`LlmConfig::max_retry_after`], in seconds: providers' usual rate-limit
+/// windows fit; an hour-long ban does not stall the run.
+pub const DEFAULT_MAX_RETRY_AFTER_SECS: u64 = 60;
 
 /// What went wrong while building the configuration.
 #[derive(Debug, thiserror::Error)]
@@ -111,8 +121,15 @@ pub struct LlmConfig {
     pub concurrency: usize,
     /// Attempts per call, first try included.
     pub max_attempts: u32,
-    /// Per-attempt timeout.
+    /// Per-attempt timeout: a wall-clock deadline for the whole exchange, a streamed
+    /// answer included, so a server that trickles bytes cannot hold a call forever.
     pub timeout: Duration,
+    /// Largest answer read (plain body or whole stream, in bytes); a larger one fails the
+    /// call instead of growing memory without bound.
+    pub max_response_bytes: u64,
+    /// Longest `Retry-After` waited for; a longer one fails the call at once rather than
+    /// stalling the run silently.
+    pub max_retry_after: Duration,
     pub backoff_base: Duration,
     pub backoff_max: Duration,
     pub cache: CacheMode,
@@ -136,6 +153,8 @@ impl LlmConfig {
             concurrency: 4,
             max_attempts: 4,
             timeout: Duration::from_secs(120),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            max_retry_after: Duration::from_secs(DEFAULT_MAX_RETRY_AFTER_SECS),
             backoff_base: Duration::from_millis(500),
             backoff_max: Duration::from_secs(30),
             cache: CacheMode::Off,
@@ -270,6 +289,17 @@ impl LlmConfig {
                 "timeout",
                 args.timeout.or(f.timeout_secs).unwrap_or(120),
             )?),
+            max_response_bytes: args
+                .max_response_bytes
+                .or(f.max_response_bytes)
+                .map(|v| at_least("max_response_bytes", v, 1024))
+                .transpose()?
+                .unwrap_or(DEFAULT_MAX_RESPONSE_BYTES),
+            max_retry_after: Duration::from_secs(
+                args.max_retry_after
+                    .or(f.max_retry_after_secs)
+                    .unwrap_or(DEFAULT_MAX_RETRY_AFTER_SECS),
+            ),
             backoff_base: Duration::from_millis(f.backoff_base_ms.unwrap_or(500)),
             backoff_max: Duration::from_millis(f.backoff_max_ms.unwrap_or(30_000)),
             cache,
@@ -292,6 +322,12 @@ impl LlmConfig {
         let _ = writeln!(out, "concurrency = {}", self.concurrency);
         let _ = writeln!(out, "max_attempts = {}", self.max_attempts);
         let _ = writeln!(out, "timeout_secs = {}", self.timeout.as_secs());
+        let _ = writeln!(out, "max_response_bytes = {}", self.max_response_bytes);
+        let _ = writeln!(
+            out,
+            "max_retry_after_secs = {}",
+            self.max_retry_after.as_secs()
+        );
         let _ = writeln!(out, "backoff_base_ms = {}", self.backoff_base.as_millis());
         let _ = writeln!(out, "backoff_max_ms = {}", self.backoff_max.as_millis());
         let cache = match self.cache {
@@ -335,6 +371,16 @@ impl LlmConfig {
         }
         out
     }
+}
+
+fn at_least(name: &str, v: u64, min: u64) -> Result<u64, ConfigError> {
+    if v < min {
+        return Err(ConfigError::Invalid {
+            source_name: name.to_string(),
+            reason: format!("must be at least {min}"),
+        });
+    }
+    Ok(v)
 }
 
 fn parse_window(source: &str, v: &str) -> Result<u32, ConfigError> {
@@ -468,58 +514,6 @@ fn expand_home(path: &Path, env: &HashMap<String, String>) -> PathBuf {
         (Ok(rest), Some(home)) => Path::new(home).join(rest),
         _ => path.to_path_buf(),
     }
-}
-
-/// LLM flags shared by every subcommand that calls a model; use with
-/// `#[command(flatten)]`.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct LlmArgs {
-    /// Base URL of the OpenAI-compatible API (the `/v1` root) [env: MASTOR_BASE_URL]
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-    /// Model name [env: MASTOR_MODEL]
-    #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
-    /// Name of the environment variable holding the API key [default: MASTOR_API_KEY]
-    #[arg(long, value_name = "VAR")]
-    pub api_key_env: Option<String>,
-    /// Provider preset [env: MASTOR_PROVIDER]
-    #[arg(long, value_enum)]
-    pub provider: Option<Provider>,
-    /// Base URL of the challenger model [env: MASTOR_CHALLENGER_BASE_URL]
-    #[arg(long, value_name = "URL")]
-    pub challenger_base_url: Option<String>,
-    /// Challenger model name [env: MASTOR_CHALLENGER_MODEL]
-    #[arg(long, value_name = "NAME")]
-    pub challenger_model: Option<String>,
-    /// Environment variable holding the challenger's API key
-    #[arg(long, value_name = "VAR")]
-    pub challenger_api_key_env: Option<String>,
-    /// Challenger provider preset [env: MASTOR_CHALLENGER_PROVIDER]
-    #[arg(long, value_enum)]
-    pub challenger_provider: Option<Provider>,
-    /// Model calls in flight at once
-    #[arg(long, value_name = "N")]
-    pub concurrency: Option<usize>,
-    /// Attempts per model call, first try included
-    #[arg(long, value_name = "N")]
-    pub max_attempts: Option<u32>,
-    /// Per-attempt timeout of a model call, in seconds
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<u64>,
-    /// Neither read nor write the response cache
-    #[arg(long)]
-    pub no_cache: bool,
-    /// Ignore cached answers, ask the model again and cache the new answers
-    #[arg(long, conflicts_with = "no_cache")]
-    pub refresh: bool,
-    /// The model's context window in tokens; larger prompts are shrunk before sending
-    /// (default: asked of the server) [env: MASTOR_CONTEXT_WINDOW]
-    #[arg(long, value_name = "TOKENS")]
-    pub context_window: Option<u32>,
-    /// The challenger model's context window in tokens [env: MASTOR_CHALLENGER_CONTEXT_WINDOW]
-    #[arg(long, value_name = "TOKENS")]
-    pub challenger_context_window: Option<u32>,
 }
 
 #[cfg(test)]

@@ -202,3 +202,37 @@ fn cache_flags() {
         CacheMode::Refresh
     );
 }
+
+#[test]
+fn response_and_retry_after_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = LlmConfig::resolve(None, &env(&[]), &LlmArgs::default()).unwrap();
+    assert_eq!(none.max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES);
+    assert_eq!(none.max_retry_after, Duration::from_secs(60));
+
+    let path = write(
+        dir.path(),
+        "[llm]\nmax_response_bytes = 2048\nmax_retry_after_secs = 5\n",
+    );
+    let c = LlmConfig::resolve(Some(&path), &env(&[]), &LlmArgs::default()).unwrap();
+    assert_eq!(c.max_response_bytes, 2048);
+    assert_eq!(c.max_retry_after, Duration::from_secs(5));
+    assert!(c.render().contains("max_response_bytes = 2048"));
+    assert!(c.render().contains("max_retry_after_secs = 5"));
+
+    let args = LlmArgs {
+        max_response_bytes: Some(1 << 20),
+        max_retry_after: Some(0),
+        ..LlmArgs::default()
+    };
+    let c = LlmConfig::resolve(Some(&path), &env(&[]), &args).unwrap();
+    assert_eq!(c.max_response_bytes, 1 << 20);
+    assert_eq!(c.max_retry_after, Duration::ZERO);
+
+    let tiny = LlmArgs {
+        max_response_bytes: Some(10),
+        ..LlmArgs::default()
+    };
+    let err = LlmConfig::resolve(None, &env(&[]), &tiny).unwrap_err();
+    assert!(err.to_string().contains("max_response_bytes"), "{err}");
+}

@@ -21,7 +21,7 @@ use script::{Compiled, Probe};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -57,6 +57,8 @@ struct Shared {
     peak: AtomicUsize,
     requests: Mutex<Vec<ReceivedRequest>>,
     n_ctx: Mutex<Option<u32>>,
+    /// Bytes of `Flood` / `Huge` bodies handed to the connection so far.
+    streamed: Arc<AtomicU64>,
 }
 
 /// A running scripted server; stops when dropped.
@@ -84,6 +86,7 @@ impl ScriptedServer {
             peak: AtomicUsize::new(0),
             requests: Mutex::new(Vec::new()),
             n_ctx: Mutex::new(None),
+            streamed: Arc::new(AtomicU64::new(0)),
         });
         install(&shared, script)?;
         let listener =
@@ -156,6 +159,12 @@ impl ScriptedServer {
     /// The highest number of chat requests in flight at once.
     pub fn peak_in_flight(&self) -> usize {
         self.shared.peak.load(Ordering::SeqCst)
+    }
+
+    /// Bytes of `Flood` and `Huge` bodies produced so far: a client that stops reading
+    /// early leaves this far below what the script offered (socket buffers aside).
+    pub fn streamed_bytes(&self) -> u64 {
+        self.shared.streamed.load(Ordering::SeqCst)
     }
 
     /// Every chat request received, in arrival order.
@@ -327,11 +336,74 @@ async fn chat(
             tokio::time::sleep(Duration::from_millis(*ms)).await;
             error(StatusCode::GATEWAY_TIMEOUT, "scripted hang ended")
         }
+        Reply::Flood {
+            newlines,
+            total_bytes,
+            pace_ms,
+        } => {
+            let piece = if *newlines {
+                flood_events()
+            } else {
+                axum::body::Bytes::from(vec![b'x'; PIECE])
+            };
+            let body = endless(s.streamed.clone(), piece, *total_bytes, *pace_ms);
+            ([(header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+        }
+        Reply::Huge { status, bytes } => {
+            let code = StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            let piece = axum::body::Bytes::from(vec![b'E'; PIECE]);
+            let body = endless(s.streamed.clone(), piece, (*bytes).max(1), 0);
+            (code, [(header::CONTENT_TYPE, "text/plain")], body).into_response()
+        }
         other => {
             let (content, finish) = other.content().unwrap_or_default();
             answer(&body, &text, &content, finish)
         }
     }
+}
+
+/// Size of one piece of a `Flood` / `Huge` body.
+const PIECE: usize = 16 * 1024;
+
+/// About [`PIECE`] bytes of complete SSE content events.
+fn flood_events() -> axum::body::Bytes {
+    let event = format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {"content": "y".repeat(1000)}, "finish_reason": null}]})
+    );
+    axum::body::Bytes::from(event.repeat(PIECE.div_ceil(event.len())))
+}
+
+/// A body repeating `piece` until `total` bytes (0: forever), counting what it hands
+/// over in `counter`; it stops when the client hangs up (the stream is dropped).
+fn endless(
+    counter: Arc<AtomicU64>,
+    piece: axum::body::Bytes,
+    total: u64,
+    pace_ms: u64,
+) -> axum::body::Body {
+    let stream = futures_util::stream::unfold(0u64, move |sent| {
+        let (counter, piece) = (counter.clone(), piece.clone());
+        async move {
+            if total > 0 && sent >= total {
+                return None;
+            }
+            if pace_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(pace_ms)).await;
+            }
+            let n = if total > 0 {
+                (piece.len() as u64).min(total - sent) as usize
+            } else {
+                piece.len()
+            };
+            counter.fetch_add(n as u64, Ordering::SeqCst);
+            Some((
+                Ok::<_, std::convert::Infallible>(piece.slice(..n)),
+                sent + n as u64,
+            ))
+        }
+    });
+    axum::body::Body::from_stream(stream)
 }
 
 fn error(code: StatusCode, message: &str) -> Response {

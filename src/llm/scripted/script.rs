@@ -75,6 +75,24 @@ pub enum Reply {
     },
     /// Hold the request for `ms` milliseconds, then answer 504.
     Hang { ms: u64 },
+    /// HTTP 200 `text/event-stream` that never sends `[DONE]`: valid content chunks
+    /// (or, with `newlines: false`, bytes without a single newline) until `total_bytes`
+    /// were sent (0: until the client hangs up), waiting `pace_ms` between 16 KiB
+    /// pieces. A hostile or broken server, for the client's size and time limits.
+    Flood {
+        #[serde(default = "yes")]
+        newlines: bool,
+        #[serde(default)]
+        total_bytes: u64,
+        #[serde(default)]
+        pace_ms: u64,
+    },
+    /// HTTP `status` with a filler body of `bytes` bytes, streamed (never held in memory).
+    Huge { status: u16, bytes: u64 },
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Reply {
@@ -125,7 +143,10 @@ impl Reply {
                 "stop",
             )),
             Reply::Empty => Some((String::new(), "stop")),
-            Reply::Status { .. } | Reply::Hang { .. } => None,
+            Reply::Status { .. }
+            | Reply::Hang { .. }
+            | Reply::Flood { .. }
+            | Reply::Huge { .. } => None,
         }
     }
 }
@@ -206,6 +227,20 @@ mod tests {
                 .named("x")
                 .delay(5),
                 Rule::contains("hello", vec![Reply::Empty, Reply::Hang { ms: 10 }]),
+                Rule::contains(
+                    "flood",
+                    vec![
+                        Reply::Flood {
+                            newlines: false,
+                            total_bytes: 10,
+                            pace_ms: 1,
+                        },
+                        Reply::Huge {
+                            status: 500,
+                            bytes: 1 << 20,
+                        },
+                    ],
+                ),
             ],
             fallback: vec![Reply::text("fallback")],
             n_ctx: None,
@@ -213,6 +248,16 @@ mod tests {
         let text = serde_json::to_string(&s).unwrap();
         assert!(text.contains("\"kind\":\"status\""), "{text}");
         assert_eq!(serde_json::from_str::<Script>(&text).unwrap(), s);
+        // Optional fields of the fault replies default (older script files still load).
+        let flood: Reply = serde_json::from_str(r#"{"kind":"flood"}"#).unwrap();
+        assert_eq!(
+            flood,
+            Reply::Flood {
+                newlines: true,
+                total_bytes: 0,
+                pace_ms: 0
+            }
+        );
     }
 
     #[test]
