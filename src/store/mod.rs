@@ -34,13 +34,15 @@ mod manifest;
 mod records;
 mod review;
 mod slug;
+mod staging;
 
 pub use error::StoreError;
 pub use events::{Event, EventKind};
 pub use manifest::{ConfigSummary, Manifest, PhaseState, PhaseStatus, looks_secret};
 pub use records::{GroupRecord, SuiteRecord};
 pub use review::{JournalEntry, Undo, replay};
-pub use slug::{MAX_READABLE, op_slug};
+pub use slug::{MAX_READABLE, MAX_STEM_READABLE, id_file_stem, op_slug};
+pub use staging::StagedSession;
 
 use crate::model::{ReviewDecision, SCHEMA_VERSION, SourceContext};
 use journal::Journal;
