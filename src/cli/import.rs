@@ -6,7 +6,7 @@
 //! too and oracles on operations the spec does not declare are flagged.
 
 use crate::cli::{EXIT_INPUT, EXIT_OK};
-use crate::store::{Manifest, StagedSession};
+use crate::store::{Manifest, SessionLock, StagedSession};
 use crate::suite::{self, session};
 use clap::Args;
 use color_eyre::eyre::WrapErr;
@@ -89,6 +89,12 @@ pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
         "imported_from".to_string(),
         serde_json::Value::String(args.file.display().to_string()),
     );
+    // A writer already working in the target (a run creating it) keeps it to itself.
+    let _lock = args
+        .out
+        .is_dir()
+        .then(|| SessionLock::acquire(&args.out, "mastor import"))
+        .transpose()?;
     // Written aside and moved into place whole: a failed import leaves no half session.
     let staged = StagedSession::create(&args.out, manifest)?;
     if let Some(spec) = &spec {
