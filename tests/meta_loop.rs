@@ -278,5 +278,8 @@ async fn run_with_metamorphic_grounds_the_generator_in_the_session() {
         .unwrap_or_default();
     assert!(!contexts.is_empty() && contexts != "(none)", "{user}");
     assert!(contexts.contains("GET /pets/{petId}"), "{contexts}");
-    assert!(out.join("metamorphic/status_visible.json").is_file());
+    assert!(
+        out.join(mastor::metamorphic::store::file_rel("status_visible"))
+            .is_file()
+    );
 }

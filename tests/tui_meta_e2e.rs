@@ -95,7 +95,11 @@ async fn accept_a_metamorphic_test_of_a_real_session_in_tmux() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(session.join("metamorphic/filter_subset.json").is_file());
+    assert!(
+        session
+            .join(mastor::metamorphic::store::file_rel("filter_subset"))
+            .is_file()
+    );
 
     let name = format!("mastor-mr-e2e-{}", std::process::id());
     tokio::task::block_in_place(|| {

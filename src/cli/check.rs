@@ -12,7 +12,7 @@
 
 use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_OK};
 use crate::runner::{self, RunConfig, junit, report};
-use crate::store::{MANIFEST_FILE, Session};
+use crate::store::{MANIFEST_FILE, Session, SessionLock};
 use crate::suite::{self, Only, session};
 use clap::Args;
 use color_eyre::eyre::{WrapErr, bail, eyre};
@@ -89,25 +89,27 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         );
     }
     let is_session = args.input.is_dir();
-    let (suite_file, store) = if is_session {
+    let (suite_file, store, _lock) = if is_session {
         if !args.input.join(MANIFEST_FILE).exists() {
             bail!(
                 "{} is a directory but not a mastor session (no {MANIFEST_FILE})",
                 args.input.display()
             );
         }
+        // One writer per session: held until the verdicts are stored.
+        let lock = SessionLock::acquire(&args.input, "mastor check")?;
         let store = Session::open(&args.input)?;
         let loaded = session::read(&store)?;
         for p in &loaded.problems {
             eprintln!("warning: {p}");
         }
-        (loaded.suite, Some(store))
+        (loaded.suite, Some(store), Some(lock))
     } else {
         let loaded = suite::load_file(&args.input)?;
         for p in &loaded.problems {
             eprintln!("skipped: {p}");
         }
-        (loaded.suite, None)
+        (loaded.suite, None, None)
     };
     let only = args.only.map(Only::from).unwrap_or(if is_session {
         Only::Accepted

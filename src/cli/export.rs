@@ -1,7 +1,8 @@
 //! `mastor export`: write the reviewed oracles of a session or suite file as JUnit 5
 //! sources, a Postman collection, readable Markdown or JSON.
 //!
-//! Loading and writing are the `export` module's work; this file only parses arguments,
+//! Files an earlier export did not write are never overwritten without `--force`
+//! (`export::guard`). Loading and writing are the `export` module's work; this file only parses arguments,
 //! reports what was written, and maps errors to exit codes.
 
 use crate::cli::{EXIT_INPUT, EXIT_OK};
@@ -29,6 +30,10 @@ pub struct ExportArgs {
     /// Output directory (created if needed).
     #[arg(long, short)]
     pub out: PathBuf,
+    /// Overwrite files in the output directory that an earlier export did not write (or
+    /// that were edited since); without it such files stop the export, untouched.
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn parse_format(text: &str) -> Result<Format, String> {
@@ -57,9 +62,9 @@ pub fn run(args: ExportArgs) -> color_eyre::Result<i32> {
     for problem in &input.problems {
         eprintln!("mastor export: warning: {problem}");
     }
-    for format in args.format {
-        match export::export(&input, format, &args.out) {
-            Ok(report) => {
+    match export::export_all(&input, &args.format, &args.out, args.force) {
+        Ok(reports) => {
+            for (format, report) in reports {
                 println!(
                     "{format}: {} tests, {} files in {} ({} left out by review state)",
                     report.items.len(),
@@ -68,10 +73,10 @@ pub fn run(args: ExportArgs) -> color_eyre::Result<i32> {
                     report.skipped
                 );
             }
-            Err(e) => {
-                eprintln!("mastor export: {format}: {e}");
-                return Ok(EXIT_INPUT);
-            }
+        }
+        Err(e) => {
+            eprintln!("mastor export: {e}");
+            return Ok(EXIT_INPUT);
         }
     }
     Ok(EXIT_OK)

@@ -6,7 +6,7 @@
 //! too and oracles on operations the spec does not declare are flagged.
 
 use crate::cli::{EXIT_INPUT, EXIT_OK};
-use crate::store::{Manifest, Session};
+use crate::store::{Manifest, SessionLock, StagedSession};
 use crate::suite::{self, session};
 use clap::Args;
 use color_eyre::eyre::WrapErr;
@@ -89,12 +89,20 @@ pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
         "imported_from".to_string(),
         serde_json::Value::String(args.file.display().to_string()),
     );
-    let store = Session::create(&args.out, manifest)?;
+    // A writer already working in the target (a run creating it) keeps it to itself.
+    let _lock = args
+        .out
+        .is_dir()
+        .then(|| SessionLock::acquire(&args.out, "mastor import"))
+        .transpose()?;
+    // Written aside and moved into place whole: a failed import leaves no half session.
+    let staged = StagedSession::create(&args.out, manifest)?;
     if let Some(spec) = &spec {
-        store.write_operations(&spec.operations)?;
+        staged.session().write_operations(&spec.operations)?;
     }
-    session::write(&store, &loaded.suite)
+    session::write(staged.session(), &loaded.suite)
         .wrap_err_with(|| format!("cannot write the session in {}", args.out.display()))?;
+    staged.commit()?;
     println!(
         "imported {} oracle(s), {} sequence(s) and {} metamorphic test(s) into {} ({} skipped)",
         loaded.suite.oracles.len(),

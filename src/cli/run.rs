@@ -11,7 +11,7 @@ use crate::pipeline::{driver, summary};
 use crate::prompts::Prompts;
 use crate::spec::Exclusions;
 use crate::store::EventKind;
-use crate::store::{Manifest, Session};
+use crate::store::{Manifest, Session, SessionLock};
 use clap::Args;
 use color_eyre::eyre::{WrapErr, eyre};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -95,6 +95,8 @@ pub struct PreparedRun {
     pub selected: Vec<String>,
     /// How many of them a static pre-match already tied to a handler.
     pub static_matched: usize,
+    /// The session's writer lock, held for as long as the run writes.
+    pub lock: SessionLock,
 }
 
 /// Loads the project, opens (or creates) its session and builds the agent context with
@@ -134,6 +136,7 @@ pub fn prepare(
         project_dir.display().to_string(),
         project.spec.file.display().to_string(),
     );
+    let lock = SessionLock::acquire(&out, "mastor run")?;
     let session = Session::open_or_create(&out, manifest)
         .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
     crate::cli::ignore_model_traffic(&out)?;
@@ -165,6 +168,7 @@ pub fn prepare(
         options,
         selected,
         static_matched,
+        lock,
     })
 }
 

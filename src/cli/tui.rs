@@ -10,6 +10,7 @@
 use super::run::{self, PipelineArgs};
 use crate::agents::runtime::EventSink;
 use crate::pipeline;
+use crate::store::{LockError, SessionLock};
 use crate::tui::driver::{self, Options};
 use crate::tui::jobs::{self, JobMsg, Jobs, RerunLauncher};
 use crate::tui::live::{self, Live, LiveMsg};
@@ -72,6 +73,15 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
         ));
     }
     let (session, mut app) = driver::open_session(&args.dir, &opts)?;
+    // A second workbench on a session another process writes opens read-only.
+    let _lock = match SessionLock::acquire(session.dir(), "mastor tui") {
+        Ok(lock) => Some(lock),
+        Err(LockError::Held { holder, .. }) => {
+            app.read_only = Some(holder);
+            None
+        }
+        Err(e) => return Err(e.into()),
+    };
     app.jobs.api_url = api_url(&args);
     // A re-run works on the project the session was made from, with model settings from
     // the environment and config as `mastor run` resolves them.
@@ -141,7 +151,7 @@ fn spawn_pipeline(
     stop: Option<tokio::sync::oneshot::Receiver<()>>,
     finish: impl FnOnce(Result<(), String>) + Send + 'static,
 ) -> std::io::Result<()> {
-    let (ctx, options) = (prepared.ctx, prepared.options);
+    let (ctx, options, lock) = (prepared.ctx, prepared.options, prepared.lock);
     std::thread::Builder::new()
         .name("mastor-pipeline".into())
         .spawn(move || {
@@ -168,6 +178,7 @@ fn spawn_pipeline(
                 Err(e) => Err(format!("cannot start the async runtime: {e}")),
             };
             finish(outcome);
+            drop(lock);
         })?;
     Ok(())
 }
@@ -182,6 +193,8 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
     });
     let prepared = run::prepare(&args.dir, &args.pipeline, sink)?;
     let session = Arc::clone(&prepared.ctx.session);
+    // Held by the workbench too, so reviewing after the run ends stays the only writer.
+    let _lock = prepared.lock.clone();
     // Load before the first event can arrive, so nothing is applied twice.
     let mut app = driver::open_app(&session, opts)?;
     live::mark_queued(&mut app.view, &prepared.selected);

@@ -64,7 +64,7 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
 
     let oracles = input.selected_oracles();
     for (op_id, group) in group_in_order(oracles.iter().copied(), |o| o.op_id.as_str()) {
-        let class = unique(&mut class_names, format!("{}Test", camel(&op_id)));
+        let class = unique(&mut class_names, class_name("", &op_id));
         let mut methods = BTreeSet::new();
         let mut body = String::new();
         for oracle in group {
@@ -83,7 +83,7 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
 
     let multi = input.selected_multi_op();
     for (group_id, group) in group_in_order(multi.iter().copied(), |m| m.group_id.as_str()) {
-        let class = unique(&mut class_names, format!("Group{}Test", camel(&group_id)));
+        let class = unique(&mut class_names, class_name("Group", &group_id));
         let mut methods = BTreeSet::new();
         let mut body = String::new();
         for m in group {
@@ -339,6 +339,24 @@ pub fn camel(text: &str) -> String {
     out
 }
 
+/// Longest generated class name: `<Class>.java` must fit file-name limits (255 bytes on
+/// most file systems) however long the operation path is.
+pub const MAX_CLASS_NAME: usize = 100;
+
+/// `prefix` + [`camel`]`(id)` + `Test`; a name longer than [`MAX_CLASS_NAME`] is cut and
+/// ends in `_` + 8 hex digits of the SHA-256 of `id`, so two long paths sharing a prefix
+/// still get different classes.
+pub fn class_name(prefix: &str, id: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let name = format!("{prefix}{}Test", camel(id));
+    if name.len() <= MAX_CLASS_NAME {
+        return name;
+    }
+    let hash = &hex::encode(Sha256::digest(id.as_bytes()))[..8];
+    // `camel` yields ASCII only, so any byte index is a character boundary.
+    format!("{}_{hash}Test", &name[..MAX_CLASS_NAME - 13])
+}
+
 /// `fv-list all` → `fv_list_all`: a Java identifier fragment.
 pub(super) fn snake(text: &str) -> String {
     let out: String = text
@@ -371,6 +389,15 @@ mod tests {
         let mut taken = BTreeSet::new();
         assert_eq!(unique(&mut taken, "A".into()), "A");
         assert_eq!(unique(&mut taken, "A".into()), "A2");
+        let long = format!("GET /{}", "x".repeat(300));
+        let name = class_name("", &long);
+        assert_eq!(name.len(), MAX_CLASS_NAME);
+        assert!(
+            name.starts_with("GetXxx") && name.ends_with("Test"),
+            "{name}"
+        );
+        assert_ne!(name, class_name("", &format!("{long}y")));
+        assert_eq!(class_name("Group", "pets"), "GroupPetsTest");
     }
 
     #[test]

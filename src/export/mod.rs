@@ -13,10 +13,12 @@
 //! rules are spelled out once in [`request`] for the parts decided at export time.
 //!
 //! This module does not run anything (compiling or launching the exported suites is the
-//! user's or the test's business) and never writes to a session: [`load_session`] and
+//! user's or the test's business), never overwrites a file it did not write ([`guard`])
+//! and never writes to a session: [`load_session`] and
 //! [`ExportInput::from_suite_file`] only read, through the shared `suite` loaders.
 
 pub mod gherkin;
+pub mod guard;
 pub mod json;
 pub mod junit;
 mod junit_mr;
@@ -217,6 +219,13 @@ pub enum ExportError {
     BadSuite { path: PathBuf, reason: String },
     #[error("oracle {o_id}: {reason}")]
     BadOracle { o_id: String, reason: String },
+    #[error(
+        "refusing to overwrite {} file(s) that mastor export did not write (or that were \
+         edited since): {}; pass --force to overwrite them, or choose another output directory",
+        files.len(),
+        files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    WouldOverwrite { files: Vec<PathBuf> },
     #[error("cannot read session {dir}: {source}")]
     Session {
         dir: PathBuf,
@@ -225,11 +234,65 @@ pub enum ExportError {
     },
 }
 
-/// Writes the selected oracles of `input` in `format` into `out_dir` (created if needed).
+/// Writes the selected oracles of `input` in `format` into `out_dir` (created if needed),
+/// refusing to overwrite files it did not write there (see [`guard`]).
 ///
-/// One call, one format: the CLI loops for several. The report lists every file written
-/// and where each oracle went, which is what traceability tooling needs.
+/// The report lists every file written and where each oracle went, which is what
+/// traceability tooling needs.
 pub fn export(
+    input: &ExportInput,
+    format: Format,
+    out_dir: &Path,
+) -> Result<ExportReport, ExportError> {
+    let mut reports = export_all(input, &[format], out_dir, false)?;
+    Ok(reports.remove(0).1)
+}
+
+/// Writes several formats into `out_dir` as one step: every file is checked against the
+/// directory's export manifest before any is written, so a refusal (a hand-written file
+/// in the way, without `force`) leaves the directory exactly as it was.
+pub fn export_all(
+    input: &ExportInput,
+    formats: &[Format],
+    out_dir: &Path,
+    force: bool,
+) -> Result<Vec<(Format, ExportReport)>, ExportError> {
+    let staging = tempfile::tempdir().map_err(|source| ExportError::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let mut planned = Vec::new();
+    let mut reports = Vec::new();
+    for (i, format) in formats.iter().enumerate() {
+        let dir = staging.path().join(i.to_string());
+        let mut report = export_to(input, *format, &dir)?;
+        for rel in guard::files_under(&dir)? {
+            let path = dir.join(&rel);
+            let bytes = std::fs::read(&path).map_err(|source| ExportError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            planned.push(guard::Planned {
+                rel,
+                bytes,
+                format: format.to_string(),
+            });
+        }
+        for f in &mut report.files {
+            if let Ok(rel) = f.strip_prefix(&dir) {
+                *f = out_dir.join(rel);
+            }
+        }
+        reports.push((*format, report));
+    }
+    let names: Vec<String> = formats.iter().map(ToString::to_string).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    guard::commit(out_dir, &planned, &names, force)?;
+    Ok(reports)
+}
+
+/// Writes one format into a directory of its own (the staging directory).
+fn export_to(
     input: &ExportInput,
     format: Format,
     out_dir: &Path,

@@ -14,6 +14,8 @@
 //! groups/<group-slug>.json GroupRecord: one operation group and its multi-op oracles
 //! calls/<call-slug>.json   one LLM call record (prompt, raw answer, usage)
 //! verdicts/...             runner results
+//! .lock                    advisory lock of the one process writing the session (see
+//!                          `SessionLock`): holder's pid and command
 //! events.jsonl             append-only: agent start/finish/retry/failure, tokens, cost, time
 //! review.jsonl             append-only review journal, fsynced per entry (see `review`)
 //! ```
@@ -30,17 +32,21 @@ mod error;
 mod events;
 mod fsio;
 mod journal;
+mod lock;
 mod manifest;
 mod records;
 mod review;
 mod slug;
+mod staging;
 
 pub use error::StoreError;
 pub use events::{Event, EventKind};
+pub use lock::{LOCK_FILE, LockError, LockHolder, SessionLock};
 pub use manifest::{ConfigSummary, Manifest, PhaseState, PhaseStatus, looks_secret};
 pub use records::{GroupRecord, SuiteRecord};
 pub use review::{JournalEntry, Undo, replay};
-pub use slug::{MAX_READABLE, op_slug};
+pub use slug::{MAX_READABLE, MAX_STEM_READABLE, id_file_stem, op_slug};
+pub use staging::StagedSession;
 
 use crate::model::{ReviewDecision, SCHEMA_VERSION, SourceContext};
 use journal::Journal;

@@ -7,6 +7,7 @@
 //! files; it never prints.
 
 use super::view::SessionView;
+use crate::export::guard::{self, Planned};
 use crate::export::{ExportInput, Format, Selection};
 use crate::model::{ReviewState, SCHEMA_VERSION, SuiteFile};
 use std::path::{Path, PathBuf};
@@ -15,7 +16,8 @@ use std::path::{Path, PathBuf};
 pub trait Exporter {
     /// Name shown in the dialog.
     fn name(&self) -> &'static str;
-    /// Writes the reviewed suite to `dest`; returns a one-line summary.
+    /// Writes the reviewed suite to `dest`; returns a one-line summary. Files an earlier
+    /// export did not write are refused (an error naming them), never overwritten.
     fn export(&self, view: &SessionView, dest: &Path) -> Result<String, String>;
 }
 
@@ -119,14 +121,22 @@ impl Exporter for JsonExporter {
         let dest = json_file(dest);
         let suite = reviewed_suite(view);
         let text = serde_json::to_vec_pretty(&suite).map_err(|e| e.to_string())?;
-        if let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
-        let tmp = dest.with_extension("json.tmp");
-        std::fs::write(&tmp, text)
-            .and_then(|_| std::fs::rename(&tmp, &dest))
-            .map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
+        // Through the export guard, as every other format: a file the export did not
+        // write (or one edited since) is refused, not overwritten.
+        let dir = dest
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "suite.json".into());
+        let file = Planned {
+            rel: name,
+            bytes: text,
+            format: "json".into(),
+        };
+        guard::commit(dir, &[file], &[], false).map_err(|e| e.to_string())?;
         Ok(format!(
             "wrote {} oracles, {} multi-op oracles and {} metamorphic tests to {}",
             suite.oracles.len(),

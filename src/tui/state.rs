@@ -10,6 +10,7 @@ use super::keymap::Keymap;
 use super::theme::Theme;
 use super::view::{OpView, SessionView};
 use crate::model::{EvidenceRef, ReviewState};
+use crate::store::LockHolder;
 use chrono::{DateTime, Utc};
 use ratatui_textarea::TextArea;
 
@@ -214,6 +215,9 @@ pub struct App {
     pub live: LiveState,
     /// Background work started from the workbench (re-runs, oracle runs).
     pub jobs: JobState,
+    /// Set when another process holds the session's writer lock: the workbench shows
+    /// the session but refuses every action that would write to it.
+    pub read_only: Option<LockHolder>,
 }
 
 /// Background work the workbench started itself, as far as the screen needs to know.
@@ -288,6 +292,7 @@ impl App {
             quit: false,
             live: LiveState::Off,
             jobs: JobState::default(),
+            read_only: None,
         };
         // A metamorphic-only session (`mastor metamorphic`) has nothing else to review.
         if app.view.ops.is_empty() && !app.view.metamorphic.is_empty() {
@@ -524,6 +529,16 @@ impl App {
     /// Sets the footer message.
     pub fn notify(&mut self, text: impl Into<String>) {
         self.status = Some((text.into(), false));
+    }
+
+    /// The message review actions get in a read-only workbench, `None` when writable.
+    pub fn read_only_message(&self) -> Option<String> {
+        self.read_only.as_ref().map(|h| {
+            format!(
+                "read-only: session locked by pid {} ({}); close it to review here",
+                h.pid, h.command
+            )
+        })
     }
 
     /// Sets the footer error message.

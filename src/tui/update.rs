@@ -47,8 +47,37 @@ pub enum Effect {
     RunOracles { base_url: String },
 }
 
-/// Handles one key press.
+/// Handles one key press. In a read-only workbench nothing that would write to the
+/// session leaves here, whatever key or popup produced it.
 pub fn handle_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
+    let mut effects = key_effects(app, key);
+    if let Some(message) = app.read_only_message() {
+        let before = effects.len();
+        effects.retain(|e| matches!(e, Effect::Export { .. }));
+        if effects.len() != before {
+            app.error(message);
+        }
+    }
+    effects
+}
+
+/// Actions that write to the session (journal, records or verdicts).
+fn writes_session(action: Action) -> bool {
+    matches!(
+        action,
+        Action::Accept
+            | Action::Reject
+            | Action::Edit
+            | Action::EditExternal
+            | Action::Undo
+            | Action::BulkAccept
+            | Action::BulkReject
+            | Action::Rerun
+            | Action::RunOracles
+    )
+}
+
+fn key_effects(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     if app.bulk.is_some() {
         // A bulk decision is being written: Esc stops it, other keys wait.
         if key.code == KeyCode::Esc {
@@ -291,6 +320,12 @@ fn apply_input(app: &mut App, target: InputTarget, text: String) {
 /// Applies one action.
 pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
     app.status = None;
+    if writes_session(action)
+        && let Some(message) = app.read_only_message()
+    {
+        app.error(message);
+        return Vec::new();
+    }
     match action {
         Action::Quit if app.live == LiveState::Running => app.popups.push(Popup::ConfirmQuit),
         Action::Quit => app.quit = true,

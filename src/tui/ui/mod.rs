@@ -80,6 +80,12 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     spans.push(Span::styled(format!("  {name}"), t.muted));
+    if let Some(h) = &app.read_only {
+        spans.push(Span::styled(
+            format!("  READ-ONLY: locked by pid {} ({}) ", h.pid, h.command),
+            t.error,
+        ));
+    }
     Line::from(spans).render(area, buf);
 }
 
