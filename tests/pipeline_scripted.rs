@@ -30,6 +30,11 @@ struct Run {
 }
 
 fn run_pipeline(server: &ScriptedServer, extra: &[&str]) -> Run {
+    run_pipeline_exiting(server, extra, 0)
+}
+
+/// Runs the pipeline and checks its exit code (3: some operations failed).
+fn run_pipeline_exiting(server: &ScriptedServer, extra: &[&str], code: i32) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("session");
     let out_s = out.to_str().unwrap().to_string();
@@ -37,7 +42,7 @@ fn run_pipeline(server: &ScriptedServer, extra: &[&str]) -> Run {
     cmd.current_dir(root());
     let output = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "mastor run failed: {stderr}");
+    assert_eq!(output.status.code(), Some(code), "mastor run: {stderr}");
     let summary: Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("summary is not JSON ({e}): {stderr}"));
     Run {
@@ -157,7 +162,7 @@ async fn one_failing_operation_leaves_the_others_complete() {
     let server = ScriptedServer::start(script).await.unwrap();
     let srv = &server;
     let run = tokio::task::block_in_place(|| {
-        run_pipeline(srv, &["--max-attempts", "2", "--no-discovery"])
+        run_pipeline_exiting(srv, &["--max-attempts", "2", "--no-discovery"], 3)
     });
     let failed = &run.summary["failed"];
     let why = failed[POST].as_str().expect("POST failed with a reason");

@@ -250,19 +250,31 @@ impl AgentCtx {
             note = note.op(op.clone());
         }
         self.emit(note);
-        for retry in &record.retries {
-            let mut ev = Event::new(EventKind::AgentRetry, record.agent.clone())
-                .phase(record.phase.clone())
-                .message(format!(
-                    "attempt {}: {} (waiting {} ms)",
-                    retry.attempt, retry.reason, retry.wait_ms
-                ));
-            if let Some(op) = &record.op_id {
-                ev = ev.op(op.clone());
-            }
-            self.emit(ev);
-        }
     }
+}
+
+/// A retry sink that reports each wait as it starts (an `AgentRetry` event in the
+/// session's journal and on the live sink), so a long Retry-After is visible while it
+/// lasts, not only after the call: the CLI's progress line and the TUI's operation list
+/// show it.
+pub fn retry_events(session: Arc<Session>, sink: Option<EventSink>) -> crate::llm::RetrySink {
+    Arc::new(move |w: &crate::llm::RetryWait| {
+        let mut ev = Event::new(EventKind::AgentRetry, w.agent.clone()).message(format!(
+            "attempt {}: {} (waiting {} s)",
+            w.note.attempt,
+            w.note.reason,
+            w.note.wait_ms.div_ceil(1000)
+        ));
+        if let Some(op) = &w.op_id {
+            ev = ev.op(op.clone());
+        }
+        if let Err(e) = session.append_event(&ev) {
+            tracing::warn!("cannot append event: {e}");
+        }
+        if let Some(sink) = &sink {
+            sink(&ev);
+        }
+    })
 }
 
 /// Whether a model error says the prompt did not fit its context window.

@@ -99,11 +99,17 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
         project.selected.len(),
         out.display()
     );
-    let client = LlmClient::new(config).map_err(|e| eyre!("{e}"))?;
+    let session = Arc::new(session);
+    let client = LlmClient::new(config)
+        .map_err(|e| eyre!("{e}"))?
+        .with_retry_sink(crate::agents::runtime::retry_events(
+            Arc::clone(&session),
+            None,
+        ));
     let ctx = AgentCtx {
         client,
         prompts: Arc::new(prompts),
-        session: Arc::new(session),
+        session,
         project: Arc::new(project),
         board: Arc::new(Mutex::new(Board::default())),
         sink: None,

@@ -152,11 +152,17 @@ pub fn prepare(
     };
     let selected = project.selected.clone();
     let static_matched = project.static_matched().len();
-    let client = LlmClient::new(config).map_err(|e| eyre!("{e}"))?;
+    let session = Arc::new(session);
+    let client = LlmClient::new(config)
+        .map_err(|e| eyre!("{e}"))?
+        .with_retry_sink(crate::agents::runtime::retry_events(
+            Arc::clone(&session),
+            Some(Arc::clone(&sink)),
+        ));
     let ctx = AgentCtx {
         client,
         prompts: Arc::new(prompts),
-        session: Arc::new(session),
+        session,
         project: Arc::new(project),
         board: Arc::new(Mutex::new(Board::default())),
         sink: Some(sink),
@@ -258,6 +264,14 @@ fn progress_sink(quiet: bool) -> EventSink {
                 "{} {}",
                 event.agent,
                 event.op_id.as_deref().unwrap_or("")
+            ));
+        }
+        EventKind::AgentRetry => {
+            bar.println(format!(
+                "retry: {} {}: {}",
+                event.agent,
+                event.op_id.as_deref().unwrap_or(""),
+                event.message.as_deref().unwrap_or("")
             ));
         }
         EventKind::AgentFinished | EventKind::AgentFailed => {
