@@ -182,3 +182,42 @@ async fn a_server_that_says_the_context_was_exceeded_gets_a_smaller_prompt() {
     assert!(prompts[1].len() < prompts[0].len());
     assert!(prompts[1].contains("left out to fit the model's context window"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_named_only_in_the_servers_overflow_error_is_learned() {
+    let mut script = petstore_script();
+    let overflow = Reply::Status {
+        status: 400,
+        retry_after: None,
+        retry_after_ms: None,
+        body: Some(format!(
+            r#"{{"error":{{"message":"This model's maximum context length is {WINDOW} tokens. However, you requested 13000 tokens (12488 in the messages, 512 in the completion).","code":"context_length_exceeded"}}}}"#
+        )),
+    };
+    let context = context(&["id", "name", "status"], 200, &[(404, "no such pet")]);
+    script.rules.insert(
+        0,
+        Rule {
+            agent: Some("extraction".into()),
+            replies: vec![overflow, Reply::json(context)],
+            ..Rule::default()
+        },
+    );
+    let server = ScriptedServer::start(script).await.unwrap();
+    let (code, stderr, _session, _dir) = tokio::task::block_in_place(|| run_get(&server, &[]));
+    assert_eq!(code, 0, "{stderr}");
+    let prompts = extraction_prompts(&server);
+    assert_eq!(prompts.len(), 2, "asked again once the window was known");
+    assert!(!prompts[0].contains("left out to fit"));
+    assert!(prompts[1].contains("left out to fit the model's context window"));
+    // Later calls use the learned window from the start.
+    let single: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.agent.as_deref() == Some("single_op"))
+        .map(|r| prompt_text(&r.body))
+        .collect();
+    assert_eq!(single.len(), 1, "no overflow on the next agent");
+    let estimate = mastor::agents::fit::estimate_tokens(&single[0]);
+    assert!(estimate <= WINDOW as usize - 512, "about {estimate} tokens");
+}

@@ -95,7 +95,7 @@ impl AgentCtx {
         schema: Option<serde_json::Value>,
     ) -> Result<Answer<T>, String> {
         let (phase, role) = (phase_of(agent), role_of(agent));
-        let window = self.client.context_window(role).await;
+        let mut window = self.client.context_window(role).await;
         // A server whose tokenizer counts more than the estimate says so; the prompt is
         // then cut further, twice at most.
         let mut squeeze = 1.0;
@@ -127,11 +127,19 @@ impl AgentCtx {
                 Err(failure) => {
                     self.file_call(&failure.record).await;
                     let error = failure.error.to_string();
-                    if window.is_some() && squeeze > 0.5 && is_context_overflow(&error) {
-                        squeeze *= 0.7;
-                        continue;
+                    if !is_context_overflow(&error) || squeeze <= 0.5 {
+                        return Err(error);
                     }
-                    return Err(error);
+                    if window.is_none() {
+                        // The server did not say its window beforehand; its error may.
+                        window = self.client.learn_context_window(role, &error);
+                        if window.is_none() {
+                            return Err(error);
+                        }
+                    } else {
+                        squeeze *= 0.7;
+                    }
+                    continue;
                 }
             }
         }

@@ -10,7 +10,7 @@
 mod http;
 mod window;
 
-pub use window::{window_from_models, window_from_props};
+pub use window::{window_from_error, window_from_models, window_from_props};
 
 use super::cache::{CacheEntry, ResponseCache};
 use super::config::{CacheMode, LlmConfig};
@@ -79,6 +79,9 @@ pub(crate) struct Inner {
     ledger: Arc<Mutex<Ledger>>,
     /// Context windows asked of the servers, per role (primary, challenger), once.
     windows: Arc<[tokio::sync::OnceCell<Option<u32>>; 2]>,
+    /// Windows learned from a server's "context length exceeded" answer, per role; they
+    /// win over the probe (llama-cpp-python tells its window only that way).
+    learned: Arc<Mutex<[Option<u32>; 2]>>,
 }
 
 impl std::fmt::Debug for LlmClient {
@@ -124,6 +127,7 @@ impl LlmClient {
                 retry_sink: None,
                 ledger: Arc::new(Mutex::new(Ledger::default())),
                 windows: Arc::default(),
+                learned: Arc::default(),
             }),
         })
     }

@@ -23,12 +23,45 @@ impl LlmClient {
         if let Some(w) = rc.context_window {
             return Some(w);
         }
-        let cell = &self.inner.windows[match role {
-            Role::Primary => 0,
-            Role::Challenger => 1,
-        }];
+        if let Some(w) = self.learned_window(role) {
+            return Some(w);
+        }
+        let cell = &self.inner.windows[slot(role)];
         *cell.get_or_init(|| probe(&self.inner.http, rc)).await
     }
+
+    /// Remembers the window a server named in a "context length exceeded" error, for
+    /// every later call of `role`; returns it. `None` when the message names none.
+    pub fn learn_context_window(&self, role: Role, error: &str) -> Option<u32> {
+        let n = window_from_error(error)?;
+        if let Ok(mut learned) = self.inner.learned.lock() {
+            learned[slot(role)] = Some(n);
+        }
+        Some(n)
+    }
+
+    fn learned_window(&self, role: Role) -> Option<u32> {
+        self.inner.learned.lock().ok()?[slot(role)]
+    }
+}
+
+fn slot(role: Role) -> usize {
+    match role {
+        Role::Primary => 0,
+        Role::Challenger => 1,
+    }
+}
+
+/// The window named in an overflow error: OpenAI-style "maximum context length is N
+/// tokens" (llama-cpp-python, vLLM) or llama.cpp's "context window of N" / "n_ctx: N".
+pub fn window_from_error(error: &str) -> Option<u32> {
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)(?:maximum context length is|context window of|context length of|n_ctx\W{0,3})\s*(\d{3,7})",
+        )
+        .expect("pattern compiles")
+    });
+    RE.captures(error)?.get(1)?.as_str().parse().ok()
 }
 
 async fn probe(http: &reqwest::Client, rc: &RoleConfig) -> Option<u32> {
@@ -95,6 +128,20 @@ pub fn window_from_models(v: &Value) -> Option<u32> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn reads_the_window_from_overflow_errors() {
+        let python = "This model's maximum context length is 8192 tokens. However, you \
+                      requested 12039 tokens (12031 in the messages, 8 in the completion).";
+        assert_eq!(window_from_error(python), Some(8192));
+        let cpp = "request (9000 tokens) exceeds the available context size (n_ctx: 4096)";
+        assert_eq!(window_from_error(cpp), Some(4096));
+        assert_eq!(
+            window_from_error("Requested tokens exceed context window of 2048"),
+            Some(2048)
+        );
+        assert_eq!(window_from_error("500 internal error"), None);
+    }
 
     #[test]
     fn reads_llama_cpp_props_and_vllm_models() {
