@@ -7,8 +7,10 @@
 //!
 //! Input errors (unreadable suite, unknown `--op`, bad or unreachable base URL, writes
 //! refused, nothing selected) exit 2 before any oracle runs; oracle failures or errors
-//! exit 1. Skipped oracles (a sequence whose capture was missing) do not fail the run on
-//! their own: they are counted in the summary, and the capture's step says why.
+//! exit 1. A suite entry that cannot be run (malformed assertion, missing op_id, ...) is
+//! an error verdict in every report, naming the entry and what is wrong, so it fails the
+//! run; `--lenient` skips such entries with a warning instead. A sequence step whose
+//! capture cannot be read from its response fails, and the steps after it are not run.
 
 use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_OK};
 use crate::runner::{self, RunConfig, junit, report};
@@ -60,6 +62,10 @@ pub struct CheckArgs {
     /// Allow POST/PUT/PATCH/DELETE against a host that is not loopback.
     #[arg(long)]
     pub allow_writes: bool,
+    /// Skip suite entries that cannot be run (with a warning) instead of reporting each
+    /// as an error verdict.
+    #[arg(long)]
+    pub lenient: bool,
 }
 
 /// `--only` values.
@@ -89,6 +95,7 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         );
     }
     let is_session = args.input.is_dir();
+    let mut unrunnable = Vec::new();
     let (suite_file, store) = if is_session {
         if !args.input.join(MANIFEST_FILE).exists() {
             bail!(
@@ -104,8 +111,21 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         (loaded.suite, Some(store))
     } else {
         let loaded = suite::load_file(&args.input)?;
-        for p in &loaded.problems {
-            eprintln!("skipped: {p}");
+        if args.lenient {
+            for p in &loaded.problems {
+                eprintln!("skipped: {p}");
+            }
+        } else {
+            unrunnable = loaded
+                .problems
+                .iter()
+                .filter(|p| p.selected(&args.ops))
+                .map(|p| {
+                    let op = p.op_id.as_deref().unwrap_or_default();
+                    let why = format!("cannot run this entry: {p}");
+                    runner::unrunnable(&p.o_id(), op, &why, &args.base_url)
+                })
+                .collect();
         }
         (loaded.suite, None)
     };
@@ -120,7 +140,7 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
     {
         plan.documented = session::documented(store);
     }
-    if plan.is_empty() {
+    if plan.is_empty() && unrunnable.is_empty() {
         eprintln!(
             "error: nothing to run in {} (only: {only:?}, {} oracle(s), {} sequence(s) and {} \
              metamorphic test(s) in total){}",
@@ -145,8 +165,15 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         repeat: args.repeat as usize,
         ..RunConfig::default()
     };
-    let rt = tokio::runtime::Runtime::new().wrap_err("cannot start the async runtime")?;
-    let report = rt.block_on(runner::run(&plan, &cfg))?;
+    let mut report = if plan.is_empty() {
+        runner::RunReport::default()
+    } else {
+        let rt = tokio::runtime::Runtime::new().wrap_err("cannot start the async runtime")?;
+        rt.block_on(runner::run(&plan, &cfg))?
+    };
+    for v in unrunnable {
+        report.push(v);
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

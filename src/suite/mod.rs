@@ -63,6 +63,26 @@ impl fmt::Display for LoadProblem {
     }
 }
 
+impl LoadProblem {
+    /// The review id of the entry when its operation (or group) and test id are known,
+    /// else `entry <location>`, so a report can name it.
+    pub fn o_id(&self) -> String {
+        match (&self.op_id, &self.test_id) {
+            (Some(op), Some(t)) => format!("{op}#{t}"),
+            _ => format!("entry {}", self.location),
+        }
+    }
+
+    /// True when `--op` filters (as given to `select`) keep this entry: no filter, an
+    /// entry whose operation is unknown, or one whose operation or group is named.
+    pub fn selected(&self, ops: &[String]) -> bool {
+        match &self.op_id {
+            Some(op) if !ops.is_empty() => ops.iter().any(|o| normalize_op(o) == *op || o == op),
+            _ => true,
+        }
+    }
+}
+
 /// A loaded suite and the entries that were skipped.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedSuite {
