@@ -12,7 +12,8 @@ fn main() {
     let code = match dispatch(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            let text = format!("{err:#}");
+            eprintln!("error: {}", mastor::text::escape_controls(&text));
             EXIT_INPUT
         }
     };

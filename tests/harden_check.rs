@@ -220,3 +220,61 @@ fn capture_excerpt_is_bounded() {
     let msg = &report.verdicts[0].steps[0].message;
     assert!(msg.len() < 600, "{}", msg.len());
 }
+
+#[test]
+fn oversized_body_is_an_error_and_is_not_read_whole() {
+    let big = vec![b'a'; 4 * 1024 * 1024];
+    let url = serve(vec![
+        ("/big", 200, "text/plain", big),
+        ("/ok", 200, "application/json", br#"{"name":"x"}"#.to_vec()),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let big = json!({"op_id": "GET /big", "test_id": "big",
+                     "assertions": [{"type": "status", "expected": 200}]});
+    let suite = write(dir.path(), "s.json", &json!([big, status_ok("small")]));
+    let s = suite.to_str().unwrap();
+    let (code, out, err) = mastor(&["check", s, "--base-url", &url, "--max-body", "1000"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("! GET /big#big"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.contains("response body larger than 1000 bytes"),
+        "{line}"
+    );
+    assert!(out.contains("✓ GET /ok#small"), "{out}");
+    // The default limit (16 MiB) lets a 4 MiB body through.
+    let (code, out, err) = mastor(&["check", s, "--base-url", &url]);
+    assert_eq!(code, 0, "{out}\n{err}");
+}
+
+#[test]
+fn control_characters_from_the_api_never_reach_the_terminal() {
+    let hostile = b"\x1b]0;pwned\x07\r evil \x1b[2J".to_vec();
+    let url = serve(vec![("/evil", 500, "text/plain", hostile)]);
+    let dir = tempfile::tempdir().unwrap();
+    let o = json!({"op_id": "GET /evil", "test_id": "e",
+        "assertions": [{"type": "status", "expected": 200},
+                       {"type": "field", "field_path": "", "op": "equals", "expected": "x"}]});
+    let suite = write(dir.path(), "s.json", &json!([o]));
+    let xml_path = dir.path().join("r.xml");
+    let (code, out, err) = mastor(&[
+        "check",
+        suite.to_str().unwrap(),
+        "--base-url",
+        &url,
+        "--junit-xml",
+        xml_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    for text in [&out, &err] {
+        assert!(
+            !text.contains(['\x1b', '\x07', '\r']),
+            "raw control characters printed: {text:?}"
+        );
+    }
+    assert!(out.contains(r"\u{1b}]0;pwned\u{7}\r evil"), "{out}");
+    let xml = std::fs::read_to_string(&xml_path).unwrap();
+    assert!(!xml.contains(['\x1b', '\x07', '\r']), "{xml:?}");
+}

@@ -16,6 +16,7 @@ use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_OK};
 use crate::runner::{self, RunConfig, junit, report};
 use crate::store::{MANIFEST_FILE, Session};
 use crate::suite::{self, Only, session};
+use crate::text::escape_controls;
 use clap::Args;
 use color_eyre::eyre::{WrapErr, bail, eyre};
 use std::path::PathBuf;
@@ -62,10 +63,22 @@ pub struct CheckArgs {
     /// Allow POST/PUT/PATCH/DELETE against a host that is not loopback.
     #[arg(long)]
     pub allow_writes: bool,
+    /// Largest response body read, in bytes; a larger one is an error for its oracle.
+    #[arg(long, default_value_t = runner::DEFAULT_MAX_BODY, value_name = "BYTES",
+          value_parser = positive_bytes)]
+    pub max_body: usize,
     /// Skip suite entries that cannot be run (with a warning) instead of reporting each
     /// as an error verdict.
     #[arg(long)]
     pub lenient: bool,
+}
+
+/// A `--max-body` value: a positive number of bytes.
+fn positive_bytes(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("`{s}` is not a positive number of bytes")),
+    }
 }
 
 /// `--only` values.
@@ -106,14 +119,14 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         let store = Session::open(&args.input)?;
         let loaded = session::read(&store)?;
         for p in &loaded.problems {
-            eprintln!("warning: {p}");
+            eprintln!("warning: {}", escape_controls(p));
         }
         (loaded.suite, Some(store))
     } else {
         let loaded = suite::load_file(&args.input)?;
         if args.lenient {
             for p in &loaded.problems {
-                eprintln!("skipped: {p}");
+                eprintln!("skipped: {}", escape_controls(&p.to_string()));
             }
         } else {
             unrunnable = loaded
@@ -163,6 +176,7 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         concurrency: args.concurrency as usize,
         allow_writes: args.allow_writes,
         repeat: args.repeat as usize,
+        max_body: args.max_body,
         ..RunConfig::default()
     };
     let mut report = if plan.is_empty() {

@@ -71,7 +71,13 @@ pub struct RunConfig {
     pub repeat: usize,
     /// Timeout of the up-front reachability check.
     pub connect_timeout: Duration,
+    /// Largest response body read, in bytes; a larger one is an error verdict and is not
+    /// read further, so a hostile or runaway API cannot exhaust memory.
+    pub max_body: usize,
 }
+
+/// Default `max_body`: 16 MiB, far above any JSON answer an oracle asserts on.
+pub const DEFAULT_MAX_BODY: usize = 16 * 1024 * 1024;
 
 impl Default for RunConfig {
     fn default() -> Self {
@@ -83,6 +89,7 @@ impl Default for RunConfig {
             allow_writes: false,
             repeat: 1,
             connect_timeout: Duration::from_secs(3),
+            max_body: DEFAULT_MAX_BODY,
         }
     }
 }

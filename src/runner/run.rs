@@ -317,8 +317,15 @@ async fn run_step(
         let why = "budget exhausted".to_string();
         return (not_run(op_id, Outcome::Error, why, assertions), None);
     }
-    let (exchange, received) =
-        exec::send(&ctx.client, ctx.base, op_id, input, ctx.cfg.timeout).await;
+    let (exchange, received) = exec::send(
+        &ctx.client,
+        ctx.base,
+        op_id,
+        input,
+        ctx.cfg.timeout,
+        ctx.cfg.max_body,
+    )
+    .await;
     match received {
         Err(why) => {
             let mut v = not_run(op_id, Outcome::Error, why, assertions);
