@@ -96,3 +96,77 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+fn good_oracle() -> serde_json::Value {
+    serde_json::json!({"op_id": "GET /ok", "test_id": "a",
+                       "assertions": [{"type": "status", "expected": 200}]})
+}
+
+#[test]
+fn unknown_top_level_keys_are_errors_in_check_and_import() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        json!({"schema_version": 1, "oracles": [good_oracle()], "sequences": []}),
+        json!({"operations": [{"op_id": "GET /ok", "path_oracles": [good_oracle()]}],
+               "sequences": []}),
+    ];
+    for (n, case) in cases.iter().enumerate() {
+        let file = write(dir.path(), &format!("s{n}.json"), &case.to_string());
+        let f = file.to_str().unwrap();
+        // Nothing listens on port 9: the file is refused before any request.
+        let (code, out, err) = run(&["check", f, "--base-url", "http://127.0.0.1:9"]);
+        assert_eq!(code, 2, "{out}\n{err}");
+        assert!(
+            err.contains("`sequences`") && err.contains(f) && err.contains("accepted"),
+            "{err}"
+        );
+        let sess = dir.path().join(format!("sess{n}"));
+        let (code, _, err) = run(&["import", f, "--out", sess.to_str().unwrap()]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("`sequences`"), "{err}");
+        // --lenient: a warning, and the rest loads.
+        let (code, out, err) = run(&["import", f, "--out", sess.to_str().unwrap(), "--lenient"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("imported 1 oracle(s)"), "{out}");
+        assert!(
+            err.contains("warning") && err.contains("`sequences`"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn unknown_keys_inside_entries_are_problems() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let mut oracle = good_oracle();
+    oracle["expect"] = json!(1);
+    let mut assertion = good_oracle();
+    assertion["test_id"] = json!("b");
+    assertion["assertions"][0]["field_path"] = json!("x");
+    let seq = json!({"test_id": "s", "group_id": "g", "steps": [
+        {"op_id": "GET /ok", "assertions": [{"type": "status", "expected": 200}],
+         "capture": {"id": "id"}}]});
+    let paper_op = json!({"operations": [{"op_id": "GET /ok", "path_oracle": []}]});
+    for (name, v, key) in [
+        ("o.json", json!([oracle]), "`expect`"),
+        ("a.json", json!([assertion]), "`field_path`"),
+        ("q.json", json!([seq]), "`capture`"),
+        ("p.json", paper_op, "`path_oracle`"),
+    ] {
+        let file = write(dir.path(), name, &v.to_string());
+        let sess = dir.path().join(format!("sess-{name}"));
+        let (code, out, err) = run(&[
+            "import",
+            file.to_str().unwrap(),
+            "--out",
+            sess.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "{name}: {out}\n{err}");
+        assert!(
+            err.contains(key) && err.contains("accepted"),
+            "{name}: {err}"
+        );
+    }
+}

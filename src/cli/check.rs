@@ -68,7 +68,7 @@ pub struct CheckArgs {
           value_parser = positive_bytes)]
     pub max_body: usize,
     /// Skip suite entries that cannot be run (with a warning) instead of reporting each
-    /// as an error verdict.
+    /// as an error verdict, and ignore unknown keys in the suite file (with a warning).
     #[arg(long)]
     pub lenient: bool,
 }
@@ -123,7 +123,13 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         }
         (loaded.suite, Some(store))
     } else {
-        let loaded = suite::load_file(&args.input)?;
+        let opts = suite::LoadOptions {
+            lenient: args.lenient,
+        };
+        let loaded = suite::load_file_with(&args.input, opts)?;
+        for w in &loaded.warnings {
+            eprintln!("warning: {}", escape_controls(w));
+        }
         if args.lenient {
             for p in &loaded.problems {
                 eprintln!("skipped: {}", escape_controls(&p.to_string()));
