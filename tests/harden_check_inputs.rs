@@ -90,7 +90,6 @@ fn tui_without_a_terminal_is_a_one_line_error() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
 
-#[allow(dead_code)]
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -169,4 +168,95 @@ fn unknown_keys_inside_entries_are_problems() {
             "{name}: {err}"
         );
     }
+}
+
+#[test]
+fn keymap_and_theme_files_reject_unknown_keys() {
+    use mastor::tui::keymap::Keymap;
+    use mastor::tui::theme::Theme;
+    let err = Keymap::with_overrides("[reveiw]\nquit = [\"q\"]\n", "k.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("k.toml") && err.contains("reveiw"), "{err}");
+    let section = "[global]\nquiet = [\"q\"]\n";
+    let err = Keymap::with_overrides(section, "k.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("k.toml") && err.contains("quiet"), "{err}");
+    let err = Theme::from_user_toml("base = \"dark\"\nbackground = \"red\"\n", "t.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("t.toml") && err.contains("background"),
+        "{err}"
+    );
+}
+
+/// A session written by mastor itself, for the store format tests.
+fn imported_session(dir: &Path) -> PathBuf {
+    let suite = write(
+        dir,
+        "suite.json",
+        &serde_json::json!([good_oracle()]).to_string(),
+    );
+    let out = dir.join("sess");
+    let (code, _, err) = run(&[
+        "import",
+        suite.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
+fn add_key(path: &Path, key: &str) {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v[key] = serde_json::json!(true);
+    std::fs::write(path, v.to_string()).unwrap();
+}
+
+#[test]
+fn session_manifest_rejects_unknown_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let sess = imported_session(dir.path());
+    // Files mastor writes read back.
+    mastor::store::Session::open(&sess).expect("a fresh session opens");
+    add_key(&sess.join("manifest.json"), "projet_root");
+    let err = mastor::store::Session::open(&sess).unwrap_err().to_string();
+    assert!(
+        err.contains("projet_root") && err.contains("manifest.json"),
+        "{err}"
+    );
+}
+
+#[test]
+fn session_suite_records_reject_unknown_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let sess = imported_session(dir.path());
+    let session = mastor::store::Session::open(&sess).unwrap();
+    mastor::suite::session::read(&session).expect("a fresh session reads");
+    let suites = sess.join("suites");
+    let file = std::fs::read_dir(&suites)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("a suite record");
+    add_key(&file, "oracle");
+    let err = mastor::suite::session::read(&session)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("oracle"), "{err}");
+    let (code, _, err) = run(&[
+        "check",
+        sess.to_str().unwrap(),
+        "--only",
+        "all",
+        "--base-url",
+        "http://127.0.0.1:9",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown field `oracle`"), "{err}");
 }
