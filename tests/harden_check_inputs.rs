@@ -260,3 +260,66 @@ fn session_suite_records_reject_unknown_keys() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("unknown field `oracle`"), "{err}");
 }
+
+fn petstore_spec() -> String {
+    std::fs::read_to_string(repo().join("tests/fixtures/petstore-jdk/openapi.json")).unwrap()
+}
+
+#[test]
+fn a_spec_with_a_utf8_bom_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["openapi.json", "openapi.yaml"] {
+        let path = write(dir.path(), name, &format!("\u{feff}{}", petstore_spec()));
+        let spec = mastor::spec::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!spec.operations.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn an_unreadable_auto_found_spec_is_named_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    // A link to nothing: found by name, cannot be read (as root, mode 000 still reads).
+    std::os::unix::fs::symlink(
+        dir.path().join("gone.json"),
+        dir.path().join("openapi.json"),
+    )
+    .unwrap();
+    let err = mastor::spec::find_spec(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("openapi.json"), "{err}");
+    assert!(err.contains("cannot read"), "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "openapi.json", &petstore_spec());
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o000);
+    std::fs::set_permissions(&path, perms).unwrap();
+    if std::fs::read(&path).is_err() {
+        // Not root: the mode bites.
+        let err = mastor::spec::find_spec(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("openapi.json") && err.contains("cannot read"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_path_item_that_refs_itself_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = serde_json::json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+    "paths": {
+        "/loop": {"$ref": "#/paths/~1loop"},
+        "/ok": {"get": {"responses": {"200": {"description": "ok"}}}}
+    }});
+    let path = write(dir.path(), "openapi.json", &spec.to_string());
+    let loaded = mastor::spec::load(&path).unwrap();
+    assert_eq!(loaded.operations.len(), 1);
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("/loop") && w.contains("$ref")),
+        "{:?}",
+        loaded.warnings
+    );
+}
