@@ -6,7 +6,8 @@
 //! sent as JSON (`Content-Type: application/json`) exactly as the oracle gives it, so a
 //! string body is sent as a JSON string. Header and parameter values that are not strings
 //! are sent as their JSON text. The base URL may carry a path prefix (`http://h:p/api`).
-//! Redirects are not followed: a `302` is an answer an oracle can assert on.
+//! Redirects are not followed: a `302` is an answer an oracle can assert on. A response
+//! body is read as a stream with a running count and abandoned past `max_body` bytes.
 //!
 //! This module does not evaluate assertions, enforce budgets or decide what to run next.
 
