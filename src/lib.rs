@@ -17,4 +17,5 @@ pub mod source;
 pub mod spec;
 pub mod store;
 pub mod suite;
+pub mod text;
 pub mod tui;

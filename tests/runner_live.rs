@@ -189,7 +189,7 @@ async fn multi_op_crud_with_captures_and_binds() {
 }
 
 #[tokio::test]
-async fn missing_capture_skips_the_step_and_the_rest() {
+async fn missing_capture_fails_its_step_and_the_rest_do_not_run() {
     let p = plan(json!([{"test_id": "gone", "group_id": "pets", "steps": [
         {"op_id": "GET /pets/{id}", "input": {"path": {"id": 1}}, "captures": {"owner": "owner.id"},
          "assertions": [{"type": "status", "expected": 200}]},
@@ -199,25 +199,25 @@ async fn missing_capture_skips_the_step_and_the_rest() {
     ]}]));
     let report = run(&p, &cfg(fixture_url())).await;
     let v = &report.verdicts[0];
-    assert_eq!(v.steps[0].outcome, Outcome::Pass);
+    assert_eq!(v.steps[0].outcome, Outcome::Fail);
     assert!(
-        v.steps[0].message.contains("`owner`"),
+        v.steps[0].message.contains("`owner`") && v.steps[0].message.contains("owner.id"),
         "{}",
         v.steps[0].message
     );
     assert_eq!(v.steps[1].outcome, Outcome::Skipped);
     assert!(
-        v.steps[1].message.contains("capture `owner`"),
+        v.steps[1].message.contains("not run") && v.steps[1].message.contains("`owner`"),
         "{}",
         v.steps[1].message
     );
     assert!(
         v.steps[1].exchange.is_none(),
-        "no request for a skipped step"
+        "no request for a step that did not run"
     );
     assert_eq!(v.steps[2].outcome, Outcome::Skipped);
-    assert_eq!(v.outcome, Outcome::Skipped);
-    assert_eq!(report.summary.skipped, 1);
+    assert_eq!(v.outcome, Outcome::Fail);
+    assert_eq!(report.summary.failed, 1);
 }
 
 #[tokio::test]

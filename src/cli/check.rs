@@ -7,13 +7,16 @@
 //!
 //! Input errors (unreadable suite, unknown `--op`, bad or unreachable base URL, writes
 //! refused, nothing selected) exit 2 before any oracle runs; oracle failures or errors
-//! exit 1. Skipped oracles (a sequence whose capture was missing) do not fail the run on
-//! their own: they are counted in the summary, and the capture's step says why.
+//! exit 1. A suite entry that cannot be run (malformed assertion, missing op_id, ...) is
+//! an error verdict in every report, naming the entry and what is wrong, so it fails the
+//! run; `--lenient` skips such entries with a warning instead. A sequence step whose
+//! capture cannot be read from its response fails, and the steps after it are not run.
 
 use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_OK};
 use crate::runner::{self, RunConfig, junit, report};
 use crate::store::{MANIFEST_FILE, Session, SessionLock};
 use crate::suite::{self, Only, session};
+use crate::text::escape_controls;
 use clap::Args;
 use color_eyre::eyre::{WrapErr, bail, eyre};
 use std::path::PathBuf;
@@ -60,6 +63,22 @@ pub struct CheckArgs {
     /// Allow POST/PUT/PATCH/DELETE against a host that is not loopback.
     #[arg(long)]
     pub allow_writes: bool,
+    /// Largest response body read, in bytes; a larger one is an error for its oracle.
+    #[arg(long, default_value_t = runner::DEFAULT_MAX_BODY, value_name = "BYTES",
+          value_parser = positive_bytes)]
+    pub max_body: usize,
+    /// Skip suite entries that cannot be run (with a warning) instead of reporting each
+    /// as an error verdict, and ignore unknown keys in the suite file (with a warning).
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+/// A `--max-body` value: a positive number of bytes.
+fn positive_bytes(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("`{s}` is not a positive number of bytes")),
+    }
 }
 
 /// `--only` values.
@@ -89,6 +108,7 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         );
     }
     let is_session = args.input.is_dir();
+    let mut unrunnable = Vec::new();
     let (suite_file, store, _lock) = if is_session {
         if !args.input.join(MANIFEST_FILE).exists() {
             bail!(
@@ -101,13 +121,32 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         let store = Session::open(&args.input)?;
         let loaded = session::read(&store)?;
         for p in &loaded.problems {
-            eprintln!("warning: {p}");
+            eprintln!("warning: {}", escape_controls(p));
         }
         (loaded.suite, Some(store), Some(lock))
     } else {
-        let loaded = suite::load_file(&args.input)?;
-        for p in &loaded.problems {
-            eprintln!("skipped: {p}");
+        let opts = suite::LoadOptions {
+            lenient: args.lenient,
+        };
+        let loaded = suite::load_file_with(&args.input, opts)?;
+        for w in &loaded.warnings {
+            eprintln!("warning: {}", escape_controls(w));
+        }
+        if args.lenient {
+            for p in &loaded.problems {
+                eprintln!("skipped: {}", escape_controls(&p.to_string()));
+            }
+        } else {
+            unrunnable = loaded
+                .problems
+                .iter()
+                .filter(|p| p.selected(&args.ops))
+                .map(|p| {
+                    let op = p.op_id.as_deref().unwrap_or_default();
+                    let why = format!("cannot run this entry: {p}");
+                    runner::unrunnable(&p.o_id(), op, &why, &args.base_url)
+                })
+                .collect();
         }
         (loaded.suite, None, None)
     };
@@ -122,7 +161,7 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
     {
         plan.documented = session::documented(store);
     }
-    if plan.is_empty() {
+    if plan.is_empty() && unrunnable.is_empty() {
         eprintln!(
             "error: nothing to run in {} (only: {only:?}, {} oracle(s), {} sequence(s) and {} \
              metamorphic test(s) in total){}",
@@ -145,10 +184,18 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         concurrency: args.concurrency as usize,
         allow_writes: args.allow_writes,
         repeat: args.repeat as usize,
+        max_body: args.max_body,
         ..RunConfig::default()
     };
-    let rt = tokio::runtime::Runtime::new().wrap_err("cannot start the async runtime")?;
-    let report = rt.block_on(runner::run(&plan, &cfg))?;
+    let mut report = if plan.is_empty() {
+        runner::RunReport::default()
+    } else {
+        let rt = tokio::runtime::Runtime::new().wrap_err("cannot start the async runtime")?;
+        rt.block_on(runner::run(&plan, &cfg))?
+    };
+    for v in unrunnable {
+        report.push(v);
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -1,13 +1,15 @@
 //! `mastor import`: turn an oracle file (our suite, the paper's per-operation format, or
 //! an array of oracles) into a session directory for review and `mastor check`.
 //!
-//! Malformed entries are listed on stderr, one line each, and left out; the import
-//! itself succeeds if anything loaded. With `--spec`, the spec's operations are stored
+//! Malformed entries (an unknown key inside one included) are listed on stderr, one line
+//! each, and left out; the import itself succeeds if anything loaded. An unknown
+//! top-level key fails the import; `--lenient` turns unknown keys into warnings. With `--spec`, the spec's operations are stored
 //! too and oracles on operations the spec does not declare are flagged.
 
 use crate::cli::{EXIT_INPUT, EXIT_OK};
 use crate::store::{Manifest, SessionLock, StagedSession};
 use crate::suite::{self, session};
+use crate::text::escape_controls;
 use clap::Args;
 use color_eyre::eyre::WrapErr;
 use std::collections::HashSet;
@@ -28,13 +30,22 @@ pub struct ImportArgs {
     /// Session directory to create (must not hold a session yet).
     #[arg(long, default_value = ".mastor", value_name = "DIR")]
     pub out: PathBuf,
+    /// Ignore unknown keys in the file (with a warning) instead of refusing them.
+    #[arg(long)]
+    pub lenient: bool,
 }
 
 /// Runs `mastor import`.
 pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
-    let loaded = suite::load_file(&args.file)?;
+    let opts = suite::LoadOptions {
+        lenient: args.lenient,
+    };
+    let loaded = suite::load_file_with(&args.file, opts)?;
+    for w in &loaded.warnings {
+        eprintln!("warning: {}", escape_controls(w));
+    }
     for p in &loaded.problems {
-        eprintln!("skipped: {p}");
+        eprintln!("skipped: {}", escape_controls(&p.to_string()));
     }
     let total =
         loaded.suite.oracles.len() + loaded.suite.multi_op.len() + loaded.suite.metamorphic.len();

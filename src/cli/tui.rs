@@ -73,6 +73,7 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
         ));
     }
     let (session, mut app) = driver::open_session(&args.dir, &opts)?;
+    require_terminal()?;
     // A second workbench on a session another process writes opens read-only.
     let _lock = match SessionLock::acquire(session.dir(), "mastor tui") {
         Ok(lock) => Some(lock),
@@ -184,7 +185,27 @@ fn spawn_pipeline(
 }
 
 /// Prepares the run, opens its session on screen, then starts the pipeline.
+/// The workbench draws on stdout and reads keys from the terminal: without one, a clear
+/// error (exit 2) instead of a panic from deep inside the terminal setup.
+fn require_terminal() -> color_eyre::Result<()> {
+    use std::io::IsTerminal;
+    let keys = std::io::stdin().is_terminal()
+        || std::fs::OpenOptions::new()
+            .read(true)
+            .open("/dev/tty")
+            .is_ok();
+    if std::io::stdout().is_terminal() && keys {
+        Ok(())
+    } else {
+        Err(eyre!(
+            "`mastor tui` needs a terminal (stdout and the keyboard); use `mastor check` or \
+             `mastor export` in scripts"
+        ))
+    }
+}
+
 fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
+    require_terminal()?;
     let (tx, rx) = mpsc::channel();
     let events = tx.clone();
     let sink: EventSink = Arc::new(move |e| {

@@ -6,12 +6,14 @@
 //! sent as JSON (`Content-Type: application/json`) exactly as the oracle gives it, so a
 //! string body is sent as a JSON string. Header and parameter values that are not strings
 //! are sent as their JSON text. The base URL may carry a path prefix (`http://h:p/api`).
-//! Redirects are not followed: a `302` is an answer an oracle can assert on.
+//! Redirects are not followed: a `302` is an answer an oracle can assert on. A response
+//! body is read as a stream with a running count and abandoned past `max_body` bytes.
 //!
 //! This module does not evaluate assertions, enforce budgets or decide what to run next.
 
 use crate::model::{Exchange, OracleInput};
 use crate::runner::assert::string_form;
+use futures_util::StreamExt;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Client, Method, Url};
 use serde_json::Value;
@@ -95,14 +97,46 @@ pub struct Received {
     pub text: String,
 }
 
+/// Why a response could not be used.
+enum Failure {
+    Http(reqwest::Error),
+    /// The body passed `max_body` bytes; nothing more was read.
+    TooLarge(usize),
+}
+
+impl From<reqwest::Error> for Failure {
+    fn from(e: reqwest::Error) -> Self {
+        Failure::Http(e)
+    }
+}
+
+/// Reads a body chunk by chunk with a running count, stopping once it passes `max`
+/// bytes: an oversized answer never sits in memory whole.
+async fn read_body(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, Failure> {
+    if resp.content_length().is_some_and(|n| n > max as u64) {
+        return Err(Failure::TooLarge(max));
+    }
+    let mut body = Vec::new();
+    let mut stream = resp.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        if body.len() + chunk.len() > max {
+            return Err(Failure::TooLarge(max));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
 /// Sends one request and returns the exchange record plus the response (Err: why no
-/// usable answer, e.g. timeout or connection refused).
+/// usable answer, e.g. timeout, connection refused, or a body over `max_body` bytes).
 pub async fn send(
     client: &Client,
     base: &Url,
     op_id: &str,
     input: &OracleInput,
     timeout: Duration,
+    max_body: usize,
 ) -> (Exchange, Result<Received, String>) {
     let mut exchange = Exchange::default();
     let (method, template) = match split_op_id(op_id) {
@@ -159,8 +193,8 @@ pub async fn send(
                 })
                 .or_insert(v);
         }
-        let text = resp.text().await?;
-        Ok::<_, reqwest::Error>(Received {
+        let text = String::from_utf8_lossy(&read_body(resp, max_body).await?).into_owned();
+        Ok::<_, Failure>(Received {
             status,
             headers,
             text,
@@ -175,7 +209,13 @@ pub async fn send(
             exchange.response_body = r.text.clone();
             (exchange, Ok(r))
         }
-        Err(e) => {
+        Err(Failure::TooLarge(max)) => (
+            exchange,
+            Err(format!(
+                "response body larger than {max} bytes (raise --max-body to read it)"
+            )),
+        ),
+        Err(Failure::Http(e)) => {
             let why = if e.is_timeout() {
                 format!("timed out after {} s", timeout.as_secs_f64())
             } else if e.is_connect() {

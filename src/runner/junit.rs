@@ -4,6 +4,7 @@
 
 use crate::model::{Outcome, Verdict};
 use crate::runner::report::{failure_details, first_failure};
+use crate::text::escape_controls;
 use quick_xml::Writer;
 use quick_xml::events::{BytesCData, BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use std::collections::BTreeMap;
@@ -32,7 +33,7 @@ pub fn render(verdicts: &[Verdict]) -> Result<String, std::io::Error> {
     w.write_event(Event::Start(root))?;
     for (name, vs) in &suites {
         let mut suite = BytesStart::new("testsuite");
-        suite.push_attribute(("name", *name));
+        suite.push_attribute(("name", escape_controls(name).as_ref()));
         suite.push_attribute(("tests", vs.len().to_string().as_str()));
         suite.push_attribute(("failures", count(vs, Outcome::Fail).to_string().as_str()));
         suite.push_attribute(("errors", count(vs, Outcome::Error).to_string().as_str()));
@@ -45,8 +46,8 @@ pub fn render(verdicts: &[Verdict]) -> Result<String, std::io::Error> {
                 .filter_map(|s| s.exchange.as_ref().map(|e| e.elapsed_ms))
                 .sum();
             let mut case = BytesStart::new("testcase");
-            case.push_attribute(("classname", *name));
-            case.push_attribute(("name", v.o_id.as_str()));
+            case.push_attribute(("classname", escape_controls(name).as_ref()));
+            case.push_attribute(("name", escape_controls(&v.o_id).as_ref()));
             case.push_attribute(("time", format!("{:.3}", elapsed as f64 / 1000.0).as_str()));
             let tag = match v.outcome {
                 Outcome::Pass => None,
@@ -61,7 +62,8 @@ pub fn render(verdicts: &[Verdict]) -> Result<String, std::io::Error> {
             w.write_event(Event::Start(case))?;
             let mut el = BytesStart::new(tag);
             let message = first_failure(v).unwrap_or_default();
-            el.push_attribute(("message", message.as_str()));
+            let message = escape_controls(&message);
+            el.push_attribute(("message", message.as_ref()));
             if v.outcome == Outcome::Skipped {
                 w.write_event(Event::Empty(el))?;
             } else {

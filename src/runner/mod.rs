@@ -71,7 +71,13 @@ pub struct RunConfig {
     pub repeat: usize,
     /// Timeout of the up-front reachability check.
     pub connect_timeout: Duration,
+    /// Largest response body read, in bytes; a larger one is an error verdict and is not
+    /// read further, so a hostile or runaway API cannot exhaust memory.
+    pub max_body: usize,
 }
+
+/// Default `max_body`: 16 MiB, far above any JSON answer an oracle asserts on.
+pub const DEFAULT_MAX_BODY: usize = 16 * 1024 * 1024;
 
 impl Default for RunConfig {
     fn default() -> Self {
@@ -83,6 +89,7 @@ impl Default for RunConfig {
             allow_writes: false,
             repeat: 1,
             connect_timeout: Duration::from_secs(3),
+            max_body: DEFAULT_MAX_BODY,
         }
     }
 }
@@ -115,7 +122,8 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// True when nothing failed or errored (skipped oracles do not fail a run).
+    /// True when nothing failed or errored. A sequence whose capture is missing fails at
+    /// the step that declares it, so an unread capture never counts as a pass.
     pub fn all_passed(&self) -> bool {
         self.failed == 0 && self.errors == 0
     }
@@ -126,6 +134,38 @@ impl Summary {
 pub struct RunReport {
     pub verdicts: Vec<Verdict>,
     pub summary: Summary,
+}
+
+impl RunReport {
+    /// Adds a verdict and counts it in the summary.
+    pub fn push(&mut self, verdict: Verdict) {
+        match verdict.outcome {
+            Outcome::Pass => self.summary.passed += 1,
+            Outcome::Fail => self.summary.failed += 1,
+            Outcome::Error => self.summary.errors += 1,
+            Outcome::Skipped => self.summary.skipped += 1,
+        }
+        self.verdicts.push(verdict);
+    }
+}
+
+/// An error verdict for an oracle that could not be run at all (e.g. a suite entry that
+/// does not parse), so every report shows it instead of leaving it out: a run with an
+/// entry nobody could check must not look like a pass.
+pub fn unrunnable(o_id: &str, op_id: &str, message: &str, base_url: &str) -> Verdict {
+    Verdict {
+        o_id: o_id.to_string(),
+        outcome: Outcome::Error,
+        steps: vec![crate::model::StepVerdict {
+            op_id: op_id.to_string(),
+            outcome: Outcome::Error,
+            assertions: Vec::new(),
+            exchange: None,
+            message: message.to_string(),
+        }],
+        at: chrono::Utc::now().to_rfc3339(),
+        base_url: base_url.to_string(),
+    }
 }
 
 /// Why a run could not start. Per-oracle problems are verdicts, not errors.

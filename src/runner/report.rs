@@ -1,9 +1,13 @@
 //! Human-readable rendering of a run: one line per oracle, failure details with the
 //! request as `curl`, and a summary. Returns strings; printing is the CLI's job.
+//!
+//! Every rendered string has its control characters escaped (`text::escape_controls`):
+//! bodies, headers, messages and ids come from outside and must not drive the terminal.
 
 use crate::model::{Outcome, Verdict};
 use crate::runner::assert::short;
 use crate::runner::{RunReport, Summary};
+use crate::text::escape_controls;
 use std::fmt::Write;
 
 /// The one-character mark of an outcome: ✓ pass, ✗ fail, ! error, - skipped.
@@ -50,12 +54,13 @@ pub fn first_failure(v: &Verdict) -> Option<String> {
 
 /// One line per oracle.
 pub fn oracle_line(v: &Verdict) -> String {
-    match first_failure(v) {
+    let line = match first_failure(v) {
         Some(why) if v.outcome != Outcome::Pass => {
             format!("{} {}  {why}", mark(v.outcome), v.o_id)
         }
         _ => format!("{} {}", mark(v.outcome), v.o_id),
-    }
+    };
+    escape_controls(&line).into_owned()
 }
 
 /// Details of a failed or errored verdict: per step the curl line and every assertion
@@ -92,7 +97,7 @@ pub fn failure_details(v: &Verdict) -> String {
             );
         }
     }
-    out
+    escape_controls(&out).into_owned()
 }
 
 /// The summary block: counts, then unstable assertions if any.
@@ -120,7 +125,7 @@ pub fn summary(s: &Summary) -> String {
             );
         }
     }
-    out
+    escape_controls(&out).into_owned()
 }
 
 /// The full text report: lines, failure details, summary.

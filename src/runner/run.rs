@@ -152,17 +152,13 @@ async fn run_sequence(m: &MultiOpOracle, ctx: &Ctx<'_>) -> Vec<StepVerdict> {
         let (input, assertions) = match bound {
             Ok(x) => x,
             Err(name) => {
-                let why =
-                    format!("capture `{name}` is not available (no earlier step captured it)");
-                verdicts.push(not_run(
-                    &step.op_id,
-                    Outcome::Skipped,
-                    why,
-                    &step.assertions,
-                ));
+                // Load-time checks make this unreachable for suites read by `suite`; a
+                // plan built by hand can still bind a name no step declares.
+                let why = format!("capture `{name}` is not declared by an earlier step");
+                verdicts.push(not_run(&step.op_id, Outcome::Error, why, &step.assertions));
                 stop = Some((
                     Outcome::Skipped,
-                    format!("an earlier step (step {}) was skipped", n + 1),
+                    format!("not run: step {} could not bind its captures", n + 1),
                 ));
                 continue;
             }
@@ -181,8 +177,25 @@ async fn run_sequence(m: &MultiOpOracle, ctx: &Ctx<'_>) -> Vec<StepVerdict> {
                 }
             }
             if !missing.is_empty() {
-                let note = format!("capture {} not found in the response", missing.join(", "));
+                // The later steps depend on this value: the step that should have
+                // produced it fails, so a sequence never passes without its data.
+                let note = format!(
+                    "capture {} not found in the response (body: {})",
+                    missing.join(", "),
+                    excerpt(&resp.text, CAPTURE_EXCERPT)
+                );
                 verdict.message = join_msg(&verdict.message, &note);
+                if verdict.outcome != Outcome::Error {
+                    verdict.outcome = Outcome::Fail;
+                }
+                stop = Some((
+                    Outcome::Skipped,
+                    format!(
+                        "not run: step {} could not capture {}",
+                        n + 1,
+                        missing.join(", ")
+                    ),
+                ));
             }
         }
         if verdict.outcome == Outcome::Error {
@@ -196,6 +209,21 @@ async fn run_sequence(m: &MultiOpOracle, ctx: &Ctx<'_>) -> Vec<StepVerdict> {
         verdicts.push(verdict);
     }
     verdicts
+}
+
+/// Characters of a response body quoted when a capture cannot be read from it.
+const CAPTURE_EXCERPT: usize = 300;
+
+/// The first `max` characters of `text`, with `…` when cut; `(empty)` for no text.
+fn excerpt(text: &str, max: usize) -> String {
+    if text.is_empty() {
+        return "(empty)".to_string();
+    }
+    let mut out: String = text.chars().take(max).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
 }
 
 fn join_msg(a: &str, b: &str) -> String {
@@ -289,8 +317,15 @@ async fn run_step(
         let why = "budget exhausted".to_string();
         return (not_run(op_id, Outcome::Error, why, assertions), None);
     }
-    let (exchange, received) =
-        exec::send(&ctx.client, ctx.base, op_id, input, ctx.cfg.timeout).await;
+    let (exchange, received) = exec::send(
+        &ctx.client,
+        ctx.base,
+        op_id,
+        input,
+        ctx.cfg.timeout,
+        ctx.cfg.max_body,
+    )
+    .await;
     match received {
         Err(why) => {
             let mut v = not_run(op_id, Outcome::Error, why, assertions);

@@ -37,7 +37,8 @@ pub fn find_spec(project_root: &Path) -> Result<SpecLocation, SpecError> {
         });
     }
     let mut found = Vec::new();
-    walk(project_root, project_root, 0, &mut found);
+    let mut unreadable = Vec::new();
+    walk(project_root, project_root, 0, &mut found, &mut unreadable);
     found.sort_by_key(|p| {
         let rel = p.strip_prefix(project_root).unwrap_or(p);
         let depth = rel.components().count();
@@ -49,6 +50,17 @@ pub fn find_spec(project_root: &Path) -> Result<SpecLocation, SpecError> {
             path,
             candidates: iter.collect(),
         }),
+        // A spec that is there but cannot be opened is not "no spec": name it and why.
+        None if !unreadable.is_empty() => {
+            let (file, e) = unreadable.remove(0);
+            Err(SpecError::Io {
+                file,
+                source: std::io::Error::new(
+                    e.kind(),
+                    format!("found as the project's spec, but it cannot be opened: {e}"),
+                ),
+            })
+        }
         None => Err(SpecError::NotFound {
             root: project_root.to_path_buf(),
             searched: searched_places(),
@@ -66,7 +78,16 @@ fn searched_places() -> Vec<String> {
     v
 }
 
-fn walk(root: &Path, dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+/// Spec candidates by name and place that could not be opened, with the reason.
+type Unreadable = Vec<(PathBuf, std::io::Error)>;
+
+fn walk(
+    root: &Path,
+    dir: &Path,
+    depth: usize,
+    found: &mut Vec<PathBuf>,
+    unreadable: &mut Unreadable,
+) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -78,14 +99,17 @@ fn walk(root: &Path, dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
         let Ok(ft) = entry.file_type() else { continue };
         if ft.is_dir() {
             if depth < MAX_DEPTH && !name.starts_with('.') && !SKIP_DIRS.contains(&name.as_str()) {
-                walk(root, &path, depth + 1, found);
+                walk(root, &path, depth + 1, found, unreadable);
             }
-        } else if (ft.is_file() || (ft.is_symlink() && path.is_file()))
+        } else if (ft.is_file() || (ft.is_symlink() && !path.is_dir()))
             && in_searched_place(root, &path)
             && spec_like_name(&path)
-            && sniff(&path)
         {
-            found.push(path);
+            match sniff(&path) {
+                Ok(true) => found.push(path),
+                Ok(false) => {}
+                Err(e) => unreadable.push((path, e)),
+            }
         }
     }
 }
@@ -138,18 +162,15 @@ fn spec_like_name(path: &Path) -> bool {
         || stem.contains("swagger")
 }
 
-/// Whether the start of the file has a `swagger:`/`openapi:` key (JSON or YAML).
-fn sniff(path: &Path) -> bool {
+/// Whether the start of the file has a `swagger:`/`openapi:` key (JSON or YAML); Err
+/// when the file cannot be opened or read (permissions, a dangling link).
+fn sniff(path: &Path) -> std::io::Result<bool> {
     use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
+    let file = std::fs::File::open(path)?;
     let mut buf = Vec::with_capacity(SNIFF_BYTES);
-    if file.take(SNIFF_BYTES as u64).read_to_end(&mut buf).is_err() {
-        return false;
-    }
+    file.take(SNIFF_BYTES as u64).read_to_end(&mut buf)?;
     let text = String::from_utf8_lossy(&buf);
-    [
+    Ok([
         "\"swagger\"",
         "\"openapi\"",
         "swagger:",
@@ -158,5 +179,5 @@ fn sniff(path: &Path) -> bool {
         "'openapi'",
     ]
     .iter()
-    .any(|k| text.contains(k))
+    .any(|k| text.contains(k)))
 }

@@ -34,6 +34,13 @@ pub(crate) fn walk_operations(
             continue;
         }
         let (item, item_pos) = res.deref(raw_item, &paths_pos.child(path))?;
+        if let Some(Value::String(r)) = item.get("$ref") {
+            // `deref` stops at a cycle and hands back the unresolved reference.
+            warnings.push(format!(
+                "path {path}: path item $ref \"{r}\" leads back to itself; no operations read"
+            ));
+            continue;
+        }
         let Some(item_map) = item.as_object() else {
             warnings.push(format!("path {path}: path item is not an object, skipped"));
             continue;

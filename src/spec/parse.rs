@@ -20,6 +20,8 @@ pub(crate) fn read_document(path: &Path) -> Result<Value, SpecError> {
 
 /// Parses already-read text; `path` only chooses the format and names errors.
 pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Value, SpecError> {
+    // Editors on Windows save UTF-8 with a byte order mark; neither parser accepts it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let ext = path
         .extension()
         .and_then(|e| e.to_str())

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 /// Contents of `manifest.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Manifest {
     /// Format version; a newer one than [`crate::model::SCHEMA_VERSION`] refuses to open.
     pub schema_version: u32,
@@ -50,6 +51,7 @@ impl Manifest {
 
 /// The configuration a run used, minus secrets, so results can be traced to models.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ConfigSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub primary_model: Option<String>,
@@ -97,6 +99,7 @@ pub fn looks_secret(name: &str) -> bool {
 
 /// Progress of one pipeline phase, for resuming and for the TUI.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PhaseState {
     pub status: PhaseStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 /// `suites/<op-slug>.json`: the single-operation suite of one operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SuiteRecord {
     pub op_id: String,
     /// Oracles after the last normalization pass.
@@ -43,6 +44,7 @@ impl SuiteRecord {
 
 /// `groups/<group-slug>.json`: one operation group and its multi-operation oracles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GroupRecord {
     pub group_id: String,
     /// The group as the semantic agent described it (sequences, captures, binds).

@@ -8,6 +8,9 @@
 //!   `path_oracles`), where an oracle without `op_id` takes its operation's;
 //! - a bare array of oracles (entries with `steps` are multi-op sequences).
 //!
+//! Keys outside each object's accepted list are errors naming the key and the accepted
+//! ones (a top-level one fails the whole file); `LoadOptions::lenient` makes them warnings.
+//!
 //! Entries are parsed one by one: a malformed oracle (unknown assertion op, bad field path
 //! or regex, missing op_id, a path parameter without value, a bind to an undeclared
 //! capture, a duplicate o_id) becomes a `LoadProblem` naming its position, test_id and
@@ -63,12 +66,43 @@ impl fmt::Display for LoadProblem {
     }
 }
 
+impl LoadProblem {
+    /// The review id of the entry when its operation (or group) and test id are known,
+    /// else `entry <location>`, so a report can name it.
+    pub fn o_id(&self) -> String {
+        match (&self.op_id, &self.test_id) {
+            (Some(op), Some(t)) => format!("{op}#{t}"),
+            _ => format!("entry {}", self.location),
+        }
+    }
+
+    /// True when `--op` filters (as given to `select`) keep this entry: no filter, an
+    /// entry whose operation is unknown, or one whose operation or group is named.
+    pub fn selected(&self, ops: &[String]) -> bool {
+        match &self.op_id {
+            Some(op) if !ops.is_empty() => ops.iter().any(|o| normalize_op(o) == *op || o == op),
+            _ => true,
+        }
+    }
+}
+
 /// A loaded suite and the entries that were skipped.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedSuite {
     pub suite: SuiteFile,
     pub format: SuiteFormat,
     pub problems: Vec<LoadProblem>,
+    /// Unknown keys ignored under `LoadOptions::lenient`, one line each with its place.
+    pub warnings: Vec<String>,
+}
+
+/// How forgiving loading is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Unknown keys become warnings instead of errors (a top-level one fails the whole
+    /// file, one inside an entry makes that entry a problem). Strict by default, so a
+    /// misspelt or unsupported key (`sequences`) never drops tests silently.
+    pub lenient: bool,
 }
 
 /// Why a whole file could not be loaded.
@@ -88,8 +122,13 @@ pub enum SuiteError {
     Shape { path: PathBuf, reason: String },
 }
 
-/// Reads and parses a suite file.
+/// Reads and parses a suite file, strictly (unknown keys are errors).
 pub fn load_file(path: &Path) -> Result<LoadedSuite, SuiteError> {
+    load_file_with(path, LoadOptions::default())
+}
+
+/// Reads and parses a suite file with the given options.
+pub fn load_file_with(path: &Path, opts: LoadOptions) -> Result<LoadedSuite, SuiteError> {
     let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read {
         path: path.to_path_buf(),
         source,
@@ -98,16 +137,30 @@ pub fn load_file(path: &Path) -> Result<LoadedSuite, SuiteError> {
         path: path.to_path_buf(),
         source,
     })?;
-    from_value(value, path)
+    from_value_with(value, path, opts)
 }
 
-/// Parses an already-read JSON document; `path` is used in messages only.
+/// Parses an already-read JSON document strictly; `path` is used in messages only.
 pub fn from_value(value: Value, path: &Path) -> Result<LoadedSuite, SuiteError> {
+    from_value_with(value, path, LoadOptions::default())
+}
+
+/// Parses an already-read JSON document with the given options.
+pub fn from_value_with(
+    value: Value,
+    path: &Path,
+    opts: LoadOptions,
+) -> Result<LoadedSuite, SuiteError> {
     let shape = |reason: String| SuiteError::Shape {
         path: path.to_path_buf(),
         reason,
     };
     let mut p = parse::Parser::default();
+    p.keys.lenient = opts.lenient;
+    p.keys.location = path.display().to_string();
+    let mut top = |map: &serde_json::Map<String, Value>, accepted: &[&str]| {
+        p.keys.check(map, accepted, "top level").map_err(&shape)
+    };
     let format = match &value {
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
@@ -116,6 +169,7 @@ pub fn from_value(value: Value, path: &Path) -> Result<LoadedSuite, SuiteError> 
             SuiteFormat::Array
         }
         Value::Object(map) if map.contains_key("operations") => {
+            top(map, parse::PAPER_KEYS)?;
             let ops = map
                 .get("operations")
                 .and_then(Value::as_array)
@@ -133,6 +187,7 @@ pub fn from_value(value: Value, path: &Path) -> Result<LoadedSuite, SuiteError> 
                 || map.contains_key("multi_op")
                 || map.contains_key("metamorphic") =>
         {
+            top(map, parse::SUITE_KEYS)?;
             let version = map
                 .get("schema_version")
                 .and_then(Value::as_u64)

@@ -14,6 +14,85 @@ pub(super) struct Parser {
     suite: SuiteFile,
     problems: Vec<LoadProblem>,
     seen: HashSet<String>,
+    pub(super) keys: KeyCheck,
+}
+
+/// Keys accepted in each hand-read object (a key outside its list is a typo or a feature
+/// this reader does not have: never dropped silently).
+pub(super) const SUITE_KEYS: &[&str] = &[
+    "schema_version",
+    "oracles",
+    "multi_op",
+    "metamorphic",
+    "review",
+];
+pub(super) const PAPER_KEYS: &[&str] = &["operations", "multi_op", "metamorphic"];
+const OPERATION_KEYS: &[&str] = &["op_id", "path_oracles", "oracles"];
+const ORACLE_KEYS: &[&str] = &[
+    "test_id",
+    "op_id",
+    "description",
+    "oracle_strategy",
+    "input",
+    "assertions",
+    "evidence",
+    "evidence_refs",
+    "path_index",
+];
+const SEQUENCE_KEYS: &[&str] = &[
+    "test_id",
+    "group_id",
+    "description",
+    "steps",
+    "evidence",
+    "evidence_refs",
+];
+const STEP_KEYS: &[&str] = &["op_id", "input", "captures", "assertions"];
+const STATUS_KEYS: &[&str] = &["type", "expected"];
+const FIELD_KEYS: &[&str] = &["type", "field_path", "op", "expected"];
+const METAMORPHIC_KEYS: &[&str] = &[
+    "test_id",
+    "scenario",
+    "given",
+    "when",
+    "then",
+    "seed",
+    "follow_up",
+    "relations",
+    "slug",
+];
+
+/// Unknown-key policy: an error for the object (strict), or a warning (lenient).
+#[derive(Default)]
+pub(super) struct KeyCheck {
+    pub(super) lenient: bool,
+    pub(super) warnings: Vec<String>,
+    /// Where the entry being read sits, for warnings.
+    pub(super) location: String,
+}
+
+impl KeyCheck {
+    /// Checks `map`'s keys against `accepted`; `what` names the object in messages.
+    pub(super) fn check(
+        &mut self,
+        map: &Map<String, Value>,
+        accepted: &[&str],
+        what: &str,
+    ) -> Result<(), String> {
+        for key in map.keys().filter(|k| !accepted.contains(&k.as_str())) {
+            let msg = format!(
+                "{what}: unknown key `{key}` (accepted: {})",
+                accepted.join(", ")
+            );
+            if self.lenient {
+                self.warnings
+                    .push(format!("{}: {msg}; ignored", self.location));
+            } else {
+                return Err(msg);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A problem in progress: what we know of the entry so far.
@@ -31,6 +110,7 @@ impl Parser {
             },
             format,
             problems: self.problems,
+            warnings: self.keys.warnings,
         }
     }
 
@@ -57,6 +137,16 @@ impl Parser {
             return;
         };
         let op_id = map.get("op_id").and_then(Value::as_str).map(str::to_string);
+        self.keys.location = location.clone();
+        if let Err(msg) = self.keys.check(map, OPERATION_KEYS, "operation") {
+            let index = self.take_index();
+            let e = Entry {
+                test_id: None,
+                op_id,
+            };
+            self.problem(index, &location, e, msg);
+            return;
+        }
         let (key, list) = match (map.get("path_oracles"), map.get("oracles")) {
             (Some(l), _) => ("path_oracles", l),
             (None, Some(l)) => ("oracles", l),
@@ -150,7 +240,8 @@ impl Parser {
             test_id: test_id.clone(),
             op_id: op_id.clone(),
         };
-        match single(v, index, default_op) {
+        self.keys.location = location.to_string();
+        match single(v, index, default_op, &mut self.keys) {
             Ok(o) if !self.seen.insert(o.o_id()) => {
                 let msg = format!("duplicate o_id `{}` (an earlier entry has it)", o.o_id());
                 self.problem(index, location, entry(), msg);
@@ -168,7 +259,8 @@ impl Parser {
             test_id: test_id.clone(),
             op_id: group.clone(),
         };
-        match multi(v, index) {
+        self.keys.location = location.to_string();
+        match multi(v, index, &mut self.keys) {
             Ok(m) if !self.seen.insert(m.o_id()) => {
                 let msg = format!("duplicate o_id `{}` (an earlier entry has it)", m.o_id());
                 self.problem(index, location, entry(), msg);
@@ -187,12 +279,19 @@ impl Parser {
             test_id: id_text(v.get("test_id")),
             op_id: None,
         };
-        let parsed = serde_json::from_value::<MetamorphicTest>(v.clone())
-            .map_err(|e| format!("not a metamorphic test: {e}"))
-            .and_then(|t| {
-                crate::metamorphic::check::validate_structure(&t)?;
-                Ok(t)
-            });
+        self.keys.location = location.to_string();
+        let parsed = match v.as_object() {
+            Some(map) => self.keys.check(map, METAMORPHIC_KEYS, "metamorphic test"),
+            None => Ok(()),
+        }
+        .and_then(|()| {
+            serde_json::from_value::<MetamorphicTest>(v.clone())
+                .map_err(|e| format!("not a metamorphic test: {e}"))
+        })
+        .and_then(|t| {
+            crate::metamorphic::check::validate_structure(&t)?;
+            Ok(t)
+        });
         match parsed {
             Ok(t) if !self.seen.insert(t.o_id()) => {
                 let msg = format!("duplicate o_id `{}` (an earlier entry has it)", t.o_id());
@@ -213,9 +312,16 @@ fn id_text(v: Option<&Value>) -> Option<String> {
     }
 }
 
-fn single(v: &Value, index: usize, default_op: Option<&str>) -> Result<Oracle, String> {
+fn single(
+    v: &Value,
+    index: usize,
+    default_op: Option<&str>,
+    keys: &mut KeyCheck,
+) -> Result<Oracle, String> {
     let map = v.as_object().ok_or("an oracle must be an object")?;
+    keys.check(map, ORACLE_KEYS, "oracle")?;
     let mut map = map.clone();
+    map.remove("path_index");
     let test_id = id_text(map.get("test_id")).unwrap_or_else(|| format!("t{}", index + 1));
     let op_id = id_text(map.get("op_id"))
         .or(default_op.map(str::to_string))
@@ -224,8 +330,9 @@ fn single(v: &Value, index: usize, default_op: Option<&str>) -> Result<Oracle, S
     map.insert("test_id".into(), Value::String(test_id));
     map.insert("op_id".into(), Value::String(op_id.clone()));
     normalize_input(&mut map, template)?;
-    let assertions = assertions(map.get("assertions"))?;
+    let assertions = assertions(map.get("assertions"), keys)?;
     map.remove("assertions");
+    map.retain(|k, _| ORACLE_KEYS.contains(&k.as_str()));
     lowercase_strategy(&mut map);
     map.retain(|_, v| !v.is_null());
     let mut oracle: Oracle =
@@ -247,8 +354,9 @@ fn single(v: &Value, index: usize, default_op: Option<&str>) -> Result<Oracle, S
     Ok(oracle)
 }
 
-fn multi(v: &Value, index: usize) -> Result<MultiOpOracle, String> {
+fn multi(v: &Value, index: usize, keys: &mut KeyCheck) -> Result<MultiOpOracle, String> {
     let map = v.as_object().ok_or("a sequence must be an object")?;
+    keys.check(map, SEQUENCE_KEYS, "sequence")?;
     let test_id = id_text(map.get("test_id")).unwrap_or_else(|| format!("t{}", index + 1));
     let group_id = id_text(map.get("group_id")).unwrap_or_else(|| "multi".to_string());
     let raw_steps = map
@@ -261,7 +369,7 @@ fn multi(v: &Value, index: usize) -> Result<MultiOpOracle, String> {
     let mut declared: HashSet<String> = HashSet::new();
     let mut steps = Vec::with_capacity(raw_steps.len());
     for (n, raw) in raw_steps.iter().enumerate() {
-        let step = step(raw, &declared).map_err(|e| format!("step {}: {e}", n + 1))?;
+        let step = step(raw, &declared, keys).map_err(|e| format!("step {}: {e}", n + 1))?;
         declared.extend(step.captures.keys().cloned());
         steps.push(step);
     }
@@ -287,13 +395,14 @@ fn multi(v: &Value, index: usize) -> Result<MultiOpOracle, String> {
     })
 }
 
-fn step(v: &Value, declared: &HashSet<String>) -> Result<Step, String> {
+fn step(v: &Value, declared: &HashSet<String>, keys: &mut KeyCheck) -> Result<Step, String> {
     let mut map = v.as_object().ok_or("a step must be an object")?.clone();
+    keys.check(&map, STEP_KEYS, "step")?;
     let op_id = id_text(map.get("op_id")).ok_or("no op_id")?;
     let template = exec::split_op_id(&op_id)?.1.to_string();
     let template = template.as_str();
     normalize_input(&mut map, template)?;
-    let assertions = assertions(map.get("assertions"))?;
+    let assertions = assertions(map.get("assertions"), keys)?;
     let input = match map.get("input") {
         Some(i) => serde_json::from_value(i.clone()).map_err(|e| format!("input: {e}"))?,
         None => Default::default(),
@@ -391,7 +500,7 @@ fn check_path_params(template: &str, given: &BTreeMap<String, Value>) -> Result<
 }
 
 /// Parses and validates each assertion, naming the first bad one by index.
-fn assertions(v: Option<&Value>) -> Result<Vec<Assertion>, String> {
+fn assertions(v: Option<&Value>, keys: &mut KeyCheck) -> Result<Vec<Assertion>, String> {
     let items = match v {
         Some(Value::Array(items)) if !items.is_empty() => items,
         _ => return Err("no assertions (an oracle needs at least one check)".into()),
@@ -400,6 +509,13 @@ fn assertions(v: Option<&Value>) -> Result<Vec<Assertion>, String> {
         .iter()
         .enumerate()
         .map(|(i, raw)| {
+            if let Some(map) = raw.as_object() {
+                let accepted = match map.get("type").and_then(Value::as_str) {
+                    Some("status") => STATUS_KEYS,
+                    _ => FIELD_KEYS,
+                };
+                keys.check(map, accepted, &format!("assertion {i}"))?;
+            }
             let mut raw = raw.clone();
             // `"expected": "200"` on a status assertion means 200.
             if raw.get("type").and_then(Value::as_str) == Some("status")
