@@ -133,3 +133,30 @@ fn metamorphic_with_an_unreachable_model_exits_4_with_the_reason_on_stderr() {
     assert!(stderr.contains("generator failed"), "{stderr}");
     assert!(stderr.contains("no test could be generated"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_error_body_reaches_the_terminal_escaped() {
+    let mut script = petstore_script();
+    script.rules.insert(
+        0,
+        Rule {
+            agent: Some("extraction".into()),
+            replies: vec![Reply::Status {
+                status: 400,
+                retry_after: None,
+                retry_after_ms: None,
+                body: Some("\u{1b}]0;pwned\u{7}\r\u{1b}[2Jbad request".into()),
+            }],
+            ..Rule::default()
+        },
+    );
+    let server = ScriptedServer::start(script).await.unwrap();
+    let url = server.base_url();
+    let (code, stderr, _dir) = tokio::task::block_in_place(|| run_ops(&url, &["--no-multi-op"]));
+    assert_eq!(code, NOTHING, "{stderr}");
+    assert!(stderr.contains("bad request"), "{stderr}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}') && !stderr.contains('\r'),
+        "raw control characters on stderr: {stderr:?}"
+    );
+}

@@ -120,7 +120,7 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
     let record = match runtime.block_on(baseline::run(&ctx, args.max_source_chars)) {
         Ok(record) => record,
         Err(e @ (baseline::BaselineError::Call(_) | baseline::BaselineError::Shape(_))) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", crate::text::escape_controls(&e.to_string()));
             eprintln!(
                 "mastor: exit {EXIT_NOTHING}: {}",
                 crate::cli::exit_meaning(EXIT_NOTHING)

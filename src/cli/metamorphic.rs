@@ -174,7 +174,7 @@ pub fn run(args: MetamorphicArgs) -> color_eyre::Result<i32> {
     }
     let code = exit_code(&report);
     for problem in problems(&report) {
-        eprintln!("mastor: {problem}");
+        eprintln!("mastor: {}", crate::text::escape_controls(&problem));
     }
     if code != EXIT_OK {
         eprintln!("mastor: exit {code}: {}", crate::cli::exit_meaning(code));

@@ -224,11 +224,11 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
         }
         code = code.max(crate::cli::metamorphic::exit_code(&report));
         for problem in crate::cli::metamorphic::problems(&report) {
-            eprintln!("mastor: {problem}");
+            eprintln!("mastor: {}", crate::text::escape_controls(&problem));
         }
     }
     for problem in summary.problems() {
-        eprintln!("mastor: {problem}");
+        eprintln!("mastor: {}", crate::text::escape_controls(&problem));
     }
     if code != EXIT_OK {
         eprintln!("mastor: exit {code}: {}", crate::cli::exit_meaning(code));
@@ -271,7 +271,7 @@ fn progress_sink(quiet: bool) -> EventSink {
                 "retry: {} {}: {}",
                 event.agent,
                 event.op_id.as_deref().unwrap_or(""),
-                event.message.as_deref().unwrap_or("")
+                crate::text::escape_controls(event.message.as_deref().unwrap_or(""))
             ));
         }
         EventKind::AgentFinished | EventKind::AgentFailed => {
@@ -281,7 +281,7 @@ fn progress_sink(quiet: bool) -> EventSink {
                     "failed: {} {}: {}",
                     event.agent,
                     event.op_id.as_deref().unwrap_or(""),
-                    event.message.as_deref().unwrap_or("")
+                    crate::text::escape_controls(event.message.as_deref().unwrap_or(""))
                 ));
             }
         }

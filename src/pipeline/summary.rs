@@ -181,7 +181,7 @@ impl fmt::Display for Summary {
             self.unmatched.len()
         );
         for (op, why) in &self.failed {
-            let _ = writeln!(out, "  FAILED {op}: {why}");
+            let _ = writeln!(out, "  FAILED {op}: {}", crate::text::escape_controls(why));
         }
         for op in &self.unmatched {
             let _ = writeln!(out, "  no handler: {op}");
@@ -213,7 +213,11 @@ impl fmt::Display for Summary {
             self.hints, self.regenerated
         );
         for (g, why) in &self.failed_groups {
-            let _ = writeln!(out, "  FAILED group {g}: {why}");
+            let _ = writeln!(
+                out,
+                "  FAILED group {g}: {}",
+                crate::text::escape_controls(why)
+            );
         }
         let _ = writeln!(out, "Normalization: {} oracles dropped", self.dropped);
         for (rule, n) in &self.normalization {
@@ -237,7 +241,7 @@ impl fmt::Display for Summary {
         }
         totals_row(&mut out, "TOTAL", &self.ledger.total);
         for n in &self.notes {
-            let _ = writeln!(out, "note: {n}");
+            let _ = writeln!(out, "note: {}", crate::text::escape_controls(n));
         }
         f.write_str(&out)
     }
