@@ -215,3 +215,40 @@ fn a_read_only_workbench_refuses_accept_undo_and_reject() {
         .collect();
     assert!(text.contains("READ-ONLY: locked by pid 4242"), "{text}");
 }
+
+#[test]
+fn baseline_and_metamorphic_are_refused_while_another_process_holds_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    new_session(dir.path());
+    let _held = SessionLock::acquire(dir.path(), "holder under test").unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/petstore-jdk");
+    let spec = fixture.join("openapi.json");
+    let out = dir.path().to_str().unwrap();
+    let commands: [Vec<&str>; 2] = [
+        vec!["baseline", "dp", fixture.to_str().unwrap(), "--out", out],
+        vec![
+            "metamorphic",
+            spec.to_str().unwrap(),
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--out",
+            out,
+        ],
+    ];
+    for args in commands {
+        let o = Command::new(env!("CARGO_BIN_EXE_mastor"))
+            .args(&args)
+            .env("HOME", dir.path())
+            .env("MASTOR_BASE_URL", "http://127.0.0.1:9/v1")
+            .env_remove("MASTOR_CONFIG")
+            .output()
+            .expect("run mastor");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{}: {stderr}", args[0]);
+        assert!(
+            stderr.contains("holder under test"),
+            "{}: {stderr}",
+            args[0]
+        );
+    }
+}

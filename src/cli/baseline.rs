@@ -86,6 +86,8 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
         args.project.display().to_string(),
         project.spec.file.display().to_string(),
     );
+    // One writer per session: held until this command is done with it.
+    let _lock = crate::store::SessionLock::acquire(&out, "mastor baseline")?;
     let session = Session::open_or_create(&out, manifest)
         .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
     crate::cli::ignore_model_traffic(&out)?;

@@ -146,6 +146,8 @@ pub fn run(args: MetamorphicArgs) -> color_eyre::Result<i32> {
         config.cache_dir = Some(out.join("cache"));
     }
     let manifest = Manifest::new(root.display().to_string(), spec_path.display().to_string());
+    // One writer per session: held until this command is done with it.
+    let _lock = crate::store::SessionLock::acquire(&out, "mastor metamorphic")?;
     let session = Session::open_or_create(&out, manifest)
         .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
     crate::cli::ignore_model_traffic(&out)?;
