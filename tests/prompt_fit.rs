@@ -45,6 +45,33 @@ fn run_get(server: &ScriptedServer, extra: &[&str]) -> (i32, String, Session, te
     (output.status.code().unwrap_or(-1), stderr, session, dir)
 }
 
+/// A 400 answer with `message` as an OpenAI-style context overflow error.
+fn overflow(message: &str) -> Reply {
+    Reply::Status {
+        status: 400,
+        retry_after: None,
+        retry_after_ms: None,
+        body: Some(format!(
+            r#"{{"error":{{"message":"{message}","code":"context_length_exceeded"}}}}"#
+        )),
+    }
+}
+
+/// The petstore script with the extraction answering `first`, then a context.
+fn extraction_after(first: Reply) -> mastor::llm::scripted::Script {
+    let mut script = petstore_script();
+    let context = context(&["id", "name", "status"], 200, &[(404, "no such pet")]);
+    script.rules.insert(
+        0,
+        Rule {
+            agent: Some("extraction".into()),
+            replies: vec![first, Reply::json(context)],
+            ..Rule::default()
+        },
+    );
+    script
+}
+
 fn prompt_text(body: &Value) -> String {
     body["messages"]
         .as_array()
@@ -154,25 +181,9 @@ async fn a_prompt_that_cannot_fit_is_never_sent() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_says_the_context_was_exceeded_gets_a_smaller_prompt() {
-    let mut script = petstore_script();
-    let overflow = Reply::Status {
-        status: 400,
-        retry_after: None,
-        retry_after_ms: None,
-        body: Some(
-            r#"{"error":{"message":"Requested tokens (9000) exceed context window of 8192","code":"context_length_exceeded"}}"#
-                .into(),
-        ),
-    };
-    let context = context(&["id", "name", "status"], 200, &[(404, "no such pet")]);
-    script.rules.insert(
-        0,
-        Rule {
-            agent: Some("extraction".into()),
-            replies: vec![overflow, Reply::json(context)],
-            ..Rule::default()
-        },
-    );
+    let script = extraction_after(overflow(
+        "Requested tokens (9000) exceed context window of 8192",
+    ));
     let server = ScriptedServer::start(script).await.unwrap();
     let (code, stderr, _session, _dir) =
         tokio::task::block_in_place(|| run_get(&server, &["--context-window", "8192"]));
@@ -185,24 +196,10 @@ async fn a_server_that_says_the_context_was_exceeded_gets_a_smaller_prompt() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_window_named_only_in_the_servers_overflow_error_is_learned() {
-    let mut script = petstore_script();
-    let overflow = Reply::Status {
-        status: 400,
-        retry_after: None,
-        retry_after_ms: None,
-        body: Some(format!(
-            r#"{{"error":{{"message":"This model's maximum context length is {WINDOW} tokens. However, you requested 13000 tokens (12488 in the messages, 512 in the completion).","code":"context_length_exceeded"}}}}"#
-        )),
-    };
-    let context = context(&["id", "name", "status"], 200, &[(404, "no such pet")]);
-    script.rules.insert(
-        0,
-        Rule {
-            agent: Some("extraction".into()),
-            replies: vec![overflow, Reply::json(context)],
-            ..Rule::default()
-        },
-    );
+    let script = extraction_after(overflow(&format!(
+        "This model's maximum context length is {WINDOW} tokens. However, you requested \
+         13000 tokens (12488 in the messages, 512 in the completion)."
+    )));
     let server = ScriptedServer::start(script).await.unwrap();
     let (code, stderr, _session, _dir) = tokio::task::block_in_place(|| run_get(&server, &[]));
     assert_eq!(code, 0, "{stderr}");

@@ -104,25 +104,33 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn secrets_never_reach_the_model_or_the_session() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = project_with_secrets(dir.path());
-    let server = ScriptedServer::start(petstore_script()).await.unwrap();
-    let out = dir.path().join("session");
-    let args = [
+/// Runs the pipeline on the planted project against `server`; returns the session dir.
+fn run_planted(server: &ScriptedServer, dir: &Path, extra: &[&str]) -> std::path::PathBuf {
+    let project = project_with_secrets(dir);
+    let out = dir.join("session");
+    let mut args = vec![
         "run",
         project.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
         "--op",
         GET,
-        "--op",
-        POST,
     ];
-    let output = tokio::task::block_in_place(|| mastor(&server.base_url(), dir.path(), &args));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    args.extend_from_slice(extra);
+    let output = mastor(&server.base_url(), dir, &args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_never_reach_the_model_or_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(petstore_script()).await.unwrap();
+    let out = tokio::task::block_in_place(|| run_planted(&server, dir.path(), &["--op", POST]));
     let sent = all_request_text(&server);
     assert!(sent.contains("PetHandler"), "the handler was sent");
     assert!(
@@ -193,25 +201,10 @@ fn scan_lists_what_was_redacted_and_the_refused_seed_files() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_seed_data_sends_none() {
     let dir = tempfile::tempdir().unwrap();
-    let project = project_with_secrets(dir.path());
     let server = ScriptedServer::start(petstore_script()).await.unwrap();
-    let out = dir.path().join("session");
-    let args = [
-        "run",
-        project.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--op",
-        GET,
-        "--no-seed-data",
-        "--no-multi-op",
-    ];
-    let output = tokio::task::block_in_place(|| mastor(&server.base_url(), dir.path(), &args));
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    tokio::task::block_in_place(|| {
+        run_planted(&server, dir.path(), &["--no-seed-data", "--no-multi-op"])
+    });
     let sent = all_request_text(&server);
     assert!(!sent.contains("INSERT INTO"), "seed data was sent");
 }

@@ -49,28 +49,7 @@ impl Journal {
             source,
         })?;
         line.push(b'\n');
-        // A panic in another appender cannot leave the file handle half-used: every
-        // write is a single call, so the poisoned state carries no broken invariant.
-        let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        if guard.is_none() {
-            repair_tail(&self.path)?;
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&self.path)
-                .map_err(|e| StoreError::io("open", &self.path, e))?;
-            *guard = Some(file);
-        }
-        let Some(file) = guard.as_mut() else {
-            return Ok(());
-        };
-        file.write_all(&line)
-            .map_err(|e| StoreError::io("append to", &self.path, e))?;
-        if self.durable {
-            file.sync_data()
-                .map_err(|e| StoreError::io("sync", &self.path, e))?;
-        }
-        Ok(())
+        self.write_lines(&line)
     }
 
     /// Appends many records as lines with one write (and one fsync for a durable
@@ -87,6 +66,14 @@ impl Journal {
         if lines.is_empty() {
             return Ok(());
         }
+        self.write_lines(&lines)
+    }
+
+    /// Writes whole lines with one `write` (and one fsync for a durable journal),
+    /// repairing a torn tail first on the first write.
+    fn write_lines(&self, lines: &[u8]) -> Result<(), StoreError> {
+        // A panic in another appender cannot leave the file handle half-used: every
+        // write is a single call, so the poisoned state carries no broken invariant.
         let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
             repair_tail(&self.path)?;
@@ -100,7 +87,7 @@ impl Journal {
         let Some(file) = guard.as_mut() else {
             return Ok(());
         };
-        file.write_all(&lines)
+        file.write_all(lines)
             .map_err(|e| StoreError::io("append to", &self.path, e))?;
         if self.durable {
             file.sync_data()
