@@ -446,7 +446,7 @@ fn load_sources(view: &mut SessionView) {
         .canonicalize()
         .unwrap_or_else(|_| view.project_root.clone());
     for rel in wanted {
-        let path = match confined(&root, &rel) {
+        let path = match super::confine::confined(&root, &rel) {
             Ok(path) => path,
             Err(why) => {
                 view.warnings.push(format!("{rel}: {why}; not shown"));
@@ -474,63 +474,11 @@ fn load_sources(view: &mut SessionView) {
     }
 }
 
-/// `rel` resolved under the (canonical) project `root`, or why it may not be read: a
-/// suite file can name any path in `evidence_refs`, and the workbench must show only the
-/// project's own files (no `../../etc/passwd`, no absolute paths, no symlinks out).
-pub fn confined(root: &Path, rel: &str) -> Result<PathBuf, String> {
-    let joined = root.join(rel);
-    let real = match joined.canonicalize() {
-        Ok(p) => p,
-        // Missing files are reported by the read; only their spelling is checked here.
-        Err(_) if !rel.contains("..") && Path::new(rel).is_relative() => return Ok(joined),
-        Err(_) => return Err("points outside the project root".into()),
-    };
-    if real.starts_with(root) {
-        Ok(real)
-    } else {
-        Err(format!(
-            "points outside the project root {} (to {})",
-            root.display(),
-            real.display()
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::Manifest;
     use serde_json::json;
-
-    #[test]
-    fn evidence_paths_stay_inside_the_project() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("proj");
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("src/A.java"), "class A {}").unwrap();
-        std::fs::write(dir.path().join("secret.txt"), "s").unwrap();
-        let root = root.canonicalize().unwrap();
-        assert_eq!(
-            confined(&root, "src/A.java").unwrap(),
-            root.join("src/A.java")
-        );
-        assert!(
-            confined(&root, "src/Missing.java").is_ok(),
-            "missing is the reader's error"
-        );
-        assert!(confined(&root, "../secret.txt").is_err());
-        assert!(confined(&root, "../../../../etc/passwd").is_err());
-        assert!(confined(&root, "/etc/passwd").is_err());
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink(dir.path().join("secret.txt"), root.join("src/link"))
-                .unwrap();
-            assert!(
-                confined(&root, "src/link").is_err(),
-                "a symlink out is refused"
-            );
-        }
-    }
 
     #[test]
     fn a_ref_outside_the_project_is_not_read_and_says_why() {

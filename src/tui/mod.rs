@@ -15,6 +15,7 @@
 
 pub mod action;
 pub mod config;
+pub mod confine;
 pub mod driver;
 pub mod export;
 pub mod filters;
