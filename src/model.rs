@@ -191,6 +191,29 @@ pub struct SourceContext {
     pub response_schema_pending: Vec<PendingClaim>,
 }
 
+/// The part of a [`SourceContext`] the oracle generators and challengers may read: the
+/// source-verified parameters and response schema, never the pending claims (paper
+/// 4.2: "oracle-generation agents read only the source-verified fields"). A pending
+/// claim is the spec's word the code did not confirm; shown to a generator as a fact, it
+/// turns into oracles that fail on a correct program.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct VerifiedContext<'a> {
+    pub op_id: &'a str,
+    pub request_params: &'a [ContextParam],
+    pub response_schema: &'a ResponseSchema,
+}
+
+impl SourceContext {
+    /// The verified part, for prompts.
+    pub fn verified(&self) -> VerifiedContext<'_> {
+        VerifiedContext {
+            op_id: &self.op_id,
+            request_params: &self.request_params,
+            response_schema: &self.response_schema,
+        }
+    }
+}
+
 /// The request an oracle sends. Keys outside these four are stripped by normalization.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct OracleInput {

@@ -45,8 +45,13 @@ fn inputs(ctx: &AgentCtx, group_id: &str) -> Result<Inputs, String> {
     })
 }
 
+/// The group's contexts for a prompt: verified parts only (no pending claims).
 fn contexts_json(inp: &Inputs) -> String {
-    let ordered: std::collections::BTreeMap<_, _> = inp.contexts.iter().collect();
+    let ordered: std::collections::BTreeMap<_, _> = inp
+        .contexts
+        .iter()
+        .map(|(op, c)| (op, c.verified()))
+        .collect();
     to_prompt_json(&ordered)
 }
 

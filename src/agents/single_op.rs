@@ -52,7 +52,7 @@ fn current_suite(ctx: &AgentCtx, op_id: &str, purpose: &str) -> Result<SuiteReco
 /// First generation; returns how many oracles survived normalization.
 pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let inp = inputs(ctx, op_id)?;
-    let context_json = to_prompt_json(&inp.context);
+    let context_json = to_prompt_json(&inp.context.verified());
     let answer = ctx
         .call::<serde_json::Value>(
             "single_op",
@@ -86,7 +86,7 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
 pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let inp = inputs(ctx, op_id)?;
     let mut suite = current_suite(ctx, op_id, "review")?;
-    let context_json = to_prompt_json(&inp.context);
+    let context_json = to_prompt_json(&inp.context.verified());
     let oracles_json = to_prompt_json(&suite.oracles);
     let test_ids: Vec<&str> = suite.oracles.iter().map(|o| o.test_id.as_str()).collect();
     let schema =
@@ -129,7 +129,7 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
         .iter()
         .filter(|o| flagged_ids.contains(&o.test_id))
         .collect();
-    let context_json = to_prompt_json(&inp.context);
+    let context_json = to_prompt_json(&inp.context.verified());
     let flagged_json = to_prompt_json(&flagged);
     let hints_json = to_prompt_json(&hints);
     let answer = ctx
