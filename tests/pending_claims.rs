@@ -1,6 +1,8 @@
-//! Pending claims never reach the oracle generators or the challengers (paper 4.2:
-//! "oracle-generation agents read only the source-verified fields"). They stay in the
-//! session's context for the reviewer.
+//! What the generating and reviewing agents read. Pending claims never reach the oracle
+//! generators or the challengers (paper 4.2: "oracle-generation agents read only the
+//! source-verified fields"); they stay in the session's context for the reviewer. Every
+//! generating or reviewing agent reads the source bundle and the seed data (paper 7.3.2),
+//! regenerations included, so a revised oracle is reasoned from what the original was.
 
 mod support;
 
@@ -74,7 +76,18 @@ async fn no_prompt_after_extraction_carries_a_pending_claim() {
             "{agent} did not run: {agents_seen:?}"
         );
     }
-    // The reviewer still sees them.
+    // Every generating or reviewing agent got the source and the seed data.
+    let handler = format!("// ===== FILE: {PET_HANDLER} (");
+    for r in server.requests() {
+        let agent = r.agent.clone().unwrap_or_default();
+        if matches!(agent.as_str(), "discovery" | "extraction" | "semantic") {
+            continue;
+        }
+        let body = r.body.to_string();
+        assert!(body.contains(&handler), "{agent} has no source bundle");
+        assert!(body.contains("SEED DATA:"), "{agent} has no seed data");
+    }
+    // The reviewer still sees the pending claims.
     let session = Session::open(&out).unwrap();
     let saved = session.read_context(GET).unwrap().unwrap();
     assert_eq!(saved.response_schema_pending.len(), 1);

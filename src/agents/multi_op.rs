@@ -17,6 +17,8 @@ struct Inputs {
     record: GroupRecord,
     contexts: HashMap<String, SourceContext>,
     bundle: BundleIndex,
+    /// The group's operations' bundles merged, each file once, for the prompts.
+    bundle_text: String,
 }
 
 fn inputs(ctx: &AgentCtx, group_id: &str) -> Result<Inputs, String> {
@@ -28,6 +30,8 @@ fn inputs(ctx: &AgentCtx, group_id: &str) -> Result<Inputs, String> {
         .ok_or_else(|| format!("no group {group_id}"))?;
     let mut contexts = HashMap::new();
     let mut files = BundleIndex::default();
+    let mut bundle_text = String::new();
+    let mut seen = std::collections::BTreeSet::new();
     for step in &group.sequence {
         if let Some(c) = board.contexts.get(&step.op_id) {
             contexts.insert(step.op_id.clone(), c.clone());
@@ -35,6 +39,11 @@ fn inputs(ctx: &AgentCtx, group_id: &str) -> Result<Inputs, String> {
         let discovered = board.discovered.get(&step.op_id).map(|(_, f)| f.as_str());
         if let Some(b) = ctx.project.bundle_for(&step.op_id, discovered) {
             files.files.extend(bundle_index(&b).files);
+            for chunk in crate::agents::fit::split_bundle(&b.text).1 {
+                if seen.insert(chunk.path.to_string()) {
+                    bundle_text.push_str(chunk.text);
+                }
+            }
         }
     }
     Ok(Inputs {
@@ -42,6 +51,7 @@ fn inputs(ctx: &AgentCtx, group_id: &str) -> Result<Inputs, String> {
         record,
         contexts,
         bundle: files,
+        bundle_text,
     })
 }
 
@@ -100,6 +110,8 @@ pub async fn generate(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> {
                 ("pattern", &pattern),
                 ("sequence", &sequence),
                 ("contexts", &contexts),
+                ("seed_data", &ctx.project.seed_data),
+                ("bundle", &inp.bundle_text),
             ],
             Some(multi_schema(ctx, &inp)),
         )
@@ -132,6 +144,8 @@ pub async fn challenge(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> 
             &[
                 ("group_id", group_id),
                 ("contexts", &contexts),
+                ("seed_data", &ctx.project.seed_data),
+                ("bundle", &inp.bundle_text),
                 ("oracles", &oracles),
             ],
             Some(schema),
@@ -174,6 +188,8 @@ pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
             &[
                 ("group_id", group_id),
                 ("contexts", &contexts),
+                ("seed_data", &ctx.project.seed_data),
+                ("bundle", &inp.bundle_text),
                 ("flagged", &flagged_json),
                 ("hints", &hints_json),
             ],

@@ -99,6 +99,8 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
                 ("op_id", op_id),
                 ("context", &context_json),
                 ("oracles", &oracles_json),
+                ("seed_data", &ctx.project.seed_data),
+                ("bundle", &inp.bundle.text),
             ],
             Some(schema),
         )
@@ -141,6 +143,8 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
                 ("context", &context_json),
                 ("flagged", &flagged_json),
                 ("hints", &hints_json),
+                ("seed_data", &ctx.project.seed_data),
+                ("bundle", &inp.bundle.text),
             ],
             Some(
                 schemas::for_single_op(ctx.project.op(op_id), Some(&inp.context)).noted(
