@@ -159,6 +159,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_grouping_rule_admits_the_papers_lifecycle_pattern() {
+        let r = Prompts::embedded()
+            .render("semantic", &[("contexts", "")])
+            .unwrap();
+        // The old rule ("removing any one step makes a later step fail") ruled out the
+        // middle read of create → read → update → delete.
+        assert!(!r.system.contains("removing any one step"), "{}", r.system);
+        assert!(r.system.contains("read after a create, update or delete"));
+        assert!(r.system.contains("lifecycle is valid"));
+    }
+
+    #[test]
     fn every_embedded_prompt_has_both_parts() {
         for (name, text) in EMBEDDED {
             let (system, user) = text.split_once(USER_MARKER).expect(name);

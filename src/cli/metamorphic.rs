@@ -16,22 +16,37 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Named sets of stopping criteria. `paper` is ARMeta's (plateau 5, a 30-minute time
+/// budget, no iteration cap); `quick` is a short session for trying things out (plateau 2,
+/// at most 5 iterations, no time budget). Explicit flags override either.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Preset {
+    #[default]
+    Paper,
+    Quick,
+}
+
 /// Stopping criteria and batch size, shared with `mastor run --metamorphic`.
 #[derive(Debug, Clone, Args)]
 pub struct LoopArgs {
-    /// Stop after this many iterations.
-    #[arg(long, default_value_t = 5, value_name = "N")]
-    pub max_iterations: usize,
+    /// Stopping criteria to start from: `paper` (ARMeta: plateau 5, 30-minute budget, no
+    /// iteration cap) or `quick` (plateau 2, 5 iterations).
+    #[arg(long, value_enum, default_value_t = Preset::Paper)]
+    pub preset: Preset,
+    /// Stop after this many iterations [default: none (paper), 5 (quick)].
+    #[arg(long, value_name = "N")]
+    pub max_iterations: Option<usize>,
     /// Stop when this share of the spec's operations has been exercised (0..1).
     #[arg(long, default_value_t = 1.0, value_name = "SHARE")]
     pub coverage: f64,
-    /// Stop after this many iterations in a row without a new test or coverage gain.
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    pub plateau: usize,
+    /// Stop after this many iterations in a row without a new test or coverage gain
+    /// [default: 5 (paper), 2 (quick)].
+    #[arg(long, value_name = "N")]
+    pub plateau: Option<usize>,
     /// Request budget against the API for the whole session.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub budget: usize,
-    /// Time budget of the session in seconds.
+    /// Time budget of the session in seconds [default: 1800 (paper), none (quick)].
     #[arg(long, value_name = "SECS")]
     pub time_budget: Option<u64>,
     /// Candidates asked for per iteration.
@@ -51,13 +66,20 @@ impl LoopArgs {
                 self.coverage
             ));
         }
+        let (plateau, time_budget, max_iterations) = match self.preset {
+            Preset::Paper => (5, Some(1800), None),
+            Preset::Quick => (2, None, Some(5)),
+        };
         Ok(LoopConfig {
             criteria: StopCriteria {
                 coverage: self.coverage,
-                plateau: self.plateau,
+                plateau: self.plateau.unwrap_or(plateau),
                 request_budget: Some(self.budget),
-                time_budget: self.time_budget.map(Duration::from_secs),
-                max_iterations: self.max_iterations.max(1),
+                time_budget: self.time_budget.or(time_budget).map(Duration::from_secs),
+                max_iterations: self
+                    .max_iterations
+                    .or(max_iterations)
+                    .map_or(usize::MAX, |n| n.max(1)),
             },
             batch: self.batch.max(1),
             run: RunConfig {
@@ -284,4 +306,38 @@ pub fn print_report(
     }
     println!("session: {}", session_dir.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        l: LoopArgs,
+    }
+
+    fn criteria(args: &[&str]) -> StopCriteria {
+        let cli = Cli::parse_from(std::iter::once("x").chain(args.iter().copied()));
+        cli.l.config("http://127.0.0.1:1").unwrap().criteria
+    }
+
+    #[test]
+    fn defaults_are_armetas_and_quick_is_a_named_preset() {
+        let paper = criteria(&[]);
+        assert_eq!(paper.plateau, 5);
+        assert_eq!(paper.time_budget, Some(Duration::from_secs(1800)));
+        assert_eq!(paper.max_iterations, usize::MAX, "no iteration cap");
+        let quick = criteria(&["--preset", "quick"]);
+        assert_eq!(
+            (quick.plateau, quick.time_budget, quick.max_iterations),
+            (2, None, 5)
+        );
+        let mixed = criteria(&["--preset", "quick", "--plateau", "3", "--time-budget", "60"]);
+        assert_eq!(mixed.plateau, 3);
+        assert_eq!(mixed.time_budget, Some(Duration::from_secs(60)));
+        assert_eq!(mixed.max_iterations, 5);
+    }
 }
