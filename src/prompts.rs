@@ -171,6 +171,61 @@ mod tests {
     }
 
     #[test]
+    fn the_answer_format_is_specified_where_it_was_ambiguous() {
+        let p = Prompts::embedded();
+        let single = p
+            .render(
+                "single_op",
+                &[
+                    ("bundle", ""),
+                    ("seed_data", ""),
+                    ("op_id", "GET /a"),
+                    ("context", ""),
+                ],
+            )
+            .unwrap()
+            .system;
+        assert!(
+            single.contains(r#""type": "field", "field_path""#),
+            "a field assertion example"
+        );
+        assert!(single.contains("matches is a search"));
+        assert!(single.contains("a 204 has no body"));
+        assert!(single.contains("a list repeats the key"));
+        assert!(single.contains("one live server that keeps its state"));
+        let multi = p
+            .render(
+                "multi_op",
+                &[
+                    ("bundle", ""),
+                    ("seed_data", ""),
+                    ("group_id", "g"),
+                    ("pattern", "p"),
+                    ("sequence", ""),
+                    ("contexts", ""),
+                ],
+            )
+            .unwrap()
+            .system;
+        assert!(multi.contains("inside a longer string"));
+        assert!(multi.contains("numbered from 0"));
+        let review = p
+            .render(
+                "multi_op_challenger",
+                &[
+                    ("bundle", ""),
+                    ("seed_data", ""),
+                    ("group_id", "g"),
+                    ("contexts", ""),
+                    ("oracles", ""),
+                ],
+            )
+            .unwrap()
+            .system;
+        assert!(review.contains("counting from 0"));
+    }
+
+    #[test]
     fn every_embedded_prompt_has_both_parts() {
         for (name, text) in EMBEDDED {
             let (system, user) = text.split_once(USER_MARKER).expect(name);
