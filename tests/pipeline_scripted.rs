@@ -126,6 +126,16 @@ async fn full_pipeline_on_petstore() {
     assert_eq!(s["multi_op_oracles"], 1);
     assert_eq!(s["status_assertions"], 5);
     assert_eq!(s["field_assertions"], 2);
+    // Table 9 counts entries by primary assertion type: 2 with a field assertion.
+    assert_eq!(s["field_oracles"], 2);
+    assert_eq!(s["status_oracles"], 3);
+    let sizes: u64 = s["multi_op_sizes"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(sizes, 1, "one multi-op oracle in the size distribution");
     assert_eq!(s["groups"], 1);
     assert_eq!(s["ledger"]["total"]["calls"], server.calls() as u64);
     assert!(s["compression"][2].as_f64().unwrap() > 30.0);

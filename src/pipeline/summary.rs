@@ -29,10 +29,20 @@ pub struct Summary {
     pub failed_groups: BTreeMap<String, String>,
     pub single_op_oracles: usize,
     pub by_strategy: BTreeMap<String, usize>,
-    /// Status assertions over all single-op oracles (paper Table 9 #Status).
+    /// Single-op oracle entries whose primary assertion type is status: no field
+    /// assertion (paper Table 9 #Status counts entries, not assertions).
+    #[serde(default)]
+    pub status_oracles: usize,
+    /// Single-op oracle entries with at least one field assertion (Table 9 #Field).
+    #[serde(default)]
+    pub field_oracles: usize,
+    /// Status assertions over all single-op oracles (an extra column beside Table 9).
     pub status_assertions: usize,
-    /// Field assertions over all single-op oracles (#Field).
+    /// Field assertions over all single-op oracles (an extra column beside Table 9).
     pub field_assertions: usize,
+    /// Multi-op oracles by their number of steps: steps → oracles.
+    #[serde(default)]
+    pub multi_op_sizes: BTreeMap<usize, usize>,
     pub groups: usize,
     /// Multi-op oracles (#Multi-Op).
     pub multi_op_oracles: usize,
@@ -71,11 +81,20 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
             for o in &suite.oracles {
                 let strategy = o.oracle_strategy.map_or("none", strategy_name);
                 *s.by_strategy.entry(strategy.to_string()).or_default() += 1;
+                let mut has_field = false;
                 for a in &o.assertions {
                     match a {
                         Assertion::Status { .. } => s.status_assertions += 1,
-                        Assertion::Field { .. } => s.field_assertions += 1,
+                        Assertion::Field { .. } => {
+                            s.field_assertions += 1;
+                            has_field = true;
+                        }
                     }
+                }
+                if has_field {
+                    s.field_oracles += 1;
+                } else {
+                    s.status_oracles += 1;
                 }
             }
             for n in suite.normalization {
@@ -92,6 +111,9 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
         if let Some(g) = session.read_group(gid)? {
             s.groups += 1;
             s.multi_op_oracles += g.oracles.len();
+            for o in &g.oracles {
+                *s.multi_op_sizes.entry(o.steps.len()).or_default() += 1;
+            }
             s.regenerated += g.regenerated.len();
             s.hints += g.review.map_or(0, |r| r.hints.len());
             for n in g.normalization {
@@ -204,9 +226,22 @@ impl fmt::Display for Summary {
         );
         let _ = writeln!(
             out,
-            "  #Status {}  #Field {}  #Multi-Op {}",
-            self.status_assertions, self.field_assertions, self.multi_op_oracles
+            "  #Status {}  #Field {}  #Multi-Op {}  (oracle entries by primary assertion type)",
+            self.status_oracles, self.field_oracles, self.multi_op_oracles
         );
+        let _ = writeln!(
+            out,
+            "  assertions: {} status, {} field",
+            self.status_assertions, self.field_assertions
+        );
+        if !self.multi_op_sizes.is_empty() {
+            let sizes: Vec<String> = self
+                .multi_op_sizes
+                .iter()
+                .map(|(steps, n)| format!("{n} of {steps} steps"))
+                .collect();
+            let _ = writeln!(out, "  multi-op sizes: {}", sizes.join(", "));
+        }
         let _ = writeln!(
             out,
             "Challenger: {} hints, {} oracles regenerated",
