@@ -156,6 +156,13 @@ async fn refiner_drops_an_operation_the_spec_lacks_with_its_reason() {
     );
     assert_eq!(stop(&r), "max_iterations");
     assert_eq!(iterations(&r), 1);
+    // ARMeta's counts: 4 written, the ghost dropped, mr_7 a duplicate, 2 kept and run.
+    assert_eq!(
+        r["counts"],
+        json!({"hlmts_generated": 4, "dropped": 1, "duplicates_dropped": 1, "kept": 2,
+               "emts_executed": 2}),
+        "{r}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

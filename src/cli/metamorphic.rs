@@ -254,6 +254,29 @@ pub fn problems(report: &MrReport) -> Vec<String> {
     out
 }
 
+/// ARMeta's counts: HLMTs (high-level metamorphic tests) the generator wrote, those
+/// dropped by the spec checks and the refiner, duplicates of earlier tests dropped
+/// before execution, tests kept, and EMTs (executable tests) actually run.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PaperCounts {
+    pub hlmts_generated: usize,
+    pub dropped: usize,
+    pub duplicates_dropped: usize,
+    pub kept: usize,
+    pub emts_executed: usize,
+}
+
+/// The counts of `report`, comparable with the paper's.
+pub fn paper_counts(report: &MrReport) -> PaperCounts {
+    PaperCounts {
+        hlmts_generated: report.iterations.iter().map(|i| i.candidates).sum(),
+        dropped: report.iterations.iter().map(|i| i.dropped.len()).sum(),
+        duplicates_dropped: report.iterations.iter().map(|i| i.duplicates.len()).sum(),
+        kept: report.tests.len(),
+        emts_executed: report.verdicts.len(),
+    }
+}
+
 /// Prints the session summary: iterations, tests, coverage, outcomes, cost.
 pub fn print_report(
     report: &MrReport,
@@ -264,6 +287,7 @@ pub fn print_report(
     if json {
         let mut v = serde_json::to_value(report)?;
         v["cost"] = serde_json::to_value(cost)?;
+        v["counts"] = serde_json::to_value(paper_counts(report))?;
         v["session"] = serde_json::Value::from(session_dir.display().to_string());
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
@@ -285,9 +309,12 @@ pub fn print_report(
         "outcomes: {} passed, {} relation violated, {} execution failed",
         o.passed, o.relation_violated, o.execution_failed
     );
-    let dropped: usize = report.iterations.iter().map(|i| i.dropped.len()).sum();
-    let duplicates: usize = report.iterations.iter().map(|i| i.duplicates.len()).sum();
-    println!("candidates: {dropped} dropped, {duplicates} duplicates of earlier tests");
+    let c = paper_counts(report);
+    println!(
+        "HLMTs: {} generated, {} dropped by the checks, {} duplicates dropped before \
+         execution, {} kept; EMTs executed: {}",
+        c.hlmts_generated, c.dropped, c.duplicates_dropped, c.kept, c.emts_executed
+    );
     println!(
         "model: {} calls, {} + {} tokens, ${:.4}",
         cost.calls, cost.prompt_tokens, cost.completion_tokens, cost.cost_usd

@@ -218,6 +218,8 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
         if args.json {
             let mut v = serde_json::to_value(&summary)?;
             v["metamorphic"] = serde_json::to_value(&report)?;
+            v["metamorphic"]["counts"] =
+                serde_json::to_value(crate::cli::metamorphic::paper_counts(&report))?;
             println!("{}", serde_json::to_string_pretty(&v)?);
         } else {
             crate::cli::metamorphic::print_report(&report, &cost, false, session.dir())?;
