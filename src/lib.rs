@@ -10,6 +10,7 @@ pub mod export;
 pub mod llm;
 pub mod metamorphic;
 pub mod model;
+pub mod oracle;
 pub mod pipeline;
 pub mod prompts;
 pub mod runner;

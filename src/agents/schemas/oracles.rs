@@ -6,7 +6,7 @@ use super::fixed::{self, FIELD_OPS};
 use super::{CallSchema, closed_object, enum_of, string};
 use crate::agents::groups::Group;
 use crate::model::{SourceContext, SpecOperation};
-use crate::runner::path::FieldPath;
+use crate::oracle::path::FieldPath;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashMap};
 
