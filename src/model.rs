@@ -509,6 +509,23 @@ pub enum RelationOp {
     SameShape,
 }
 
+impl RelationOp {
+    /// Every operator, in declaration order (for schemas and help texts).
+    pub const ALL: [RelationOp; 11] = [
+        RelationOp::Equals,
+        RelationOp::NotEquals,
+        RelationOp::Contains,
+        RelationOp::NotContains,
+        RelationOp::Subset,
+        RelationOp::CountDiff,
+        RelationOp::Greater,
+        RelationOp::GreaterOrEqual,
+        RelationOp::Less,
+        RelationOp::LessOrEqual,
+        RelationOp::SameShape,
+    ];
+}
+
 /// One relation `left op right` over the outputs of a metamorphic test. Operands are
 /// documented in `runner::relations` (`seed[0].body.id`, `follow_up[1].status`); when
 /// `right` is empty, `value` is the right operand (and for `count_diff` the difference).
@@ -579,5 +596,26 @@ mod tests {
     #[test]
     fn op_id_uppercases_method() {
         assert_eq!(op_id("get", "/a/{b}"), "GET /a/{b}");
+    }
+
+    #[test]
+    fn relation_op_all_lists_every_operator_once() {
+        // The match is exhaustive: a new operator fails to compile here until listed.
+        let position = |op: RelationOp| match op {
+            RelationOp::Equals => 0,
+            RelationOp::NotEquals => 1,
+            RelationOp::Contains => 2,
+            RelationOp::NotContains => 3,
+            RelationOp::Subset => 4,
+            RelationOp::CountDiff => 5,
+            RelationOp::Greater => 6,
+            RelationOp::GreaterOrEqual => 7,
+            RelationOp::Less => 8,
+            RelationOp::LessOrEqual => 9,
+            RelationOp::SameShape => 10,
+        };
+        for (i, op) in RelationOp::ALL.iter().enumerate() {
+            assert_eq!(position(*op), i);
+        }
     }
 }

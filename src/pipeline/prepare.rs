@@ -37,8 +37,6 @@ pub struct Prepared {
     pub seed_data: String,
     /// op_ids this run covers: not excluded, and within `--op` when given.
     pub selected: Vec<String>,
-    /// Direct dependencies per file path, computed on first use (prompt fitting).
-    file_deps: std::sync::OnceLock<BTreeMap<String, Vec<String>>>,
 }
 
 impl Prepared {
@@ -87,37 +85,20 @@ impl Prepared {
             .filter(|o| only.is_empty() || only.contains(&o.op_id))
             .map(|o| o.op_id.clone())
             .collect();
-        let seed_data = crate::source::redact::read_seed(
-            root,
-            &analysis.report.seed_files,
-            crate::source::SEED_SCAN_CAP,
-        )
-        .text;
+        let seed_data = analysis.seed_data.clone();
         Ok(Self {
             root: root.to_path_buf(),
             spec,
             analysis,
             seed_data,
             selected,
-            file_deps: std::sync::OnceLock::new(),
         })
     }
 
     /// The project files each file uses directly (imports and referenced types), by path:
     /// the graph by which a bundle too large for the model is cut, nearest files kept.
     pub fn file_deps(&self) -> &BTreeMap<String, Vec<String>> {
-        self.file_deps.get_or_init(|| {
-            let files = &self.analysis.files;
-            let index = crate::source::index::TypeIndex::new(files);
-            crate::source::closure::direct_deps(&index)
-                .into_iter()
-                .enumerate()
-                .map(|(i, deps)| {
-                    let paths = deps.into_iter().map(|d| files[d].path.clone()).collect();
-                    (files[i].path.clone(), paths)
-                })
-                .collect()
-        })
+        &self.analysis.file_deps
     }
 
     /// The handler file of `op_id`: the static match's, else the entry file in whose

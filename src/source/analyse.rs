@@ -42,6 +42,12 @@ pub struct Analysis {
     /// Parsed summaries of every Java file, in path order.
     pub files: Vec<JavaFile>,
     pub routes: Vec<Route>,
+    /// Project files each file uses directly, by path: the graph by which a bundle too
+    /// large for a model is cut (nearest files kept).
+    pub file_deps: BTreeMap<String, Vec<String>>,
+    /// Seed data as a prompt may carry it: allowlisted, redacted, capped (see
+    /// `redact::read_seed`); "(none)" when there is none.
+    pub seed_data: String,
 }
 
 /// What the analysis needs to know about the spec besides its operations.
@@ -270,6 +276,12 @@ pub fn analyse_operations(
         .collect();
     let seed = super::redact::read_seed(root, &inventory.seed_files, SEED_SCAN_CAP);
     redactions.extend(seed.redactions);
+    let file_deps = (0..files.len())
+        .map(|fi| {
+            let deps = closures.deps(fi).iter().map(|&d| files[d].path.clone());
+            (files[fi].path.clone(), deps.collect())
+        })
+        .collect();
     let report = ScanReport {
         spec: SpecSummary {
             file: spec.file.clone(),
@@ -295,5 +307,7 @@ pub fn analyse_operations(
         entry_bundles,
         files,
         routes,
+        file_deps,
+        seed_data: seed.text,
     })
 }

@@ -15,23 +15,10 @@ const MAX_FOLLOW_UP: usize = 3;
 
 /// Relation operators, as `model::RelationOp` serializes them.
 fn relation_ops() -> Vec<Value> {
-    use RelationOp::*;
-    [
-        Equals,
-        NotEquals,
-        Contains,
-        NotContains,
-        Subset,
-        CountDiff,
-        Greater,
-        GreaterOrEqual,
-        Less,
-        LessOrEqual,
-        SameShape,
-    ]
-    .iter()
-    .filter_map(|op| serde_json::to_value(op).ok())
-    .collect()
+    RelationOp::ALL
+        .iter()
+        .filter_map(|op| serde_json::to_value(op).ok())
+        .collect()
 }
 
 /// Property names of the operation's first 2xx response schema (through `items`).
