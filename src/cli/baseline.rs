@@ -13,9 +13,9 @@ use crate::llm::{LlmArgs, LlmClient, LlmConfig};
 use crate::pipeline::prepare::Prepared;
 use crate::prompts::Prompts;
 use crate::spec::Exclusions;
-use crate::store::{Manifest, Session};
+use crate::store::Manifest;
 use clap::{Args, Subcommand};
-use color_eyre::eyre::{WrapErr, eyre};
+use color_eyre::eyre::eyre;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -87,10 +87,7 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
         project.spec.file.display().to_string(),
     );
     // One writer per session: held until this command is done with it.
-    let _lock = crate::store::SessionLock::acquire(&out, "mastor baseline")?;
-    let session = Session::open_or_create(&out, manifest)
-        .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
-    crate::cli::ignore_model_traffic(&out)?;
+    let (_lock, session) = crate::cli::open_model_session(&out, manifest, "mastor baseline")?;
     session.write_operations(&project.analysis.report)?;
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,

@@ -11,7 +11,7 @@ use crate::runner::RunConfig;
 use crate::runner::relations::MrOutcome;
 use crate::store::{Manifest, Session};
 use clap::Args;
-use color_eyre::eyre::{WrapErr, eyre};
+use color_eyre::eyre::eyre;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -169,10 +169,7 @@ pub fn run(args: MetamorphicArgs) -> color_eyre::Result<i32> {
     }
     let manifest = Manifest::new(root.display().to_string(), spec_path.display().to_string());
     // One writer per session: held until this command is done with it.
-    let _lock = crate::store::SessionLock::acquire(&out, "mastor metamorphic")?;
-    let session = Session::open_or_create(&out, manifest)
-        .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
-    crate::cli::ignore_model_traffic(&out)?;
+    let (_lock, session) = crate::cli::open_model_session(&out, manifest, "mastor metamorphic")?;
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,
         None => Prompts::embedded(),

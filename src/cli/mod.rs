@@ -56,18 +56,28 @@ pub fn exit_meaning(code: i32) -> &'static str {
     }
 }
 
-/// Writes a `.gitignore` into a session directory (once) so that the model traffic
-/// (`calls/`: every prompt and answer) and the response cache are not committed with the
-/// reviewed suites by accident.
-pub fn ignore_model_traffic(session_dir: &std::path::Path) -> std::io::Result<()> {
-    let path = session_dir.join(".gitignore");
-    if path.exists() {
-        return Ok(());
+/// Opens (or creates) the session a model-calling command writes to: takes the writer
+/// lock first (held by the returned guard), then writes a `.gitignore` (once) so the
+/// model traffic (`calls/`: every prompt and answer) and the response cache are not
+/// committed with the reviewed suites by accident.
+pub fn open_model_session(
+    out: &std::path::Path,
+    manifest: crate::store::Manifest,
+    command: &str,
+) -> color_eyre::Result<(crate::store::SessionLock, crate::store::Session)> {
+    use color_eyre::eyre::WrapErr;
+    let lock = crate::store::SessionLock::acquire(out, command)?;
+    let session = crate::store::Session::open_or_create(out, manifest)
+        .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
+    let ignore = out.join(".gitignore");
+    if !ignore.exists() {
+        std::fs::write(
+            &ignore,
+            "# Model traffic (prompts, answers) and the response cache stay out of version control.\ncalls/\ncache/\n",
+        )
+        .wrap_err_with(|| format!("cannot write {}", ignore.display()))?;
     }
-    std::fs::write(
-        path,
-        "# Model traffic (prompts, answers) and the response cache stay out of version control.\ncalls/\ncache/\n",
-    )
+    Ok((lock, session))
 }
 
 /// Top-level command line.

@@ -11,9 +11,9 @@ use crate::pipeline::{driver, summary};
 use crate::prompts::Prompts;
 use crate::spec::Exclusions;
 use crate::store::EventKind;
-use crate::store::{Manifest, Session, SessionLock};
+use crate::store::{Manifest, SessionLock};
 use clap::Args;
-use color_eyre::eyre::{WrapErr, eyre};
+use color_eyre::eyre::eyre;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -136,10 +136,8 @@ pub fn prepare(
         project_dir.display().to_string(),
         project.spec.file.display().to_string(),
     );
-    let lock = SessionLock::acquire(&out, "mastor run")?;
-    let session = Session::open_or_create(&out, manifest)
-        .wrap_err_with(|| format!("cannot open session {}", out.display()))?;
-    crate::cli::ignore_model_traffic(&out)?;
+    // One writer per session: held until this command is done with it.
+    let (lock, session) = crate::cli::open_model_session(&out, manifest, "mastor run")?;
     session.write_operations(&project.analysis.report)?;
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,
