@@ -96,6 +96,7 @@ async fn run_once(root: &Path, out: &Path, concurrency: usize) {
         sink: None,
         max_tokens: None,
         fresh_agents: Default::default(),
+        normalize: Default::default(),
     };
     let session = Arc::clone(&ctx.session);
     let started = Instant::now();

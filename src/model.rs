@@ -406,6 +406,9 @@ pub enum ReviewState {
     Accepted,
     Edited,
     Rejected,
+    /// Set aside by normalization (it references a status or field the verified context
+    /// lacks) and not reviewed yet; accepting or editing it restores it.
+    Dropped,
 }
 
 /// Outcome of one assertion or one whole oracle against a live API.

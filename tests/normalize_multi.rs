@@ -34,13 +34,19 @@ fn context(op_id: &str, fields: &[&str]) -> SourceContext {
 }
 
 fn contexts() -> HashMap<String, SourceContext> {
-    ["POST /pets", "GET /pets/{id}"]
+    let mut create = context("POST /pets", &["id", "name"]);
+    create.response_schema.success_status = Some(201);
+    [("POST /pets".to_string(), create)]
         .into_iter()
-        .map(|op| (op.to_string(), context(op, &["id", "name"])))
         .chain([(
-            "DELETE /pets/{id}".to_string(),
-            context("DELETE /pets/{id}", &[]),
+            "GET /pets/{id}".to_string(),
+            context("GET /pets/{id}", &["id", "name"]),
         )])
+        .chain([("DELETE /pets/{id}".to_string(), {
+            let mut delete = context("DELETE /pets/{id}", &[]);
+            delete.response_schema.success_status = Some(204);
+            delete
+        })])
         .collect()
 }
 
@@ -312,4 +318,57 @@ fn known_ops_from_spec_and_from_ids_agree() {
         Some(vec!["ownerId".to_string(), "petId".to_string()])
     );
     assert_eq!(from_spec.path_params("GET /nope"), None);
+}
+
+#[test]
+fn a_step_status_or_field_the_context_lacks_sets_the_sequence_aside() {
+    let mut status = create_then_get("status");
+    status["steps"][1]["assertions"][0]["expected"] = json!(404);
+    let mut field = create_then_get("field");
+    field["steps"][1]["assertions"][1]["field_path"] = json!("owner.name");
+    let raw = json!([status, field, create_then_get("fine")]);
+    let out = run(raw.clone());
+    assert_eq!(
+        dropped(&out),
+        vec![("status", "unknown_status"), ("field", "unknown_field")]
+    );
+    assert!(
+        out.dropped[0].reason.contains("step #2: status 404"),
+        "{:?}",
+        out.dropped
+    );
+    assert!(out.dropped[1].reason.contains("owner.name"));
+    let kept: Vec<&str> = out.kept.iter().map(|m| m.test_id.as_str()).collect();
+    assert_eq!(kept, vec!["fine"]);
+    let aside: Vec<&str> = out.set_aside.iter().map(|m| m.test_id.as_str()).collect();
+    assert_eq!(
+        aside,
+        vec!["status", "field"],
+        "set aside in normalized form"
+    );
+    assert_eq!(out.set_aside[0].group_id, GROUP);
+
+    // The old behaviour on request: kept, with flags.
+    let opts = mastor::agents::normalize::NormalizeOptions {
+        keep_unreferenced: true,
+    };
+    let keep = mastor::agents::normalize::normalize_multi_with(
+        GROUP,
+        &raw,
+        &contexts(),
+        &known(),
+        &BundleIndex::default(),
+        opts,
+    );
+    assert_eq!(keep.kept.len(), 3);
+    assert!(keep.set_aside.is_empty() && keep.dropped.is_empty());
+    let flagged: Vec<(&str, &str)> = keep
+        .flags
+        .iter()
+        .map(|f| (f.test_id.as_str(), f.rule.as_str()))
+        .collect();
+    assert_eq!(
+        flagged,
+        vec![("status", "unknown_status"), ("field", "unknown_field")]
+    );
 }

@@ -1,6 +1,8 @@
 //! Single-operation normalization: one test per rule, the paper's format, garbage.
 
-use mastor::agents::normalize::{BundleIndex, NormalizeOutcome, normalize_single, rule};
+use mastor::agents::normalize::{
+    BundleIndex, NormalizeOptions, NormalizeOutcome, normalize_single, normalize_single_with, rule,
+};
 use mastor::model::{
     Assertion, ContextField, ErrorCase, Oracle, ResponseSchema, SourceContext, Strategy,
 };
@@ -38,6 +40,19 @@ fn ctx(fields: &[&str], success: Option<u16>, errors: &[u16]) -> SourceContext {
 
 fn bundle() -> BundleIndex {
     BundleIndex::from_files([("src/Pet.java", 50), ("src/PetController.java", 120)])
+}
+
+/// Normalization with `--keep-unreferenced`: unknown fields and statuses are flags.
+fn keep(
+    op: &str,
+    raw: &Value,
+    context: Option<&SourceContext>,
+    bundle: &BundleIndex,
+) -> NormalizeOutcome<Oracle> {
+    let opts = NormalizeOptions {
+        keep_unreferenced: true,
+    };
+    normalize_single_with(op, raw, context, bundle, opts)
 }
 
 fn run(raw: Value) -> NormalizeOutcome<Oracle> {
@@ -249,7 +264,7 @@ fn no_field_fv_bv_drops_only_valid_strategies() {
 }
 
 #[test]
-fn unknown_field_flags_without_dropping() {
+fn unknown_field_flags_when_unreferenced_oracles_are_kept() {
     let raw = json!([{"test_id": "u", "oracle_strategy": "fv",
         "assertions": [{"type": "status", "expected": 200},
                        {"type": "field", "field_path": "owner.name", "op": "not_null"},
@@ -258,23 +273,26 @@ fn unknown_field_flags_without_dropping() {
                        {"type": "field", "field_path": "[*].id", "op": "not_null"},
                        {"type": "field", "field_path": "", "op": "not_null"}]}]);
     let context = ctx(&["id", "name", "tags"], Some(200), &[]);
-    let out = normalize_single(OP, &raw, Some(&context), &BundleIndex::default());
+    let out = keep(OP, &raw, Some(&context), &BundleIndex::default());
     assert_eq!(out.kept.len(), 1);
     assert_eq!(rules_of_flags(&out), vec![("u", "unknown_field")]);
     assert!(out.flags[0].detail.contains("owner.name"));
     // No fields in the context, or no context: no check.
-    let none = normalize_single(
+    let none = keep(
         OP,
         &raw,
         Some(&ctx(&[], Some(200), &[])),
         &BundleIndex::default(),
     );
     assert_eq!(none.count(rule::UNKNOWN_FIELD), 0);
-    assert_eq!(run(raw).count(rule::UNKNOWN_FIELD), 0);
+    assert_eq!(
+        keep(OP, &raw, None, &BundleIndex::default()).count(rule::UNKNOWN_FIELD),
+        0
+    );
 }
 
 #[test]
-fn unknown_status_flags_with_documented_exceptions() {
+fn unknown_status_flags_with_documented_exceptions_when_kept() {
     let o = |id: &str, s: &str, status: u16| {
         json!({"test_id": id, "oracle_strategy": s,
                "assertions": [{"type": "status", "expected": status},
@@ -287,7 +305,7 @@ fn unknown_status_flags_with_documented_exceptions() {
         o("fi400", "fi", 400)
     ]);
     let with_errors = ctx(&[], Some(200), &[404]);
-    let out = normalize_single(OP, &raw, Some(&with_errors), &BundleIndex::default());
+    let out = keep(OP, &raw, Some(&with_errors), &BundleIndex::default());
     assert_eq!(out.kept.len(), 4);
     assert_eq!(
         rules_of_flags(&out),
@@ -301,18 +319,82 @@ fn unknown_status_flags_with_documented_exceptions() {
         o("fv400", "fv", 400)
     ]);
     let no_errors = ctx(&[], Some(200), &[]);
-    let out = normalize_single(OP, &raw, Some(&no_errors), &BundleIndex::default());
+    let out = keep(OP, &raw, Some(&no_errors), &BundleIndex::default());
     assert_eq!(rules_of_flags(&out), vec![("fv400", "unknown_status")]);
 
     // Unknown success status: any 2xx passes.
     let raw = json!([o("created", "fv", 201), o("gone", "fi", 410)]);
-    let out = normalize_single(
+    let out = keep(
         OP,
         &raw,
         Some(&ctx(&[], None, &[404])),
         &BundleIndex::default(),
     );
     assert_eq!(rules_of_flags(&out), vec![("gone", "unknown_status")]);
+}
+
+#[test]
+fn oracles_referencing_what_the_context_lacks_are_set_aside_with_reasons() {
+    let o = |id: &str, s: &str, status: u16, field: &str| {
+        json!({"test_id": id, "oracle_strategy": s,
+               "assertions": [{"type": "status", "expected": status},
+                              {"type": "field", "field_path": field, "op": "not_null"}]})
+    };
+    let raw = json!([
+        o("ok", "fv", 200, "name"),
+        o("boom", "fi", 500, "name"),
+        o("owner", "fv", 200, "owner.name"),
+        o("both", "fv", 418, "owner"),
+        // Same id as a kept oracle: renamed so restoring it cannot collide.
+        o("ok", "fi", 503, "name"),
+        o("nf", "fi", 404, "name")
+    ]);
+    let context = ctx(&["id", "name"], Some(200), &[404]);
+    let out = normalize_single(OP, &raw, Some(&context), &BundleIndex::default());
+    let kept: Vec<&str> = out.kept.iter().map(|o| o.test_id.as_str()).collect();
+    assert_eq!(kept, vec!["ok", "nf"]);
+    let aside: Vec<&str> = out.set_aside.iter().map(|o| o.test_id.as_str()).collect();
+    assert_eq!(aside, vec!["boom", "owner", "both", "ok_dropped"]);
+    assert!(out.set_aside.iter().all(|o| o.op_id == OP));
+    let dropped: Vec<(&str, &str)> = out
+        .dropped
+        .iter()
+        .map(|d| (d.test_id.as_str(), d.rule.as_str()))
+        .collect();
+    assert_eq!(
+        dropped,
+        vec![
+            ("boom", "unknown_status"),
+            ("owner", "unknown_field"),
+            ("both", "unknown_field"),
+            ("ok", "unknown_status"),
+        ]
+    );
+    assert!(out.dropped[0].reason.contains("status 500"));
+    assert!(
+        out.dropped[2].reason.contains("`owner`") && out.dropped[2].reason.contains("418"),
+        "one entry lists every reason: {}",
+        out.dropped[2].reason
+    );
+    // Counted per problem, like every rule.
+    assert_eq!(out.count(rule::UNKNOWN_STATUS), 3);
+    assert_eq!(out.count(rule::UNKNOWN_FIELD), 2);
+    assert!(out.flags.is_empty(), "{:?}", out.flags);
+    // Kept oracles pass again untouched; set-aside ones are set aside again.
+    let again = normalize_single(
+        OP,
+        &serde_json::to_value(&out.kept).unwrap(),
+        Some(&context),
+        &BundleIndex::default(),
+    );
+    assert_eq!(again.kept, out.kept);
+    let aside_again = normalize_single(
+        OP,
+        &serde_json::to_value(&out.set_aside).unwrap(),
+        Some(&context),
+        &BundleIndex::default(),
+    );
+    assert_eq!(aside_again.set_aside, out.set_aside);
 }
 
 #[test]

@@ -26,6 +26,7 @@ async fn no_prompt_after_extraction_carries_a_pending_claim() {
         0,
         Rule {
             agent: Some("extraction".into()),
+            op: Some(GET.into()),
             replies: vec![Reply::json(ctx)],
             ..Rule::default()
         },

@@ -186,3 +186,55 @@ async fn one_failing_operation_leaves_the_others_complete() {
     let calls = run.session.list("calls").unwrap();
     assert!(calls.iter().any(|c| c.starts_with("extraction")));
 }
+
+/// Paper §7.3.2: an oracle that references a status the verified context lacks is removed
+/// before the next phase (set aside, restorable); `--keep-unreferenced` keeps it flagged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unreferenced_oracles_are_set_aside_unless_kept() {
+    let teapot = serde_json::json!({"oracles": [fv_get_rex("Rex"),
+        {"test_id": "fi_teapot", "oracle_strategy": "fi", "input": {"path": {"petId": "abc"}},
+         "assertions": [{"type": "status", "expected": 418}]}]});
+    let script = || {
+        let mut script = petstore_script();
+        script.rules.insert(
+            0,
+            Rule {
+                agent: Some("single_op".into()),
+                op: Some(GET.into()),
+                replies: vec![Reply::json(teapot.clone())],
+                ..Rule::default()
+            },
+        );
+        script
+    };
+    let extra = ["--no-challenger", "--no-multi-op"];
+    let server = ScriptedServer::start(script()).await.unwrap();
+    let srv = &server;
+    let run = tokio::task::block_in_place(|| run_pipeline(srv, &extra));
+    let get = suite(&run, GET);
+    let ids = |v: &[Oracle]| v.iter().map(|o| o.test_id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&get.oracles), vec!["fv_get_rex"]);
+    assert_eq!(ids(&get.set_aside), vec!["fi_teapot"]);
+    let drop = &get.normalization[0].dropped[0];
+    assert_eq!(
+        (drop.test_id.as_str(), drop.rule.as_str()),
+        ("fi_teapot", "unknown_status")
+    );
+    assert!(drop.reason.contains("418"), "{}", drop.reason);
+    let suite_now = mastor::suite::session::read(&run.session).unwrap().suite;
+    assert!(!suite_now.oracles.iter().any(|o| o.test_id == "fi_teapot"));
+
+    let server = ScriptedServer::start(script()).await.unwrap();
+    let srv = &server;
+    let mut with_flag = extra.to_vec();
+    with_flag.push("--keep-unreferenced");
+    let run = tokio::task::block_in_place(|| run_pipeline(srv, &with_flag));
+    let get = suite(&run, GET);
+    assert_eq!(ids(&get.oracles), vec!["fv_get_rex", "fi_teapot"]);
+    assert!(get.set_aside.is_empty());
+    let flag = &get.normalization[0].flags[0];
+    assert_eq!(
+        (flag.test_id.as_str(), flag.rule.as_str()),
+        ("fi_teapot", "unknown_status")
+    );
+}

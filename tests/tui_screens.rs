@@ -392,3 +392,68 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Oracles normalization set aside (a status or field the context lacks) are listed as
+/// `dropped` with the reason, stay out of bulk actions and of the suite, and join the
+/// suite once the reviewer accepts one.
+#[test]
+fn set_aside_oracles_are_listed_as_dropped_and_restored_by_accepting() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = petstore_session(dir.path());
+    let mut rec = session.read_suite("GET /pets").unwrap().unwrap();
+    let raw = serde_json::json!([{"test_id": "fi_teapot", "oracle_strategy": "fi",
+        "input": {"query": {"limit": "x"}},
+        "assertions": [{"type": "status", "expected": 418}]}]);
+    let context = session.read_context("GET /pets").unwrap().unwrap();
+    let outcome = mastor::agents::normalize::normalize_single(
+        "GET /pets",
+        &raw,
+        Some(&context),
+        &Default::default(),
+    );
+    assert_eq!(outcome.set_aside.len(), 1, "{:?}", outcome.dropped);
+    rec.normalization.push(outcome.report());
+    rec.add_set_aside(outcome.set_aside);
+    session.write_suite(&rec).unwrap();
+    let o_id = "GET /pets#fi_teapot";
+    let in_suite = |s: &Session| {
+        mastor::suite::session::read(s)
+            .unwrap()
+            .suite
+            .oracles
+            .iter()
+            .any(|o| o.o_id() == o_id)
+    };
+    assert!(!in_suite(&session), "set aside: not part of the suite");
+
+    let (session, mut app) = open_session(dir.path(), &options(dir.path())).unwrap();
+    app.now = t0();
+    let mut b = Bench {
+        _dir: dir,
+        session,
+        app,
+    };
+    assert_eq!(b.app.view.review_state(o_id), ReviewState::Dropped);
+    assert!(b.app.view.set_aside[o_id].contains("status 418"));
+    // Bulk accept on the operations screen leaves it alone.
+    press(&mut b, "Ay");
+    assert!(!b.session.read_decisions().unwrap().contains_key(o_id));
+    press(&mut b, "u");
+    // The state filter reaches `dropped`: only the set-aside oracle is listed.
+    press(&mut b, "<enter>");
+    while b.app.filters.state != Some(ReviewState::Dropped) {
+        press(&mut b, "v");
+    }
+    assert_eq!(b.app.visible_items.len(), 1);
+    let t = render(&mut b.app, 120, 40);
+    let screen = format!("{:?}", t.backend());
+    assert!(screen.contains("set aside by normalization"), "{screen}");
+    assert!(screen.contains("418"), "{screen}");
+    press(&mut b, "a");
+    assert_eq!(b.app.view.review_state(o_id), ReviewState::Accepted);
+    assert!(in_suite(&b.session), "accepted: restored into the suite");
+    // Undo returns it to the set-aside pile.
+    press(&mut b, "u");
+    assert_eq!(b.app.view.review_state(o_id), ReviewState::Dropped);
+    assert!(!in_suite(&b.session));
+}

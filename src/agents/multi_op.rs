@@ -4,7 +4,7 @@
 
 use crate::agents::challenge::{self, check_hints, merge};
 use crate::agents::groups::Group;
-use crate::agents::normalize::{BundleIndex, KnownOps, NormalizeOutcome, normalize_multi};
+use crate::agents::normalize::{BundleIndex, KnownOps, NormalizeOutcome, normalize_multi_with};
 use crate::agents::runtime::{AgentCtx, to_prompt_json};
 use crate::agents::schemas;
 use crate::model::{ChallengerReview, MultiOpOracle, SourceContext};
@@ -83,7 +83,14 @@ fn normalize(
     answer: &serde_json::Value,
 ) -> NormalizeOutcome<MultiOpOracle> {
     let known = KnownOps::from_spec(&ctx.project.spec.operations);
-    normalize_multi(group_id, answer, &inp.contexts, &known, &inp.bundle)
+    normalize_multi_with(
+        group_id,
+        answer,
+        &inp.contexts,
+        &known,
+        &inp.bundle,
+        ctx.normalize,
+    )
 }
 
 /// The group's tailored sequence schema (statuses, fields and inputs of its operations).
@@ -120,6 +127,7 @@ pub async fn generate(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> {
     let mut record = inp.record;
     record.normalization.push(outcome.report());
     record.oracles = outcome.kept;
+    record.add_set_aside(outcome.set_aside);
     let kept = record.oracles.len();
     save(ctx, inp.group, record).await?;
     Ok(kept)
@@ -205,5 +213,6 @@ pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
     record.regenerated = regen.changed_ids();
     record.normalization.push(outcome.report());
     record.oracles = regen.suite;
+    record.add_set_aside(outcome.set_aside);
     save(ctx, inp.group, record).await
 }

@@ -45,6 +45,8 @@ pub struct AgentCtx {
     /// Agents whose calls skip the response cache (a re-run "from an agent on", see
     /// `pipeline::orchestrator::downstream_of`); the others replay cached answers.
     pub fresh_agents: Arc<BTreeSet<&'static str>>,
+    /// What normalization keeps (`--keep-unreferenced`).
+    pub normalize: crate::agents::normalize::NormalizeOptions,
 }
 
 /// A model answer with the record of the call that produced it.

@@ -3,7 +3,7 @@
 //! suite, and regenerate only what it flagged.
 
 use crate::agents::challenge::{self, check_hints, merge};
-use crate::agents::normalize::normalize_single;
+use crate::agents::normalize::normalize_single_with;
 use crate::agents::runtime::{AgentCtx, to_prompt_json};
 use crate::agents::schemas;
 use crate::model::{ChallengerReview, Oracle, SourceContext};
@@ -73,10 +73,17 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
         )
         .await?;
     let index = bundle_index(&inp.bundle);
-    let outcome = normalize_single(op_id, &answer.value, Some(&inp.context), &index);
+    let outcome = normalize_single_with(
+        op_id,
+        &answer.value,
+        Some(&inp.context),
+        &index,
+        ctx.normalize,
+    );
     let mut suite = SuiteRecord::new(op_id);
     suite.normalization.push(outcome.report());
     suite.oracles = outcome.kept;
+    suite.add_set_aside(outcome.set_aside);
     let kept = suite.oracles.len();
     save(ctx, suite).await?;
     Ok(kept)
@@ -156,7 +163,13 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
         )
         .await?;
     let index = bundle_index(&inp.bundle);
-    let outcome = normalize_single(op_id, &answer.value, Some(&inp.context), &index);
+    let outcome = normalize_single_with(
+        op_id,
+        &answer.value,
+        Some(&inp.context),
+        &index,
+        ctx.normalize,
+    );
     let regen = merge(&suite.oracles, &hints, outcome.kept.clone());
     let rel = format!("regen/{}.json", op_slug(op_id));
     let doc = serde_json::json!({"normalization": outcome.report(), "merge": regen});
@@ -164,5 +177,6 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     suite.regenerated = regen.changed_ids();
     suite.normalization.push(outcome.report());
     suite.oracles = regen.suite;
+    suite.add_set_aside(outcome.set_aside);
     save(ctx, suite).await
 }

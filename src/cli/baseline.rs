@@ -114,6 +114,7 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
         sink: None,
         max_tokens: None,
         fresh_agents: Default::default(),
+        normalize: Default::default(),
     };
     let runtime = tokio::runtime::Runtime::new()?;
     let record = match runtime.block_on(baseline::run(&ctx, args.max_source_chars)) {

@@ -74,6 +74,10 @@ pub struct PipelineArgs {
     /// Send no seed data (SQL INSERTs, JSON record arrays) to the model at all.
     #[arg(long)]
     pub no_seed_data: bool,
+    /// Keep oracles that reference a status or field the verified source context lacks
+    /// (flagged), instead of setting them aside for the reviewer to restore.
+    #[arg(long)]
+    pub keep_unreferenced: bool,
     /// Most tokens per model answer (useful with small local models).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
@@ -166,6 +170,9 @@ pub fn prepare(
         sink: Some(sink),
         max_tokens: args.max_tokens,
         fresh_agents: Arc::new(fresh_agents),
+        normalize: crate::agents::normalize::NormalizeOptions {
+            keep_unreferenced: args.keep_unreferenced,
+        },
     };
     Ok(PreparedRun {
         ctx,

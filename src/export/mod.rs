@@ -76,7 +76,7 @@ impl Selection {
         match state {
             ReviewState::Accepted | ReviewState::Edited => true,
             ReviewState::Proposed => self == Selection::All,
-            ReviewState::Rejected => false,
+            ReviewState::Rejected | ReviewState::Dropped => false,
         }
     }
 }

@@ -2,6 +2,9 @@
 //! metamorphic tests with the review journal's states, writing an imported suite, the
 //! documented statuses of the session's spec, and storing verdicts.
 //!
+//! Oracles normalization set aside (`set_aside` of a suite or group record) join the
+//! suite only once a reviewer restored them (accepted or edited).
+//!
 //! Edited oracles come back in their edited form (the `edited` value of the latest
 //! decision); an edited metamorphic test also has to pass
 //! `metamorphic::check::validate_structure`, else the original stays and a problem line
@@ -40,7 +43,11 @@ pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
             continue;
         }
         if let Some(rec) = session.read_json::<SuiteRecord>(&format!("suites/{name}"))? {
-            for o in rec.oracles {
+            let restored = rec
+                .set_aside
+                .into_iter()
+                .filter(|o| is_restored(&o.o_id(), &decisions));
+            for o in rec.oracles.into_iter().chain(restored) {
                 let o = edited(o, &decisions, &mut problems, Oracle::o_id, no_check);
                 suite.oracles.push(o);
             }
@@ -51,7 +58,11 @@ pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
             continue;
         }
         if let Some(rec) = session.read_json::<GroupRecord>(&format!("groups/{name}"))? {
-            for m in rec.oracles {
+            let restored = rec
+                .set_aside
+                .into_iter()
+                .filter(|m| is_restored(&m.o_id(), &decisions));
+            for m in rec.oracles.into_iter().chain(restored) {
                 let m = edited(m, &decisions, &mut problems, MultiOpOracle::o_id, no_check);
                 suite.multi_op.push(m);
             }
@@ -76,6 +87,15 @@ pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
         suite.review.insert(o_id.clone(), state);
     }
     Ok(SessionSuite { suite, problems })
+}
+
+/// Whether a reviewer restored an oracle normalization set aside: its latest decision
+/// accepts or edits it. Until then it is not part of the suite, so it neither runs nor
+/// exports, whatever the selection.
+fn is_restored(o_id: &str, decisions: &BTreeMap<String, ReviewDecision>) -> bool {
+    decisions
+        .get(o_id)
+        .is_some_and(|d| matches!(d.decision, Decision::Accepted | Decision::Edited))
 }
 
 /// Oracles and sequences need no check beyond parsing here (the runner reports the rest).
@@ -149,7 +169,7 @@ pub fn write(session: &Session, suite: &SuiteFile) -> Result<(), StoreError> {
     let now = chrono::Utc::now().to_rfc3339();
     for (o_id, state) in &suite.review {
         let decision = match state {
-            ReviewState::Proposed => continue,
+            ReviewState::Proposed | ReviewState::Dropped => continue,
             ReviewState::Accepted => Decision::Accepted,
             ReviewState::Edited => Decision::Edited,
             ReviewState::Rejected => Decision::Rejected,

@@ -81,6 +81,11 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
             let idx = op_slot(&mut view, &suite.op_id);
             let op = &mut view.ops[idx];
             op.oracles = suite.oracles;
+            for o in suite.set_aside {
+                let reason = set_aside_reason(&suite.normalization, &o.test_id);
+                view.set_aside.insert(o.o_id(), reason);
+                op.oracles.push(o);
+            }
             for o in &mut op.oracles {
                 if o.op_id.is_empty() {
                     o.op_id = suite.op_id.clone();
@@ -98,6 +103,11 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
         let rel = format!("groups/{name}");
         if let Some(g) = session.read_json::<GroupRecord>(&rel)? {
             let mut oracles = g.oracles;
+            for o in g.set_aside {
+                let reason = set_aside_reason(&g.normalization, &o.test_id);
+                view.set_aside.insert(o.o_id(), reason);
+                oracles.push(o);
+            }
             for o in &mut oracles {
                 if o.group_id.is_empty() {
                     o.group_id = g.group_id.clone();
@@ -152,6 +162,22 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     super::metamorphic::load_into(session, &mut view);
     load_sources(&mut view);
     Ok(view)
+}
+
+/// Why normalization set `test_id` aside: the latest drop entry naming it (or the id it
+/// had before it was made unique with a `_dropped` suffix).
+fn set_aside_reason(
+    reports: &[crate::agents::normalize::NormalizeReport],
+    test_id: &str,
+) -> String {
+    let original = test_id.split("_dropped").next().unwrap_or(test_id);
+    reports
+        .iter()
+        .rev()
+        .flat_map(|r| r.dropped.iter())
+        .find(|d| d.test_id == test_id || d.test_id == original)
+        .map(|d| format!("{}: {}", d.rule, d.reason))
+        .unwrap_or_else(|| "set aside by normalization".to_string())
 }
 
 /// Where the project's sources are. The manifest may hold the path as it was typed

@@ -36,7 +36,16 @@ pub(crate) fn selected_o_id(app: &mut App) -> Option<String> {
     }
 }
 
+/// The o_ids a bulk action applies to: what is on screen, without oracles normalization
+/// set aside unless the reviewer filtered for them (restoring is a deliberate choice).
 pub(crate) fn bulk_targets(app: &App) -> Vec<String> {
+    let restoring = app.filters.state == Some(crate::model::ReviewState::Dropped);
+    let mut targets = on_screen_targets(app);
+    targets.retain(|o| restoring || app.view.review_state(o) != crate::model::ReviewState::Dropped);
+    targets
+}
+
+fn on_screen_targets(app: &App) -> Vec<String> {
     match app.screen {
         Screen::Operations => {
             let state = app.filters.state;

@@ -133,7 +133,7 @@ pub enum ItemRef {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OpCounts {
     /// Proposed, accepted, edited, rejected.
-    pub states: [usize; 4],
+    pub states: [usize; 5],
     pub pass: usize,
     pub fail: usize,
     pub error: usize,
@@ -146,6 +146,7 @@ pub fn state_index(s: ReviewState) -> usize {
         ReviewState::Accepted => 1,
         ReviewState::Edited => 2,
         ReviewState::Rejected => 3,
+        ReviewState::Dropped => 4,
     }
 }
 

@@ -108,6 +108,7 @@ slots!(
     accepted,
     edited,
     rejected,
+    dropped,
     queued,
     running,
     done,

@@ -416,6 +416,7 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
                 ReviewState::Accepted,
                 ReviewState::Edited,
                 ReviewState::Rejected,
+                ReviewState::Dropped,
             ];
             app.filters.state = cycle(&all, app.filters.state.as_ref());
             app.refresh_lists();

@@ -173,6 +173,9 @@ pub struct SessionView {
     /// spec), so exported metamorphic tests judge an undocumented status as `mastor
     /// check` does.
     pub mr_documented: crate::runner::relations::Documented,
+    /// o_id → why normalization set the oracle aside (it is listed with its operation or
+    /// group, as `dropped` until a reviewer accepts or edits it).
+    pub set_aside: BTreeMap<String, String>,
 }
 
 impl SessionView {
@@ -239,6 +242,7 @@ impl SessionView {
     /// Review state of an o_id: no decision is `Proposed`.
     pub fn review_state(&self, o_id: &str) -> ReviewState {
         match self.decisions.get(o_id).map(|d| d.decision) {
+            None if self.set_aside.contains_key(o_id) => ReviewState::Dropped,
             None => ReviewState::Proposed,
             Some(Decision::Accepted) => ReviewState::Accepted,
             Some(Decision::Rejected) => ReviewState::Rejected,

@@ -19,14 +19,18 @@
 //!    are read as the canonical keys instead (`input_alias`, flagged).
 //! 3. `no_status` — no status assertion → dropped (paper rule 1).
 //! 4. `no_field_fv_bv` — strategy fv or bv without a field assertion → dropped (rule 2).
-//! 5. `unknown_field` (flag) — a field path whose first name segment is not a verified
-//!    response field of the context; skipped without a context, when it lists no fields,
-//!    and for `""` (or index-only paths) which address the whole body.
-//! 6. `unknown_status` (flag) — an expected status that is neither the context's
+//! 5. `unknown_field` (set aside) — a field path whose first name segment is not a
+//!    verified response field of the context; skipped without a context, when it lists no
+//!    fields, and for `""` (or index-only paths) which address the whole body.
+//! 6. `unknown_status` (set aside) — an expected status that is neither the context's
 //!    `success_status` nor one of its `error_cases`. Exceptions: a 400 expected by an fi/bi
 //!    oracle when the context lists no error case (the framework's own type-conversion
 //!    400, as in paper Listing 4); any 2xx when the context has no `success_status`; no
 //!    check without a context or when it names no status at all.
+//!
+//!    Rules 5 and 6 remove the oracle (paper §7.3.2) but keep it, normalized, in
+//!    [`NormalizeOutcome::set_aside`] with its reasons in `dropped`, so a reviewer can
+//!    restore it; with [`NormalizeOptions::keep_unreferenced`] it is kept with a flag.
 //! 7. `evidence_out_of_bundle` — evidence refs that are not `{file, start_line, end_line}`,
 //!    whose file is not in the bundle, or whose lines fall outside it are removed (the
 //!    oracle stays). Skipped when the [`BundleIndex`] is empty (bundle unknown).
@@ -38,7 +42,9 @@
 //! assertions list), `missing_test_id` (`seq_<n>`), `missing_group_id` /
 //! `group_id_mismatch`, `strip_input_keys`/`input_alias` per step, `unknown_op` (step
 //! op_id not among the known operations → drop), `no_status` (a step without a status
-//! assertion → drop), `undeclared_capture` (a capture whose field is not a verified
+//! assertion → drop), `unknown_field` / `unknown_status` (a step's field or status
+//! absent from its operation's context → set aside, as rules 5 and 6; a 400 counts as
+//! the framework's when that context lists no error case), `undeclared_capture` (a capture whose field is not a verified
 //! response field of that step's operation → drop; skipped when the context lists no
 //! fields), `unbound_capture` (`$captures.<name>` in a step's input or expected values
 //! that no EARLIER step captures → drop), `bad_path_bind` (a capture bound into a path
@@ -56,9 +62,11 @@ mod dedupe;
 mod multi;
 mod parse;
 mod single;
+mod unreferenced;
 
-pub use multi::normalize_multi;
-pub use single::normalize_single;
+pub use multi::{normalize_multi, normalize_multi_with};
+pub use single::{normalize_single, normalize_single_with};
+pub use unreferenced::NormalizeOptions;
 
 #[cfg(doc)]
 use crate::model::Assertion;
@@ -120,6 +128,8 @@ pub mod rule {
         INPUT_ALIAS,
         UNKNOWN_OP,
         NO_STATUS,
+        UNKNOWN_FIELD,
+        UNKNOWN_STATUS,
         UNDECLARED_CAPTURE,
         UNBOUND_CAPTURE,
         BAD_PATH_BIND,
@@ -252,6 +262,12 @@ impl NormalizeReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NormalizeOutcome<T> {
     pub kept: Vec<T>,
+    /// Oracles removed only because they reference a status or field the verified
+    /// context lacks (`unknown_status`, `unknown_field`), in normalized form with ids
+    /// unique against `kept`, so a reviewer can restore them. Their reasons are in
+    /// `dropped`.
+    #[serde(default)]
+    pub set_aside: Vec<T>,
     pub dropped: Vec<Dropped>,
     pub flags: Vec<Flag>,
     pub counts: BTreeMap<String, usize>,

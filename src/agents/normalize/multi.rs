@@ -5,6 +5,7 @@ use super::parse::{
     Recorder, assertion_set, canonical, entries, first_name_segment, id_field, kind, object_and_id,
     parse_assertions, parse_input, parse_refs, text_field,
 };
+use super::unreferenced::{self, NormalizeOptions};
 use super::{BundleIndex, KnownOps, NormalizeOutcome, find_captures, rule};
 use crate::model::{Assertion, MultiOpOracle, SourceContext, Step};
 use serde_json::{Map, Value};
@@ -41,13 +42,27 @@ impl Dedup for MultiOpOracle {
 /// Normalizes a model's answer for one operation group. `raw` is an array of oracles or
 /// an object holding one under `oracles`, `multi_op_oracles` or `sequences` (or one
 /// oracle object). `contexts` maps op_id → verified source context; `known_ops` are the
-/// operations steps may call.
+/// operations steps may call. Sequences whose steps reference a status or field their
+/// operation's context lacks are set aside (see [`normalize_multi_with`] to keep them).
 pub fn normalize_multi(
     group_id: &str,
     raw: &Value,
     contexts: &HashMap<String, SourceContext>,
     known_ops: &KnownOps,
     bundle: &BundleIndex,
+) -> NormalizeOutcome<MultiOpOracle> {
+    let opts = NormalizeOptions::default();
+    normalize_multi_with(group_id, raw, contexts, known_ops, bundle, opts)
+}
+
+/// [`normalize_multi`] with explicit options.
+pub fn normalize_multi_with(
+    group_id: &str,
+    raw: &Value,
+    contexts: &HashMap<String, SourceContext>,
+    known_ops: &KnownOps,
+    bundle: &BundleIndex,
+    opts: NormalizeOptions,
 ) -> NormalizeOutcome<MultiOpOracle> {
     let mut rec = Recorder::new(rule::MULTI);
     let list = match entries(raw, &["oracles", "multi_op_oracles", "sequences"], "steps") {
@@ -64,14 +79,42 @@ pub fn normalize_multi(
         bundle,
     };
     let mut candidates = Vec::new();
+    let mut set_aside = Vec::new();
     for (index, entry) in list.into_iter().enumerate() {
-        if let Some(oracle) = normalize_entry(&env, index, entry, &mut rec) {
+        let Some(oracle) = normalize_entry(&env, index, entry, &mut rec) else {
+            continue;
+        };
+        let problems: Vec<_> = oracle
+            .steps
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((i, s, contexts.get(&s.op_id)?)))
+            .flat_map(|(i, s, ctx)| {
+                let prefix = format!("step #{}: ", i + 1);
+                unreferenced::problems(&s.assertions, ctx, true, &prefix)
+            })
+            .collect();
+        if problems.is_empty() {
             candidates.push((oracle, entry.clone()));
+        } else if opts.keep_unreferenced {
+            for (rule_id, detail) in problems {
+                rec.flag(&oracle.test_id, rule_id, detail);
+            }
+            candidates.push((oracle, entry.clone()));
+        } else {
+            rec.set_aside(&oracle.test_id, &problems, entry);
+            set_aside.push(oracle);
         }
     }
     let kept = dedupe(candidates, &mut rec);
+    unreferenced::unique_ids(
+        &mut set_aside,
+        kept.iter().map(|o| o.test_id.clone()),
+        |o| &mut o.test_id,
+    );
     NormalizeOutcome {
         kept,
+        set_aside,
         dropped: rec.dropped,
         flags: rec.flags,
         counts: rec.counts,

@@ -35,6 +35,24 @@ impl Recorder {
         });
     }
 
+    /// Records an oracle set aside for referencing what the context lacks: each problem
+    /// counts under its rule, and one drop entry (under the first problem's rule) lists
+    /// them all.
+    pub fn set_aside(&mut self, test_id: &str, problems: &[(&'static str, String)], raw: &Value) {
+        let Some((first_rule, _)) = problems.first() else {
+            return;
+        };
+        for (rule_id, _) in &problems[1..] {
+            self.count(rule_id);
+        }
+        let reason = problems
+            .iter()
+            .map(|(_, d)| d.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        self.drop(test_id, first_rule, reason, raw);
+    }
+
     pub fn drop(&mut self, test_id: &str, rule: &str, reason: impl Into<String>, raw: &Value) {
         self.count(rule);
         self.dropped.push(Dropped {

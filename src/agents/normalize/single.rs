@@ -2,13 +2,13 @@
 
 use super::dedupe::{Dedup, dedupe};
 use super::parse::{
-    Recorder, assertion_set, canonical, entries, first_name_segment, id_field, object_and_id,
-    parse_assertions, parse_input, parse_refs, parse_strategy, text_field,
+    Recorder, assertion_set, canonical, entries, id_field, object_and_id, parse_assertions,
+    parse_input, parse_refs, parse_strategy, text_field,
 };
+use super::unreferenced::{self, NormalizeOptions};
 use super::{BundleIndex, NormalizeOutcome, rule};
 use crate::model::{Assertion, Oracle, SourceContext, Strategy};
 use serde_json::Value;
-use std::collections::BTreeSet;
 
 impl Dedup for Oracle {
     fn test_id(&self) -> &str {
@@ -33,12 +33,25 @@ impl Dedup for Oracle {
 /// Normalizes a model's answer for one operation. `raw` is an array of oracles, or an
 /// object holding one under `oracles` or `path_oracles`, or a single oracle object.
 /// `ctx` is the operation's verified source context (field and status checks are
-/// skipped without it); `bundle` lists the files evidence refs may point into.
+/// skipped without it); `bundle` lists the files evidence refs may point into. Oracles
+/// that reference a status or field the context lacks are set aside (see
+/// [`normalize_single_with`] to keep them).
 pub fn normalize_single(
     op_id: &str,
     raw: &Value,
     ctx: Option<&SourceContext>,
     bundle: &BundleIndex,
+) -> NormalizeOutcome<Oracle> {
+    normalize_single_with(op_id, raw, ctx, bundle, NormalizeOptions::default())
+}
+
+/// [`normalize_single`] with explicit options.
+pub fn normalize_single_with(
+    op_id: &str,
+    raw: &Value,
+    ctx: Option<&SourceContext>,
+    bundle: &BundleIndex,
+    opts: NormalizeOptions,
 ) -> NormalizeOutcome<Oracle> {
     let mut rec = Recorder::new(rule::SINGLE);
     let list = match entries(raw, &["oracles", "path_oracles"], "assertions") {
@@ -49,26 +62,49 @@ pub fn normalize_single(
         }
     };
     let mut candidates = Vec::new();
+    let mut set_aside = Vec::new();
     for (index, entry) in list.into_iter().enumerate() {
-        if let Some(oracle) = normalize_entry(op_id, index, entry, ctx, bundle, &mut rec) {
+        let Some(oracle) = normalize_entry(op_id, index, entry, bundle, &mut rec) else {
+            continue;
+        };
+        let problems = ctx
+            .map(|c| {
+                let invalid = matches!(oracle.oracle_strategy, Some(Strategy::Fi | Strategy::Bi));
+                unreferenced::problems(&oracle.assertions, c, invalid, "")
+            })
+            .unwrap_or_default();
+        if problems.is_empty() {
             candidates.push((oracle, entry.clone()));
+        } else if opts.keep_unreferenced {
+            for (rule_id, detail) in problems {
+                rec.flag(&oracle.test_id, rule_id, detail);
+            }
+            candidates.push((oracle, entry.clone()));
+        } else {
+            rec.set_aside(&oracle.test_id, &problems, entry);
+            set_aside.push(oracle);
         }
     }
     let kept = dedupe(candidates, &mut rec);
+    unreferenced::unique_ids(
+        &mut set_aside,
+        kept.iter().map(|o| o.test_id.clone()),
+        |o| &mut o.test_id,
+    );
     NormalizeOutcome {
         kept,
+        set_aside,
         dropped: rec.dropped,
         flags: rec.flags,
         counts: rec.counts,
     }
 }
 
-/// Applies rules 1-7 to one entry; `None` when it is dropped.
+/// Applies rules 1-4 and 7 to one entry; `None` when it is dropped.
 fn normalize_entry(
     op_id: &str,
     index: usize,
     entry: &Value,
-    ctx: Option<&SourceContext>,
     bundle: &BundleIndex,
     rec: &mut Recorder,
 ) -> Option<Oracle> {
@@ -125,10 +161,6 @@ fn normalize_entry(
         );
         return None;
     }
-    if let Some(ctx) = ctx {
-        check_fields(&test_id, &assertions, ctx, rec);
-        check_statuses(&test_id, &assertions, strategy, ctx, rec);
-    }
     let evidence_refs = parse_refs(obj.get("evidence_refs"), bundle, &test_id, rec);
     assertions.shrink_to_fit();
     Some(Oracle {
@@ -141,66 +173,4 @@ fn normalize_entry(
         evidence: text_field(obj, "evidence"),
         evidence_refs,
     })
-}
-
-/// Rule `unknown_field`.
-fn check_fields(test_id: &str, assertions: &[Assertion], ctx: &SourceContext, rec: &mut Recorder) {
-    let known: BTreeSet<&str> = ctx
-        .response_schema
-        .fields
-        .iter()
-        .filter_map(|f| first_name_segment(&f.name))
-        .collect();
-    if known.is_empty() {
-        return;
-    }
-    for a in assertions {
-        if let Assertion::Field { field_path, .. } = a
-            && let Some(first) = first_name_segment(field_path)
-            && !known.contains(first)
-        {
-            rec.flag(
-                test_id,
-                rule::UNKNOWN_FIELD,
-                format!(
-                    "field `{field_path}` is not a verified response field of {}",
-                    ctx.op_id
-                ),
-            );
-        }
-    }
-}
-
-/// Rule `unknown_status`, with the exceptions documented on the module.
-fn check_statuses(
-    test_id: &str,
-    assertions: &[Assertion],
-    strategy: Option<Strategy>,
-    ctx: &SourceContext,
-    rec: &mut Recorder,
-) {
-    let schema = &ctx.response_schema;
-    if schema.success_status.is_none() && schema.error_cases.is_empty() {
-        return;
-    }
-    let invalid_strategy = matches!(strategy, Some(Strategy::Fi | Strategy::Bi));
-    for a in assertions {
-        let Assertion::Status { expected } = *a else {
-            continue;
-        };
-        let known = schema.success_status == Some(expected)
-            || schema.error_cases.iter().any(|e| e.status == expected);
-        let framework_400 = expected == 400 && invalid_strategy && schema.error_cases.is_empty();
-        let unknown_success = schema.success_status.is_none() && (200..300).contains(&expected);
-        if !known && !framework_400 && !unknown_success {
-            rec.flag(
-                test_id,
-                rule::UNKNOWN_STATUS,
-                format!(
-                    "status {expected} is not a status the source of {} returns",
-                    ctx.op_id
-                ),
-            );
-        }
-    }
 }

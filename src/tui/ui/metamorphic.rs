@@ -31,6 +31,7 @@ fn state_glyph(s: ReviewState) -> &'static str {
         ReviewState::Accepted => "✓",
         ReviewState::Edited => "✎",
         ReviewState::Rejected => "✗",
+        ReviewState::Dropped => "⊘",
     }
 }
 

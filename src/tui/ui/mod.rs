@@ -214,6 +214,7 @@ pub(crate) fn state_style(app: &App, s: ReviewState) -> Style {
         ReviewState::Accepted => app.theme.accepted,
         ReviewState::Edited => app.theme.edited,
         ReviewState::Rejected => app.theme.rejected,
+        ReviewState::Dropped => app.theme.dropped,
     }
 }
 
@@ -224,6 +225,7 @@ pub(crate) fn state_label(s: ReviewState) -> &'static str {
         ReviewState::Accepted => "accepted",
         ReviewState::Edited => "edited",
         ReviewState::Rejected => "rejected",
+        ReviewState::Dropped => "dropped",
     }
 }
 

@@ -5,18 +5,27 @@ use super::{
     window_start,
 };
 use crate::model::ReviewState;
-use crate::tui::state::{App, LiveState};
+use crate::tui::state::{App, LiveState, state_index};
 use crate::tui::view::{AgentState, Usage};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget, Wrap};
 
-const STATES: [ReviewState; 4] = [
+/// The per-row count columns: set-aside oracles are counted in the summary line only.
+const REVIEWED: [ReviewState; 4] = [
     ReviewState::Proposed,
     ReviewState::Accepted,
     ReviewState::Edited,
     ReviewState::Rejected,
+];
+
+const STATES: [ReviewState; 5] = [
+    ReviewState::Proposed,
+    ReviewState::Accepted,
+    ReviewState::Edited,
+    ReviewState::Rejected,
+    ReviewState::Dropped,
 ];
 
 fn summary_line<'a>(app: &App) -> Line<'a> {
@@ -39,11 +48,15 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
         format!(
             " {} ops · {} oracles: ",
             app.view.ops.len(),
-            totals.iter().sum::<usize>()
+            totals.iter().sum::<usize>() - totals[state_index(ReviewState::Dropped)]
         ),
         t.text,
     )];
     for (i, s) in STATES.iter().enumerate() {
+        // Set-aside oracles are not part of the suite: shown only when there are some.
+        if *s == ReviewState::Dropped && totals[i] == 0 {
+            continue;
+        }
         spans.push(Span::styled(
             format!("{} {}  ", totals[i], state_label(*s)),
             state_style(app, *s),
@@ -203,7 +216,7 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
             };
             let counts = Line::from(
                 c.iter()
-                    .zip(STATES)
+                    .zip(REVIEWED)
                     .flat_map(|(n, s)| {
                         [
                             Span::styled(format!("{n:>3}"), state_style(app, s)),
@@ -291,7 +304,7 @@ pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
         .skip(start)
         .take(inner_h)
         .map(|(i, g)| {
-            let mut c = [0usize; 4];
+            let mut c = [0usize; 5];
             for o in &g.oracles {
                 let s = app.view.review_state(&o.o_id());
                 if let Some(k) = STATES.iter().position(|x| *x == s) {
@@ -307,7 +320,7 @@ pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
             ops.dedup();
             let counts = Line::from(
                 c.iter()
-                    .zip(STATES)
+                    .zip(REVIEWED)
                     .flat_map(|(n, s)| {
                         [
                             Span::styled(format!("{n:>3}"), state_style(app, s)),

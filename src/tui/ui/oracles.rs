@@ -105,6 +105,18 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
         head.push(Span::styled(format!("  note: {note}"), t.muted));
     }
     lines.push(Line::from(head));
+    if let Some(why) = app.view.set_aside.get(&o_id) {
+        let restored = state != crate::model::ReviewState::Dropped;
+        let what = if restored {
+            "restored by the reviewer; normalization had set it aside"
+        } else {
+            "set aside by normalization; accept or edit to restore it"
+        };
+        lines.push(Line::from(Span::styled(
+            format!("{what}: {why}"),
+            t.warning,
+        )));
+    }
     if let Some(v) = app.view.verdict_details.get(&o_id) {
         lines.push(Line::from(Span::styled(
             format!("run {} against {}", v.at, v.base_url),
@@ -251,6 +263,7 @@ fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
                 crate::model::ReviewState::Accepted => "✓",
                 crate::model::ReviewState::Edited => "✎",
                 crate::model::ReviewState::Rejected => "✗",
+                crate::model::ReviewState::Dropped => "⊘",
             };
             let mut spans = vec![
                 Span::styled(format!("{glyph} "), state_style(app, state)),
