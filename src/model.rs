@@ -366,6 +366,28 @@ pub struct Hint {
     pub test_id: String,
     pub dimension: HintDimension,
     pub text: String,
+    /// Who wrote it: the challenger model, or our own deterministic quadrant check
+    /// (counted apart, so the model's review can be measured on its own).
+    #[serde(default, skip_serializing_if = "HintOrigin::is_challenger")]
+    pub origin: HintOrigin,
+}
+
+/// Where a hint comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HintOrigin {
+    /// The challenger model.
+    #[default]
+    Challenger,
+    /// The quadrant check: a strategy (FV, FI, BV, BI) the context has material for but
+    /// the suite lacks (paper Table 4: every quadrant is intentionally populated).
+    Quadrant,
+}
+
+impl HintOrigin {
+    fn is_challenger(&self) -> bool {
+        *self == HintOrigin::Challenger
+    }
 }
 
 /// The challenger's review of one suite.

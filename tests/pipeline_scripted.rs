@@ -238,3 +238,71 @@ async fn unreferenced_oracles_are_set_aside_unless_kept() {
         ("fi_teapot", "unknown_status")
     );
 }
+
+/// Paper Table 4: a quadrant the context has material for but the suite lacks gets a
+/// hint of our own, counted apart, and it drives the one regeneration even when the
+/// challenger found nothing. A `suite` hint that names an oracle puts that oracle in the
+/// regeneration request as flagged, and the request lists the ids already taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quadrant_hints_and_suite_hints_shape_the_regeneration_request() {
+    let mut script = petstore_script();
+    let mut post_ctx = context(
+        &["id", "name", "status"],
+        201,
+        &[(400, "name missing or blank")],
+    );
+    post_ctx["request_params"] = serde_json::json!([{"name": "name", "location": "body",
+        "type": "string", "required": true, "constraints": ["length between 1 and 50"],
+        "oas_match": true}]);
+    let rule = |agent: &str, op: &str, reply: Value| Rule {
+        agent: Some(agent.into()),
+        op: Some(op.into()),
+        replies: vec![Reply::json(reply)],
+        ..Rule::default()
+    };
+    script.rules.insert(0, rule("extraction", POST, post_ctx));
+    script.rules.insert(
+        0,
+        rule(
+            "single_op_challenger",
+            POST,
+            serde_json::json!({"hints": [{"test_id": "suite", "dimension": "assertion_correctness",
+                "text": "bi_blank_name should name the field in its error"}]}),
+        ),
+    );
+    let server = ScriptedServer::start(script).await.unwrap();
+    let srv = &server;
+    let run = tokio::task::block_in_place(|| run_pipeline(srv, &["--no-multi-op"]));
+    let post = suite(&run, POST);
+    let hints = post.review.expect("reviewed").hints;
+    let quadrant: Vec<&str> = hints
+        .iter()
+        .filter(|h| h.origin == mastor::model::HintOrigin::Quadrant)
+        .map(|h| h.text.as_str())
+        .collect();
+    assert_eq!(quadrant.len(), 1, "{hints:?}");
+    assert!(
+        quadrant[0].starts_with("no BV oracle") && quadrant[0].contains("length between 1 and 50")
+    );
+    assert_eq!(run.summary["quadrant_hints"], 1, "{}", run.summary);
+
+    let regen: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r.agent.as_deref() == Some("single_op_regenerate") && r.op.as_deref() == Some(POST)
+        })
+        .collect();
+    assert_eq!(regen.len(), 1, "the POST suite is regenerated once");
+    let prompt = regen[0].body.to_string();
+    let flagged_at = prompt.rfind("FLAGGED ORACLES:").unwrap();
+    let existing_at = prompt.rfind("EXISTING TEST IDS").unwrap();
+    let flagged = &prompt[flagged_at..existing_at];
+    assert!(
+        flagged.contains("bi_blank_name"),
+        "named in a suite hint: flagged"
+    );
+    assert!(!flagged.contains("fv_create"), "named by no hint: not sent");
+    assert!(prompt[existing_at..].contains("fv_create, bi_blank_name"));
+    assert!(prompt.contains("no BV oracle"));
+}

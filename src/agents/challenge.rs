@@ -5,7 +5,7 @@
 //! kept byte-for-byte whatever the model sends back, and every replacement is recorded as
 //! a before/after pair for the reviewer.
 
-use crate::model::{Hint, HintDimension, MultiOpOracle, Oracle};
+use crate::model::{Hint, HintDimension, HintOrigin, MultiOpOracle, Oracle};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -48,7 +48,11 @@ pub fn check_hints(raw: &serde_json::Value, test_ids: &BTreeSet<&str>, multi: bo
     let mut out = HintCheck::default();
     for item in list {
         let hint: Hint = match serde_json::from_value(item.clone()) {
-            Ok(h) => h,
+            // Only our own check writes quadrant hints; a model cannot claim to.
+            Ok(h) => Hint {
+                origin: HintOrigin::Challenger,
+                ..h
+            },
             Err(e) => {
                 out.refused.push((item, format!("malformed hint: {e}")));
                 continue;
@@ -78,6 +82,64 @@ pub fn flagged(hints: &[Hint]) -> BTreeSet<String> {
         .collect()
 }
 
+/// The oracles the regeneration may revise: those a hint names by `test_id`, and those a
+/// `suite` hint names in its text (a suite hint that says "fv_2 expects the wrong
+/// status" flags fv_2 too). This settles the two rules a suite hint could set against
+/// each other: an existing oracle is revised only when it is sent as flagged, and it is
+/// sent whenever any hint names it. So every oracle a hint references is in the request.
+pub fn targets<T: TestId>(original: &[T], hints: &[Hint]) -> BTreeSet<String> {
+    let mut out = flagged(hints);
+    for h in hints.iter().filter(|h| h.test_id == SUITE) {
+        for o in original {
+            if names(&h.text, o.test_id()) {
+                out.insert(o.test_id().to_string());
+            }
+        }
+    }
+    out.retain(|id| original.iter().any(|o| o.test_id() == id));
+    out
+}
+
+/// What the one targeted regeneration is sent: the oracles to revise, the hints, and the
+/// ids already taken. Built in one place so every oracle a hint references is in it.
+#[derive(Debug)]
+pub struct RevisionRequest<'a, T> {
+    pub flagged: Vec<&'a T>,
+    /// Hints addressed to `suite` or to a flagged oracle; a hint naming an oracle the
+    /// suite no longer has is left out (it could not be acted on).
+    pub hints: Vec<&'a Hint>,
+    pub existing: Vec<&'a str>,
+}
+
+/// Builds the [`RevisionRequest`] for `original` under `hints`.
+pub fn revision_request<'a, T: TestId>(
+    original: &'a [T],
+    hints: &'a [Hint],
+) -> RevisionRequest<'a, T> {
+    let targets = targets(original, hints);
+    RevisionRequest {
+        flagged: original
+            .iter()
+            .filter(|o| targets.contains(o.test_id()))
+            .collect(),
+        hints: hints
+            .iter()
+            .filter(|h| h.test_id == SUITE || targets.contains(&h.test_id))
+            .collect(),
+        existing: original.iter().map(TestId::test_id).collect(),
+    }
+}
+
+/// Whether `text` contains `id` as a whole word (`fv_1` is not named by `fv_10`).
+fn names(text: &str, id: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    text.match_indices(id).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + id.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
 /// What the regeneration changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Regeneration<T> {
@@ -103,14 +165,16 @@ impl<T: TestId> Regeneration<T> {
     }
 }
 
-/// Merges regenerated oracles into the suite: only flagged oracles are replaced; new ones
-/// are added only when a hint addressed the suite; everything else stays as it was.
+/// Merges regenerated oracles into the suite. Only [`targets`] (oracles a hint names) are
+/// replaced; an oracle with a new test_id is added only when a `suite` hint asked for
+/// more; one that reuses the id of an oracle no hint names is ignored (that oracle stays
+/// as it was). So a suite hint with an empty flagged list can only add.
 pub fn merge<T: TestId + Clone + PartialEq>(
     original: &[T],
     hints: &[Hint],
     regenerated: Vec<T>,
 ) -> Regeneration<T> {
-    let flagged = flagged(hints);
+    let flagged = targets(original, hints);
     let suite_hint = hints.iter().any(|h| h.test_id == SUITE);
     let existing: BTreeSet<&str> = original.iter().map(TestId::test_id).collect();
     let mut suite = original.to_vec();
@@ -170,6 +234,7 @@ mod tests {
             test_id: id.into(),
             dimension: HintDimension::AssertionCorrectness,
             text: "wrong status".into(),
+            origin: Default::default(),
         }
     }
 
@@ -197,6 +262,70 @@ mod tests {
         assert_eq!(r.added, vec![oracle("b", 400)]);
         assert_eq!(r.suite.len(), 2);
         assert_eq!(r.ignored[0].0, "b");
+    }
+
+    fn suite_hint(text: &str) -> Hint {
+        Hint {
+            test_id: SUITE.into(),
+            dimension: HintDimension::CoverageGaps,
+            text: text.into(),
+            origin: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_suite_hint_naming_an_oracle_flags_it() {
+        let original = vec![
+            oracle("fv_1", 200),
+            oracle("fv_10", 200),
+            oracle("fi_2", 400),
+        ];
+        let hints = [suite_hint(
+            "fv_1 and fi_2 expect the wrong status; add a 404 case",
+        )];
+        let t = targets(&original, &hints);
+        assert_eq!(t, ["fi_2".to_string(), "fv_1".to_string()].into());
+        let regen = vec![
+            oracle("fv_1", 201),
+            oracle("fv_10", 500),
+            oracle("fi_404", 404),
+        ];
+        let r = merge(&original, &hints, regen);
+        assert_eq!(
+            r.suite,
+            vec![
+                oracle("fv_1", 201),
+                oracle("fv_10", 200),
+                oracle("fi_2", 400),
+                oracle("fi_404", 404)
+            ]
+        );
+        assert_eq!(
+            r.ignored,
+            vec![(
+                "fv_10".to_string(),
+                "not flagged by the challenger; kept unchanged".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn a_suite_hint_with_nothing_flagged_only_adds() {
+        let original = vec![oracle("a", 200)];
+        let hints = [suite_hint("no oracle covers 404")];
+        assert!(targets(&original, &hints).is_empty());
+        let r = merge(&original, &hints, vec![oracle("a", 404), oracle("b", 404)]);
+        assert_eq!(r.suite, vec![oracle("a", 200), oracle("b", 404)]);
+        assert_eq!(r.ignored.len(), 1);
+    }
+
+    #[test]
+    fn model_hints_cannot_claim_to_be_quadrant_hints() {
+        let ids: BTreeSet<&str> = ["a"].into();
+        let raw = json!({"hints": [{"test_id": "a", "dimension": "coverage_gaps",
+            "text": "x", "origin": "quadrant"}]});
+        let c = check_hints(&raw, &ids, false);
+        assert_eq!(c.hints[0].origin, HintOrigin::Challenger);
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod groups;
 pub mod metamorphic;
 pub mod multi_op;
 pub mod normalize;
+pub mod quadrants;
 pub mod runtime;
 pub mod schemas;
 pub mod semantic;

@@ -179,16 +179,11 @@ pub async fn challenge(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> 
 pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
     let inp = inputs(ctx, group_id)?;
     let hints = inp.record.review.clone().unwrap_or_default().hints;
-    let flagged_ids = challenge::flagged(&hints);
-    let flagged: Vec<&MultiOpOracle> = inp
-        .record
-        .oracles
-        .iter()
-        .filter(|o| flagged_ids.contains(&o.test_id))
-        .collect();
+    let request = challenge::revision_request(&inp.record.oracles, &hints);
     let contexts = contexts_json(&inp);
-    let flagged_json = to_prompt_json(&flagged);
-    let hints_json = to_prompt_json(&hints);
+    let flagged_json = to_prompt_json(&request.flagged);
+    let hints_json = to_prompt_json(&request.hints);
+    let existing = request.existing.join(", ");
     let answer = ctx
         .call::<serde_json::Value>(
             "multi_op_regenerate",
@@ -199,6 +194,7 @@ pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
                 ("seed_data", &ctx.project.seed_data),
                 ("bundle", &inp.bundle_text),
                 ("flagged", &flagged_json),
+                ("existing", &existing),
                 ("hints", &hints_json),
             ],
             Some(multi_schema(ctx, &inp)),

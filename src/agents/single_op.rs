@@ -6,7 +6,7 @@ use crate::agents::challenge::{self, check_hints, merge};
 use crate::agents::normalize::normalize_single_with;
 use crate::agents::runtime::{AgentCtx, to_prompt_json};
 use crate::agents::schemas;
-use crate::model::{ChallengerReview, Oracle, SourceContext};
+use crate::model::{ChallengerReview, SourceContext};
 use crate::pipeline::prepare::bundle_index;
 use crate::store::{SuiteRecord, op_slug};
 use std::collections::BTreeSet;
@@ -89,7 +89,8 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     Ok(kept)
 }
 
-/// Challenger review; returns the number of hints kept.
+/// Challenger review plus the quadrant check; returns the number of hints kept (the
+/// model's and ours).
 pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let inp = inputs(ctx, op_id)?;
     let mut suite = current_suite(ctx, op_id, "review")?;
@@ -113,7 +114,13 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
         )
         .await?;
     let ids: BTreeSet<&str> = suite.oracles.iter().map(|o| o.test_id.as_str()).collect();
-    let checked = check_hints(&answer.value, &ids, false);
+    let mut checked = check_hints(&answer.value, &ids, false);
+    // Our own hints for empty quadrants (paper Table 4), after the model's: they drive
+    // the same one regeneration.
+    checked.hints.extend(crate::agents::quadrants::hints(
+        &inp.context,
+        &suite.oracles,
+    ));
     let n = checked.hints.len();
     if !checked.refused.is_empty() {
         let rel = format!("reviews/{}.refused.json", op_slug(op_id));
@@ -132,15 +139,11 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     let inp = inputs(ctx, op_id)?;
     let mut suite = current_suite(ctx, op_id, "regenerate")?;
     let hints = suite.review.clone().unwrap_or_default().hints;
-    let flagged_ids = challenge::flagged(&hints);
-    let flagged: Vec<&Oracle> = suite
-        .oracles
-        .iter()
-        .filter(|o| flagged_ids.contains(&o.test_id))
-        .collect();
+    let request = challenge::revision_request(&suite.oracles, &hints);
     let context_json = to_prompt_json(&inp.context.verified());
-    let flagged_json = to_prompt_json(&flagged);
-    let hints_json = to_prompt_json(&hints);
+    let flagged_json = to_prompt_json(&request.flagged);
+    let hints_json = to_prompt_json(&request.hints);
+    let existing = request.existing.join(", ");
     let answer = ctx
         .call::<serde_json::Value>(
             "single_op_regenerate",
@@ -149,6 +152,7 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
                 ("op_id", op_id),
                 ("context", &context_json),
                 ("flagged", &flagged_json),
+                ("existing", &existing),
                 ("hints", &hints_json),
                 ("seed_data", &ctx.project.seed_data),
                 ("bundle", &inp.bundle.text),

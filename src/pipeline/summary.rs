@@ -5,7 +5,7 @@
 
 use crate::agents::semantic::GroupingRecord;
 use crate::llm::{CallRecord, Ledger, Totals};
-use crate::model::{Assertion, Strategy};
+use crate::model::{Assertion, HintOrigin, Strategy};
 use crate::pipeline::driver::STATE_FILE;
 use crate::pipeline::orchestrator::{GroupState, OpState, Orchestrator};
 use crate::store::{Session, StoreError};
@@ -46,8 +46,16 @@ pub struct Summary {
     pub groups: usize,
     /// Multi-op oracles (#Multi-Op).
     pub multi_op_oracles: usize,
+    /// Hints the challenger models gave.
     pub hints: usize,
+    /// Hints our quadrant check added (empty FV/FI/BV/BI quadrants), counted apart.
+    #[serde(default)]
+    pub quadrant_hints: usize,
     pub regenerated: usize,
+    /// Oracles set aside for referencing what the verified context lacks (restorable in
+    /// the workbench); also counted in `dropped`.
+    #[serde(default)]
+    pub set_aside: usize,
     /// Rule id → dropped or changed count, over every normalization pass.
     pub normalization: BTreeMap<String, usize>,
     pub dropped: usize,
@@ -77,7 +85,13 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
         if let Some(suite) = session.read_suite(op_id)? {
             s.single_op_oracles += suite.oracles.len();
             s.regenerated += suite.regenerated.len();
-            s.hints += suite.review.map_or(0, |r| r.hints.len());
+            s.set_aside += suite.set_aside.len();
+            for h in suite.review.iter().flat_map(|r| &r.hints) {
+                match h.origin {
+                    HintOrigin::Challenger => s.hints += 1,
+                    HintOrigin::Quadrant => s.quadrant_hints += 1,
+                }
+            }
             for o in &suite.oracles {
                 let strategy = o.oracle_strategy.map_or("none", strategy_name);
                 *s.by_strategy.entry(strategy.to_string()).or_default() += 1;
@@ -116,6 +130,7 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
             }
             s.regenerated += g.regenerated.len();
             s.hints += g.review.map_or(0, |r| r.hints.len());
+            s.set_aside += g.set_aside.len();
             for n in g.normalization {
                 s.dropped += n.dropped.len();
                 add_counts(&mut s.normalization, &n.counts);
@@ -244,8 +259,8 @@ impl fmt::Display for Summary {
         }
         let _ = writeln!(
             out,
-            "Challenger: {} hints, {} oracles regenerated",
-            self.hints, self.regenerated
+            "Challenger: {} hints, {} quadrant hints of our own, {} oracles regenerated",
+            self.hints, self.quadrant_hints, self.regenerated
         );
         for (g, why) in &self.failed_groups {
             let _ = writeln!(
@@ -254,7 +269,11 @@ impl fmt::Display for Summary {
                 crate::text::escape_controls(why)
             );
         }
-        let _ = writeln!(out, "Normalization: {} oracles dropped", self.dropped);
+        let _ = writeln!(
+            out,
+            "Normalization: {} oracles dropped ({} set aside as unreferenced, restorable in the workbench)",
+            self.dropped, self.set_aside
+        );
         for (rule, n) in &self.normalization {
             let _ = writeln!(out, "  {rule:<28} {n}");
         }

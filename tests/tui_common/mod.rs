@@ -236,6 +236,7 @@ pub fn petstore_session(dir: &Path) -> Session {
             test_id: "bi_limit_0".into(),
             dimension: HintDimension::AssertionCorrectness,
             text: "also check limit=101 (upper bound + 1)".into(),
+            origin: Default::default(),
         }],
     });
     suite.regenerated = vec!["bi_limit_0".into()];

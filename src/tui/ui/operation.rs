@@ -187,9 +187,13 @@ fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
         lines.push(Line::from(Span::styled("no challenger hints", t.muted)));
     }
     for h in &op.hints {
+        let origin = match h.origin {
+            crate::model::HintOrigin::Challenger => "",
+            crate::model::HintOrigin::Quadrant => "  (quadrant check, not the model)",
+        };
         lines.push(Line::from(vec![
             Span::styled(dimension(h.dimension), t.accent),
-            Span::styled(format!("  on {}", h.test_id), t.muted),
+            Span::styled(format!("  on {}{origin}", h.test_id), t.muted),
         ]));
         lines.push(Line::raw(format!("  {}", h.text)));
         if let Some(o) = op.oracles.iter().find(|o| o.test_id == h.test_id) {
