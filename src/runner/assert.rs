@@ -326,7 +326,13 @@ pub fn loose_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Numbers are kept exactly as written (serde_json's `arbitrary_precision`), so `1` and
+/// `1.0` are different texts with one value: equal texts are equal, then integers compare
+/// exactly, then anything else as f64.
 fn num_eq(x: &serde_json::Number, y: &serde_json::Number) -> bool {
+    if x.to_string() == y.to_string() {
+        return true;
+    }
     match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
         (Some(a), Some(b), _, _) => a == b,
         (_, _, Some(a), Some(b)) => a == b,

@@ -35,16 +35,13 @@ impl Recorder {
         });
     }
 
-    /// Records an oracle set aside for referencing what the context lacks: each problem
-    /// counts under its rule, and one drop entry (under the first problem's rule) lists
-    /// them all.
+    /// Records an oracle set aside for referencing what the context lacks: one drop entry
+    /// (counted once, under the first problem's rule, like every drop) lists every
+    /// problem.
     pub fn set_aside(&mut self, test_id: &str, problems: &[(&'static str, String)], raw: &Value) {
         let Some((first_rule, _)) = problems.first() else {
             return;
         };
-        for (rule_id, _) in &problems[1..] {
-            self.count(rule_id);
-        }
         let reason = problems
             .iter()
             .map(|(_, d)| d.as_str())
