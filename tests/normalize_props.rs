@@ -176,7 +176,15 @@ fn random_answers_never_panic_and_normalize_idempotently() {
         );
         assert_eq!(again.kept, single.kept, "single, input {raw}");
         assert!(again.dropped.is_empty(), "single, input {raw}");
-        kept_single += single.kept.len();
+        let aside = normalize_single(
+            "GET /pets/{id}",
+            &serde_json::to_value(&single.set_aside).unwrap(),
+            Some(&context),
+            &bundle,
+        );
+        assert_eq!(aside.set_aside, single.set_aside, "single, input {raw}");
+        assert!(aside.kept.is_empty(), "single, input {raw}");
+        kept_single += single.kept.len() + single.set_aside.len();
 
         let multi = normalize_multi("g", &raw, &contexts, &known, &bundle);
         report_adds_up(&multi, &raw);
@@ -189,9 +197,10 @@ fn random_answers_never_panic_and_normalize_idempotently() {
         );
         assert_eq!(again.kept, multi.kept, "multi, input {raw}");
         assert!(again.dropped.is_empty(), "multi, input {raw}");
-        kept_multi += multi.kept.len();
+        kept_multi += multi.kept.len() + multi.set_aside.len();
     }
-    // The generator must exercise the keep path too, not only rejections.
+    // The generator must exercise the keep path too (kept or set aside as restorable),
+    // not only rejections.
     assert!(
         kept_single > 50 && kept_multi > 20,
         "{kept_single} {kept_multi}"
