@@ -53,6 +53,7 @@ fn current_suite(ctx: &AgentCtx, op_id: &str, purpose: &str) -> Result<SuiteReco
 pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let inp = inputs(ctx, op_id)?;
     let context_json = to_prompt_json(&inp.context.verified());
+    let seed_data = ctx.project.seed_data_for(&inp.bundle.files);
     let answer = ctx
         .call::<serde_json::Value>(
             "single_op",
@@ -60,7 +61,7 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
             &[
                 ("op_id", op_id),
                 ("context", &context_json),
-                ("seed_data", &ctx.project.seed_data),
+                ("seed_data", &seed_data),
                 ("bundle", &inp.bundle.text),
             ],
             Some(
@@ -87,6 +88,7 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let inp = inputs(ctx, op_id)?;
     let mut suite = current_suite(ctx, op_id, "review")?;
     let context_json = to_prompt_json(&inp.context.verified());
+    let seed_data = ctx.project.seed_data_for(&inp.bundle.files);
     let oracles_json = to_prompt_json(&suite.oracles);
     let test_ids: Vec<&str> = suite.oracles.iter().map(|o| o.test_id.as_str()).collect();
     let schema =
@@ -99,7 +101,7 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
                 ("op_id", op_id),
                 ("context", &context_json),
                 ("oracles", &oracles_json),
-                ("seed_data", &ctx.project.seed_data),
+                ("seed_data", &seed_data),
                 ("bundle", &inp.bundle.text),
             ],
             Some(schema),
@@ -132,6 +134,7 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
         .filter(|o| flagged_ids.contains(&o.test_id))
         .collect();
     let context_json = to_prompt_json(&inp.context.verified());
+    let seed_data = ctx.project.seed_data_for(&inp.bundle.files);
     let flagged_json = to_prompt_json(&flagged);
     let hints_json = to_prompt_json(&hints);
     let answer = ctx
@@ -143,7 +146,7 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
                 ("context", &context_json),
                 ("flagged", &flagged_json),
                 ("hints", &hints_json),
-                ("seed_data", &ctx.project.seed_data),
+                ("seed_data", &seed_data),
                 ("bundle", &inp.bundle.text),
             ],
             Some(
