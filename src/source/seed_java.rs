@@ -243,11 +243,7 @@ fn type_decl(cx: &Cx, decl: Node, out: &mut Vec<JavaSeed>) {
             "field_declaration" if is_static(cx, m) => {
                 static_field(cx, m).map(|name| (JavaSeedKind::StaticField, name))
             }
-            k if matches!(
-                k,
-                "class_declaration" | "enum_declaration" | "record_declaration"
-            ) =>
-            {
+            "class_declaration" | "enum_declaration" | "record_declaration" => {
                 type_decl(cx, m, out);
                 None
             }
