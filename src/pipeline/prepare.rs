@@ -118,7 +118,11 @@ impl Prepared {
             files,
             crate::source::seed_java::JAVA_SEED_CAP,
         );
-        crate::source::seed_java::combine(&self.seed_data, &java)
+        match (self.seed_data.as_str(), java.is_empty()) {
+            (_, true) => self.seed_data.clone(),
+            ("(none)", false) => java,
+            (files, false) => format!("{files}{java}"),
+        }
     }
 
     /// Sends no seed data at all: neither seed files nor start-up code.

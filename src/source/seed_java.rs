@@ -70,34 +70,14 @@ pub struct JavaSeed {
 /// Most bytes of start-up code offered as seed data in one prompt (after the seed files).
 pub const JAVA_SEED_CAP: usize = 4_000;
 
-/// Method-name prefixes of calls that store a record.
-const RECORD_VERBS: [&str; 8] = [
-    "add", "put", "save", "insert", "persist", "store", "register", "create",
-];
+/// Method-name prefixes of calls that store a record (`|`-separated).
+const RECORD_VERBS: &str = "add|put|save|insert|persist|store|register|create";
 /// Method-name prefixes of seeding methods a constructor may call.
-const SEED_NAMES: [&str; 8] = [
-    "seed",
-    "init",
-    "load",
-    "populate",
-    "bootstrap",
-    "fill",
-    "prime",
-    "setup",
-];
+const SEED_NAMES: &str = "seed|init|load|populate|bootstrap|fill|prime|setup";
 const RUNNERS: [&str; 2] = ["CommandLineRunner", "ApplicationRunner"];
-/// Words without which a file cannot hold any start-up form this module knows (besides
-/// the record verbs): the cheap filter before a parse.
-const HINTS: [&str; 8] = [
-    "static {",
-    "static{",
-    ".of(",
-    "asList(",
-    "ofEntries(",
-    "PostConstruct",
-    "Runner",
-    "{{",
-];
+/// Words without which a file holds no start-up form this module knows (besides the
+/// record verbs): the cheap filter before a parse.
+const HINTS: &str = "static {|static{|.of(|asList(|ofEntries(|PostConstruct|Runner|{{";
 /// Most snippets named one by one as left out (the rest are counted).
 const LEFT_OUT_NAMED: usize = 10;
 
@@ -111,7 +91,12 @@ pub fn find(path: &str, text: &str) -> Vec<JavaSeed> {
 pub fn find_all(files: &[(&str, &str)]) -> Vec<JavaSeed> {
     files
         .par_iter()
-        .filter(|(_, t)| HINTS.iter().chain(&RECORD_VERBS).any(|h| t.contains(h)))
+        .filter(|(_, t)| {
+            HINTS
+                .split('|')
+                .chain(RECORD_VERBS.split('|'))
+                .any(|h| t.contains(h))
+        })
         .map_init(super::java::new_parser, |p, (path, text)| {
             find_with(p, path, text)
         })
@@ -123,131 +108,120 @@ fn find_with(parser: &mut tree_sitter::Parser, path: &str, text: &str) -> Vec<Ja
     let Some(tree) = parser.parse(text, None) else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    let cx = Cx {
-        src: text.as_bytes(),
-        text,
-        path,
-    };
-    types_in(&cx, tree.root_node(), &mut out);
+    let (cx, mut out) = (Cx { text, path }, Vec::new());
+    let root = tree.root_node();
+    let mut c = root.walk();
+    for child in root.named_children(&mut c) {
+        type_decl(&cx, child, &mut out);
+    }
     out.sort_by_key(|s| s.line);
     out.dedup_by_key(|s| s.line);
     out
 }
 
 struct Cx<'a> {
-    src: &'a [u8],
     text: &'a str,
     path: &'a str,
 }
 
 impl Cx<'_> {
     fn text_of(&self, n: Node) -> &str {
-        n.utf8_text(self.src).unwrap_or_default()
+        n.utf8_text(self.text.as_bytes()).unwrap_or_default()
+    }
+
+    /// The text of `n`'s child `field` ("" when absent).
+    fn field(&self, n: Node, field: &str) -> &str {
+        n.child_by_field_name(field)
+            .map(|f| self.text_of(f))
+            .unwrap_or_default()
     }
 
     fn seed(&self, n: Node, kind: JavaSeedKind, name: String) -> JavaSeed {
         let (line, end_line) = (n.start_position().row + 1, n.end_position().row + 1);
-        let text: Vec<&str> = self
-            .text
-            .lines()
-            .skip(line - 1)
-            .take(end_line + 1 - line)
-            .collect();
+        let text: Vec<&str> = self.text.lines().take(end_line).skip(line - 1).collect();
+        let (file, text) = (self.path.to_string(), text.join("\n"));
         JavaSeed {
-            file: self.path.to_string(),
+            file,
             line,
             end_line,
             kind,
             name,
-            text: text.join("\n"),
+            text,
         }
     }
 }
 
-/// Every class, enum or record declared under `node`, nested ones included.
-fn types_in(cx: &Cx, node: Node, out: &mut Vec<JavaSeed>) {
-    let mut c = node.walk();
-    for child in node.named_children(&mut c) {
-        if matches!(
-            child.kind(),
-            "class_declaration" | "enum_declaration" | "record_declaration"
-        ) {
-            type_decl(cx, child, out);
-        }
-    }
-}
-
+/// The start-up bodies of a class, enum or record (any other node: none), nested types'
+/// included.
 fn type_decl(cx: &Cx, decl: Node, out: &mut Vec<JavaSeed>) {
-    let class = decl
-        .child_by_field_name("name")
-        .map(|n| cx.text_of(n))
-        .unwrap_or("?");
-    let runner = decl
-        .child_by_field_name("interfaces")
-        .is_some_and(|i| RUNNERS.iter().any(|r| cx.text_of(i).contains(r)));
-    let Some(body) = decl.child_by_field_name("body") else {
+    let kinds = [
+        "class_declaration",
+        "enum_declaration",
+        "record_declaration",
+    ];
+    let Some(body) = decl
+        .child_by_field_name("body")
+        .filter(|_| kinds.contains(&decl.kind()))
+    else {
         return;
     };
+    let class = cx.field(decl, "name");
+    let runner = RUNNERS
+        .iter()
+        .any(|r| cx.field(decl, "interfaces").contains(r));
     let mut members = Vec::new();
     let mut c = body.walk();
     for m in body.named_children(&mut c) {
         if m.kind() == "enum_body_declarations" {
-            let mut c2 = m.walk();
-            members.extend(m.named_children(&mut c2));
+            members.extend(m.named_children(&mut m.walk()));
         } else {
             members.push(m);
         }
     }
-    let name_of = |m: Node| {
-        m.child_by_field_name("name")
-            .map(|n| cx.text_of(n).to_string())
-            .unwrap_or_default()
-    };
     // Methods the constructors call on `this`.
     let mut from_ctor = BTreeSet::new();
-    for m in &members {
-        if m.kind() == "constructor_declaration" {
-            if let Some(b) = m.child_by_field_name("body") {
-                own_calls(cx, b, &mut from_ctor);
-            }
-            if creates_records(cx, *m) {
-                out.push(cx.seed(*m, JavaSeedKind::Constructor, format!("{class}.{class}")));
-            }
+    for &m in members
+        .iter()
+        .filter(|m| m.kind() == "constructor_declaration")
+    {
+        if let Some(b) = m.child_by_field_name("body") {
+            own_calls(cx, b, &mut from_ctor);
+        }
+        if creates_records(cx, m) {
+            out.push(cx.seed(m, JavaSeedKind::Constructor, format!("{class}.{class}")));
         }
     }
     for m in members {
+        let name = cx.field(m, "name");
         let kind = match m.kind() {
             "method_declaration" => {
-                let name = name_of(m);
-                let ret = m.child_by_field_name("type").map(|t| cx.text_of(t));
-                let body = m.child_by_field_name("body");
+                let ret = cx.field(m, "type");
                 let kind = if has_annotation(cx, m, "PostConstruct") {
                     Some(JavaSeedKind::PostConstruct)
-                } else if ret.is_some_and(|r| RUNNERS.iter().any(|x| r.ends_with(x))) {
+                } else if RUNNERS.iter().any(|x| ret.ends_with(x)) {
                     Some(JavaSeedKind::RunnerBean)
                 } else if runner && name == "run" {
                     Some(JavaSeedKind::Runner)
-                } else if from_ctor.contains(&name)
-                    && (starts_with_any(&name, &SEED_NAMES) || creates_records(cx, m))
+                } else if from_ctor.contains(name)
+                    && (starts_with_any(name, SEED_NAMES) || creates_records(cx, m))
                 {
                     Some(JavaSeedKind::CalledFromConstructor)
                 } else {
                     None
                 };
+                let body = m.child_by_field_name("body");
                 kind.filter(|_| body.is_some_and(|b| b.named_child_count() > 0))
-                    .map(|k| (k, name))
+                    .map(|k| (k, name.to_string()))
             }
             "static_initializer" => (creates_records(cx, m) || builds_collection(cx, m))
                 .then(|| (JavaSeedKind::StaticInitializer, "<static>".to_string())),
-            "field_declaration" if is_static(cx, m) => {
+            "field_declaration" if modifiers(cx, m).split_whitespace().any(|w| w == "static") => {
                 static_field(cx, m).map(|name| (JavaSeedKind::StaticField, name))
             }
-            "class_declaration" | "enum_declaration" | "record_declaration" => {
+            _ => {
                 type_decl(cx, m, out);
                 None
             }
-            _ => None,
         };
         if let Some((kind, name)) = kind {
             out.push(cx.seed(m, kind, format!("{class}.{name}")));
@@ -255,29 +229,24 @@ fn type_decl(cx: &Cx, decl: Node, out: &mut Vec<JavaSeed>) {
     }
 }
 
-fn starts_with_any(name: &str, prefixes: &[&str]) -> bool {
+fn starts_with_any(name: &str, prefixes: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    prefixes.iter().any(|p| lower.starts_with(p))
+    prefixes.split('|').any(|p| lower.starts_with(p))
 }
 
+/// The declaration's modifiers (annotations included) as written.
+fn modifiers<'a>(cx: &'a Cx, decl: Node) -> &'a str {
+    let mut c = decl.walk();
+    let mods = decl.children(&mut c).find(|n| n.kind() == "modifiers");
+    mods.map(|m| cx.text_of(m)).unwrap_or_default()
+}
+
+/// Whether `@name` (or `@some.pkg.name`) annotates the declaration.
 fn has_annotation(cx: &Cx, decl: Node, name: &str) -> bool {
-    let mut c = decl.walk();
-    decl.children(&mut c)
-        .filter(|n| n.kind() == "modifiers")
-        .any(|mods| {
-            let mut c2 = mods.walk();
-            mods.named_children(&mut c2)
-                .filter(|a| matches!(a.kind(), "marker_annotation" | "annotation"))
-                .filter_map(|a| a.child_by_field_name("name"))
-                .any(|n| cx.text_of(n).rsplit('.').next() == Some(name))
-        })
-}
-
-fn is_static(cx: &Cx, decl: Node) -> bool {
-    let mut c = decl.walk();
-    decl.children(&mut c)
-        .filter(|n| n.kind() == "modifiers")
-        .any(|m| cx.text_of(m).split_whitespace().any(|w| w == "static"))
+    modifiers(cx, decl)
+        .split(|c: char| c.is_whitespace() || c == '(')
+        .filter_map(|w| w.strip_prefix('@'))
+        .any(|a| a.rsplit('.').next() == Some(name))
 }
 
 /// The field's name when a declarator's value builds a collection with data in it.
@@ -286,38 +255,27 @@ fn static_field(cx: &Cx, field: Node) -> Option<String> {
     let declarators: Vec<Node> = field.children_by_field_name("declarator", &mut c).collect();
     declarators.into_iter().find_map(|d| {
         let value = d.child_by_field_name("value")?;
-        builds_collection(cx, value).then(|| {
-            d.child_by_field_name("name")
-                .map(|n| cx.text_of(n).to_string())
-                .unwrap_or_default()
-        })
+        builds_collection(cx, value).then(|| cx.field(d, "name").to_string())
     })
 }
 
 /// Whether `node` holds a collection built with data: `Map.of(..)`, `List.of(..)`,
 /// `Arrays.asList(..)`, `Stream.of(..)`, or a double-brace `new HashMap<>() {{ put(..) }}`.
 fn builds_collection(cx: &Cx, node: Node) -> bool {
+    const BUILDERS: &str = "of|ofEntries|asList|copyOf|entry|newArrayList";
+    const HOLDERS: [&str; 5] = ["Map", "List", "Set", "Array", "Stream"];
     any_node(node, &mut |n| match n.kind() {
         "method_invocation" => {
-            let name = n.child_by_field_name("name").map(|x| cx.text_of(x));
-            let object = n.child_by_field_name("object").map(|x| cx.text_of(x));
-            let builder = matches!(
-                name,
-                Some("of" | "ofEntries" | "asList" | "copyOf" | "entry" | "newArrayList")
-            ) && object.is_some_and(|o| {
-                [
-                    "Map", "List", "Set", "Arrays", "Stream", "Lists", "Maps", "Sets",
-                ]
-                .iter()
-                .any(|k| o.ends_with(k))
-            });
-            builder
+            let object = cx.field(n, "object").trim_end_matches('s');
+            BUILDERS.split('|').any(|b| b == cx.field(n, "name"))
+                && HOLDERS.iter().any(|k| object.ends_with(k))
                 && n.child_by_field_name("arguments")
                     .is_some_and(|a| a.named_child_count() > 0)
         }
         "object_creation_expression" => {
-            let mut c = n.walk();
-            let anon = n.children(&mut c).find(|x| x.kind() == "class_body");
+            let anon = n
+                .named_children(&mut n.walk())
+                .find(|x| x.kind() == "class_body");
             anon.is_some_and(|b| any_node(b, &mut |x| x.kind() == "block"))
         }
         _ => false,
@@ -327,27 +285,20 @@ fn builds_collection(cx: &Cx, node: Node) -> bool {
 /// Whether a body stores records: a call like `add`/`put`/`save` on anything, and at least
 /// two literals of data, inside `new X(..)` arguments or directly in such calls.
 fn creates_records(cx: &Cx, body: Node) -> bool {
-    let mut record_calls = 0;
-    let mut literals = 0;
+    let (mut record_calls, mut literals) = (0, 0);
     walk(body, &mut |n| {
+        let args = n.child_by_field_name("arguments");
+        let literal =
+            |x: &Node| x.kind().ends_with("_literal") || ["true", "false"].contains(&x.kind());
+        let direct = args.map_or(0, |a| {
+            a.named_children(&mut a.walk()).filter(literal).count()
+        });
         match n.kind() {
-            "method_invocation" => {
-                let name = n.child_by_field_name("name").map(|x| cx.text_of(x));
-                if name.is_some_and(|x| starts_with_any(x, &RECORD_VERBS)) {
-                    record_calls += 1;
-                    if let Some(args) = n.child_by_field_name("arguments") {
-                        let direct = count_children(args, is_literal);
-                        if direct >= 2 {
-                            literals += direct;
-                        }
-                    }
-                }
+            "method_invocation" if starts_with_any(cx.field(n, "name"), RECORD_VERBS) => {
+                record_calls += 1;
+                literals += if direct >= 2 { direct } else { 0 };
             }
-            "object_creation_expression" => {
-                if let Some(args) = n.child_by_field_name("arguments") {
-                    literals += count_children(args, is_literal);
-                }
-            }
+            "object_creation_expression" => literals += direct,
             _ => {}
         }
         true
@@ -355,25 +306,11 @@ fn creates_records(cx: &Cx, body: Node) -> bool {
     record_calls > 0 && literals >= 2
 }
 
-fn is_literal(n: Node) -> bool {
-    n.kind().ends_with("_literal") || matches!(n.kind(), "true" | "false")
-}
-
-fn count_children(n: Node, pred: fn(Node) -> bool) -> usize {
-    let mut c = n.walk();
-    n.named_children(&mut c).filter(|x| pred(*x)).count()
-}
-
 /// Names of the methods `body` calls on `this` (unqualified or `this.m(..)`).
 fn own_calls(cx: &Cx, body: Node, out: &mut BTreeSet<String>) {
     walk(body, &mut |n| {
-        if n.kind() == "method_invocation" {
-            let object = n.child_by_field_name("object").map(|o| cx.text_of(o));
-            if matches!(object, None | Some("this"))
-                && let Some(name) = n.child_by_field_name("name")
-            {
-                out.insert(cx.text_of(name).to_string());
-            }
+        if n.kind() == "method_invocation" && matches!(cx.field(n, "object"), "" | "this") {
+            out.insert(cx.field(n, "name").to_string());
         }
         // Lambdas and anonymous classes run later, not at construction.
         !matches!(n.kind(), "lambda_expression" | "class_body")
@@ -454,14 +391,4 @@ pub fn render(seeds: &[JavaSeed], prefer: &[String], cap: usize) -> String {
         ));
     }
     out
-}
-
-/// A prompt's seed data: the seed files' records (`files_text`, "(none)" when there are
-/// none), then the start-up code `render`ed for the prompt; "(none)" when both are empty.
-pub fn combine(files_text: &str, java: &str) -> String {
-    match (files_text, java.is_empty()) {
-        (_, true) => files_text.to_string(),
-        ("(none)" | "", false) => java.to_string(),
-        (f, false) => format!("{f}{java}"),
-    }
 }

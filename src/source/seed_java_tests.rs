@@ -136,6 +136,7 @@ fn static_initialisers_and_static_collections() {
     }
     static final Map<String, String> NAMES = new HashMap<>() {{ put("a", "Ann"); }};
     static { System.loadLibrary("z"); }
+    static List<Item> ALL = Arrays.asList(new Item(2, "Gadget"));
 }"#;
     assert_eq!(
         kinds(text),
@@ -147,6 +148,7 @@ fn static_initialisers_and_static_collections() {
                 7
             ),
             (JavaSeedKind::StaticField, "Data.NAMES".to_string(), 10),
+            (JavaSeedKind::StaticField, "Data.ALL".to_string(), 12),
         ]
     );
 }
