@@ -48,7 +48,7 @@ pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
                 ("op_id", op_id),
                 ("handler", &handler),
                 ("spec_fragment", &fragment),
-                ("seed_data", &ctx.project.seed_data),
+                ("seed_data", &ctx.project.seed_data_for(&bundle.files)),
                 ("bundle", &bundle.text),
             ],
             Some(schemas::context()),

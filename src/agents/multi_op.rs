@@ -19,6 +19,8 @@ struct Inputs {
     bundle: BundleIndex,
     /// The group's operations' bundles merged, each file once, for the prompts.
     bundle_text: String,
+    /// Seed data for the group, start-up code in its bundles' files first.
+    seed_data: String,
 }
 
 fn inputs(ctx: &AgentCtx, group_id: &str) -> Result<Inputs, String> {
@@ -50,6 +52,9 @@ fn inputs(ctx: &AgentCtx, group_id: &str) -> Result<Inputs, String> {
         group,
         record,
         contexts,
+        seed_data: ctx
+            .project
+            .seed_data_for(&files.files.keys().cloned().collect::<Vec<_>>()),
         bundle: files,
         bundle_text,
     })
@@ -117,7 +122,7 @@ pub async fn generate(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> {
                 ("pattern", &pattern),
                 ("sequence", &sequence),
                 ("contexts", &contexts),
-                ("seed_data", &ctx.project.seed_data),
+                ("seed_data", &inp.seed_data),
                 ("bundle", &inp.bundle_text),
             ],
             Some(multi_schema(ctx, &inp)),
@@ -152,7 +157,7 @@ pub async fn challenge(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> 
             &[
                 ("group_id", group_id),
                 ("contexts", &contexts),
-                ("seed_data", &ctx.project.seed_data),
+                ("seed_data", &inp.seed_data),
                 ("bundle", &inp.bundle_text),
                 ("oracles", &oracles),
             ],
@@ -191,7 +196,7 @@ pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
             &[
                 ("group_id", group_id),
                 ("contexts", &contexts),
-                ("seed_data", &ctx.project.seed_data),
+                ("seed_data", &inp.seed_data),
                 ("bundle", &inp.bundle_text),
                 ("flagged", &flagged_json),
                 ("existing", &existing),

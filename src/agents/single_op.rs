@@ -53,6 +53,7 @@ fn current_suite(ctx: &AgentCtx, op_id: &str, purpose: &str) -> Result<SuiteReco
 pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let inp = inputs(ctx, op_id)?;
     let context_json = to_prompt_json(&inp.context.verified());
+    let seed_data = ctx.project.seed_data_for(&inp.bundle.files);
     let answer = ctx
         .call::<serde_json::Value>(
             "single_op",
@@ -60,7 +61,7 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
             &[
                 ("op_id", op_id),
                 ("context", &context_json),
-                ("seed_data", &ctx.project.seed_data),
+                ("seed_data", &seed_data),
                 ("bundle", &inp.bundle.text),
             ],
             Some(
@@ -95,6 +96,7 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let inp = inputs(ctx, op_id)?;
     let mut suite = current_suite(ctx, op_id, "review")?;
     let context_json = to_prompt_json(&inp.context.verified());
+    let seed_data = ctx.project.seed_data_for(&inp.bundle.files);
     let oracles_json = to_prompt_json(&suite.oracles);
     let test_ids: Vec<&str> = suite.oracles.iter().map(|o| o.test_id.as_str()).collect();
     let schema =
@@ -107,7 +109,7 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
                 ("op_id", op_id),
                 ("context", &context_json),
                 ("oracles", &oracles_json),
-                ("seed_data", &ctx.project.seed_data),
+                ("seed_data", &seed_data),
                 ("bundle", &inp.bundle.text),
             ],
             Some(schema),
@@ -141,6 +143,7 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     let hints = suite.review.clone().unwrap_or_default().hints;
     let request = challenge::revision_request(&suite.oracles, &hints);
     let context_json = to_prompt_json(&inp.context.verified());
+    let seed_data = ctx.project.seed_data_for(&inp.bundle.files);
     let flagged_json = to_prompt_json(&request.flagged);
     let hints_json = to_prompt_json(&request.hints);
     let existing = request.existing.join(", ");
@@ -154,7 +157,7 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
                 ("flagged", &flagged_json),
                 ("existing", &existing),
                 ("hints", &hints_json),
-                ("seed_data", &ctx.project.seed_data),
+                ("seed_data", &seed_data),
                 ("bundle", &inp.bundle.text),
             ],
             Some(

@@ -126,7 +126,7 @@ pub fn prepare(
     }
     let mut project = Prepared::load(project_dir, args.spec.as_deref(), &exclusions, &args.ops)?;
     if args.no_seed_data {
-        project.seed_data = "(none)".into();
+        project.drop_seed_data();
     }
     let out = args
         .out

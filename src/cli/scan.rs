@@ -229,6 +229,20 @@ fn human(report: &ScanReport, notes: &[String]) -> String {
             let _ = writeln!(out, "  {f}");
         }
     }
+    if !report.seed_java.is_empty() {
+        let _ = writeln!(out, "\nseed data in start-up code:");
+        let rows: Vec<Vec<String>> = report
+            .seed_java
+            .iter()
+            .map(|s| {
+                vec![
+                    format!("  {}:{}", s.file, s.line),
+                    format!("{} ({})", s.name, s.kind.describe()),
+                ]
+            })
+            .collect();
+        out.push_str(&table(&rows));
+    }
     if !report.seed_refused.is_empty() {
         let _ = writeln!(out, "\nseed files never sent to a model:");
         for r in &report.seed_refused {

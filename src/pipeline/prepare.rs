@@ -33,8 +33,12 @@ pub struct Prepared {
     pub root: PathBuf,
     pub spec: LoadedSpec,
     pub analysis: Analysis,
-    /// Seed data files concatenated (capped), or "(none)".
+    /// Seed data files concatenated (capped), or "(none)". Prompts take
+    /// [`Prepared::seed_data_for`], which adds the start-up code that creates records.
     pub seed_data: String,
+    /// Whether start-up code that creates records is offered as seed data too
+    /// (`--no-seed-data` turns it off, see [`Prepared::drop_seed_data`]).
+    pub java_seed: bool,
     /// op_ids this run covers: not excluded, and within `--op` when given.
     pub selected: Vec<String>,
 }
@@ -91,6 +95,7 @@ impl Prepared {
             spec,
             analysis,
             seed_data,
+            java_seed: true,
             selected,
         })
     }
@@ -99,6 +104,31 @@ impl Prepared {
     /// the graph by which a bundle too large for the model is cut, nearest files kept.
     pub fn file_deps(&self) -> &BTreeMap<String, Vec<String>> {
         &self.analysis.file_deps
+    }
+
+    /// The seed data for a prompt about code in `files` (its bundle's files): the seed
+    /// files' records, then the start-up code that creates records, that in `files`
+    /// first (capped); "(none)" when there is none or seed data is off.
+    pub fn seed_data_for(&self, files: &[String]) -> String {
+        if !self.java_seed {
+            return self.seed_data.clone();
+        }
+        let java = crate::source::seed_java::render(
+            &self.analysis.report.seed_java,
+            files,
+            crate::source::seed_java::JAVA_SEED_CAP,
+        );
+        match (self.seed_data.as_str(), java.is_empty()) {
+            (_, true) => self.seed_data.clone(),
+            ("(none)", false) => java,
+            (files, false) => format!("{files}{java}"),
+        }
+    }
+
+    /// Sends no seed data at all: neither seed files nor start-up code.
+    pub fn drop_seed_data(&mut self) {
+        self.seed_data = "(none)".into();
+        self.java_seed = false;
     }
 
     /// The handler file of `op_id`: the static match's, else the entry file in whose

@@ -45,8 +45,9 @@ pub struct Analysis {
     /// Project files each file uses directly, by path: the graph by which a bundle too
     /// large for a model is cut (nearest files kept).
     pub file_deps: BTreeMap<String, Vec<String>>,
-    /// Seed data as a prompt may carry it: allowlisted, redacted, capped (see
-    /// `redact::read_seed`); "(none)" when there is none.
+    /// Seed data files as a prompt may carry them: allowlisted, redacted, capped (see
+    /// `redact::read_seed`); "(none)" when there is none. Start-up code that creates
+    /// records is `report.seed_java`, rendered per prompt (`Prepared::seed_data_for`).
     pub seed_data: String,
 }
 
@@ -276,6 +277,10 @@ pub fn analyse_operations(
         .collect();
     let seed = super::redact::read_seed(root, &inventory.seed_files, SEED_SCAN_CAP);
     redactions.extend(seed.redactions);
+    // Records made by start-up code, found in the redacted texts (secrets already out).
+    let named: Vec<(&str, &str)> = paths.iter().map(String::as_str).zip(texts).collect();
+    let seed_java = super::seed_java::find_all(&named);
+    tracing::debug!(elapsed = ?t0.elapsed(), "source analysis: java seeds done");
     let file_deps = (0..files.len())
         .map(|fi| {
             let deps = closures.deps(fi).iter().map(|&d| files[d].path.clone());
@@ -296,6 +301,7 @@ pub fn analyse_operations(
         java_files: files.len(),
         source_roots: inventory.source_roots.clone(),
         seed_files: inventory.seed_files.clone(),
+        seed_java,
         seed_refused: seed.refused,
         redactions,
         syntax_errors,

@@ -2,7 +2,8 @@
 //!
 //! `scan` → `java` (one parallel tree-sitter parse per file into plain summaries) →
 //! `index` → `entries` → `closure` → `bundle`, plus `routes`, the static route pre-match
-//! between spec operations and handler methods. [`analyse`] runs all of it and returns a
+//! between spec operations and handler methods, and `seed_java`, the records start-up code
+//! creates (seed data besides SQL and JSON files). [`analyse`] runs all of it and returns a
 //! [`report::ScanReport`] together with the per-operation [`bundle::Bundle`]s.
 //!
 //! Deliberately not here: anything that needs an LLM (the paper's OAS matching and source
@@ -17,8 +18,11 @@ pub mod redact;
 pub mod report;
 pub mod routes;
 pub mod scan;
+pub mod seed_java;
 
 mod analyse;
+#[cfg(test)]
+mod seed_java_tests;
 #[cfg(test)]
 mod testutil;
 

@@ -78,6 +78,8 @@ pub struct ScanReport {
     pub java_files: usize,
     pub source_roots: Vec<String>,
     pub seed_files: Vec<String>,
+    /// Start-up code that creates records (seed data in Java), by file and line.
+    pub seed_java: Vec<super::seed_java::JavaSeed>,
     /// Seed files never sent to a model, with the reason.
     pub seed_refused: Vec<super::redact::RefusedSeed>,
     /// Secrets replaced before anything reaches a model (bundles and seed data).

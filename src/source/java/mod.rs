@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub use expr::{Expr, decode_string_literal};
+pub(crate) use parse::new_parser;
 
 /// What kind of type declaration a [`TypeDecl`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

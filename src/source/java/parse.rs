@@ -8,7 +8,7 @@ use super::{Annotation, Field, Import, JavaFile, Method, Param, TypeDecl, TypeKi
 use tree_sitter::{Node, Parser};
 
 /// A parser set up for Java.
-pub(super) fn new_parser() -> Parser {
+pub(crate) fn new_parser() -> Parser {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_java::LANGUAGE.into())
