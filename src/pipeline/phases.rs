@@ -182,7 +182,15 @@ impl PhaseCosts {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "Cost by phase:    calls   in tokens (M)  out tokens (M)   cost USD  calls s    wall s  USD/op"
+            "{:<16} {:>5} {:>15} {:>15} {:>10} {:>8} {:>9} {:>7}",
+            "Cost by phase:",
+            "calls",
+            "in tokens (M)",
+            "out tokens (M)",
+            "cost USD",
+            "calls s",
+            "wall s",
+            "USD/op"
         );
         let per_op = |c: f64| {
             if self.operations == 0 {
