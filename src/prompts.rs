@@ -34,6 +34,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../prompts/multi_op_regenerate.md"),
     ),
     ("baseline_dp", include_str!("../prompts/baseline_dp.md")),
+    ("baseline_spec", include_str!("../prompts/baseline_spec.md")),
     ("mr_generator", include_str!("../prompts/mr_generator.md")),
     ("mr_refiner", include_str!("../prompts/mr_refiner.md")),
 ];
@@ -229,7 +230,16 @@ mod tests {
     fn every_embedded_prompt_has_both_parts() {
         for (name, text) in EMBEDDED {
             let (system, user) = text.split_once(USER_MARKER).expect(name);
-            assert!(system.contains("JSON"), "{name}: system must ask for JSON");
+            // A one-message prompt (nothing above the marker) asks for JSON in its user part.
+            let asks = if system.trim().is_empty() {
+                user
+            } else {
+                system
+            };
+            assert!(
+                asks.contains("JSON"),
+                "{name}: the prompt must ask for JSON"
+            );
             assert!(!user.trim().is_empty(), "{name}: empty user part");
         }
     }
@@ -266,7 +276,7 @@ mod tests {
         let r = p
             .render(
                 "baseline_dp",
-                &[("operations", "GET /a"), ("source", "class A {}")],
+                &[("oas_ops", "GET /a"), ("source_code", "class A {}")],
             )
             .unwrap();
         assert!(r.user.contains("GET /a") && r.user.contains("class A {}"));

@@ -1,16 +1,21 @@
-//! The Direct Prompting baseline (paper appendix, Listing A.1): one call with the spec's
-//! operation list and the project's source concatenated, asking for every operation's
-//! oracles at once. Its answer goes through the same single-op normalization as the
-//! pipeline's (without a source context, since the baseline has none) and is written as
-//! the same per-operation suites, so `mastor check` and a side-by-side comparison work on
-//! either session.
+//! The Direct Prompting baseline (paper §6.2, appendix Listing A.1): one zero-shot call
+//! with the spec's operation list and the project's source concatenated, asking for every
+//! operation's oracles at once. The prompt is Listing A.1 word for word, with its two
+//! placeholders (`{{oas_ops}}`, `{{source_code}}`).
+//!
+//! The paper's DP has no Oracle Normalization (§6.2: "without ... Oracle Normalization"),
+//! so by default its answer is only parsed into oracles (entries that cannot be
+//! represented at all are listed in `unparsed`, not repaired); `normalize: true` runs the
+//! pipeline's single-op normalization instead, for an ablation. Either way the oracles
+//! are written as the same per-operation suites, so `mastor check`, `export`, the TUI and
+//! `mastor compare` work on either session, and the manifest says which it was.
 //!
 //! It deliberately has no discovery, extraction, challenger or regeneration: it is the
 //! yardstick the pipeline is measured against, not a lighter pipeline.
 
-use crate::agents::normalize::{NormalizeReport, normalize_single};
+use crate::agents::normalize::{BundleIndex, NormalizeReport, normalize_single};
 use crate::agents::runtime::AgentCtx;
-use crate::model::Assertion;
+use crate::model::{Assertion, Oracle};
 use crate::pipeline::prepare::{Prepared, bundle_index};
 use crate::source::bundle::Bundle;
 use crate::store::{PhaseState, PhaseStatus, StoreError, SuiteRecord};
@@ -22,6 +27,15 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const AGENT: &str = "baseline_dp";
 /// File in the session with the baseline's record.
 pub const RECORD_FILE: &str = "baseline.json";
+/// Manifest setting (`config.settings`) naming the baseline a session holds; absent in
+/// a pipeline session. Kept in the free-form settings so older builds still open it.
+pub const KIND_SETTING: &str = "baseline";
+/// [`KIND_SETTING`] value of a Direct Prompting session.
+pub const KIND_DP: &str = "direct_prompting";
+/// [`KIND_SETTING`] value of a spec-only session.
+pub const KIND_SPEC: &str = "spec_only";
+/// Manifest setting saying whether a baseline's answers were normalized.
+pub const NORMALIZED_SETTING: &str = "normalized";
 /// Default cap on the concatenated source, in characters (about 100k tokens): larger
 /// projects exceed what most models accept in one prompt anyway.
 pub const DEFAULT_SOURCE_CAP: usize = 400_000;
@@ -107,9 +121,13 @@ fn split_files(bundle: &Bundle) -> Vec<(String, String)> {
     out
 }
 
-/// `baseline.json`: what the one call asked, what came back and what normalization did.
+/// `baseline.json`: what the one call asked, what came back and what was kept.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct DpRecord {
+    /// Whether the answer went through the pipeline's normalization (`--normalize`);
+    /// false for the paper's DP, whose answers are used as they come.
+    #[serde(default)]
+    pub normalized: bool,
     /// Operations listed in the prompt.
     pub operations: usize,
     /// Operations with at least one oracle kept.
@@ -119,13 +137,23 @@ pub struct DpRecord {
     /// op_ids in the answer that are not in the list (their oracles are refused).
     pub unknown_ops: Vec<String>,
     pub oracles: usize,
-    /// Status assertions over all kept oracles (paper Table 9 #Status).
+    /// Oracles whose primary assertion type is status (no field assertion; Table 9).
+    #[serde(default)]
+    pub status_oracles: usize,
+    /// Oracles with at least one field assertion (Table 9 #Field).
+    #[serde(default)]
+    pub field_oracles: usize,
+    /// Status assertions over all kept oracles.
     pub status_assertions: usize,
-    /// Field assertions over all kept oracles (#Field).
+    /// Field assertions over all kept oracles.
     pub field_assertions: usize,
-    /// Oracles normalization dropped.
+    /// Oracles normalization dropped (0 when not normalized).
     pub dropped: usize,
-    /// Rule id → how often it fired, over all operations.
+    /// Entries that could not be read as oracles at all when not normalized (no
+    /// assertions list, an unknown assertion op, ...), one line each naming why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unparsed: Vec<String>,
+    /// Rule id → how often it fired, over all operations (empty when not normalized).
     pub normalization: BTreeMap<String, usize>,
     pub source_files: usize,
     pub source_omitted: Vec<String>,
@@ -135,8 +163,84 @@ pub struct DpRecord {
     pub cache_hit: bool,
 }
 
-/// Runs the baseline on `ctx.project` and writes its suites, record and manifest entry.
-pub async fn run(ctx: &AgentCtx, source_cap: usize) -> Result<DpRecord, BaselineError> {
+/// One operation's answer turned into oracles.
+#[derive(Debug, Clone, Default)]
+pub struct Converted {
+    pub kept: Vec<Oracle>,
+    /// The normalization report, when normalized.
+    pub report: Option<NormalizeReport>,
+    /// Entries that could not be parsed, when not normalized.
+    pub unparsed: Vec<String>,
+}
+
+/// Turns one operation's raw oracle list into oracles: through the pipeline's single-op
+/// normalization (no source context) when `normalize`, else through the suite loader
+/// only, which reads what it can and names what it cannot (shared by both baselines so
+/// that they differ from the pipeline in the model's work only).
+pub fn convert(op_id: &str, raw: Vec<Value>, normalize: bool, index: &BundleIndex) -> Converted {
+    let answer = json!({"path_oracles": raw});
+    if normalize {
+        let outcome = normalize_single(op_id, &answer, None, index);
+        let report = outcome.report();
+        return Converted {
+            kept: outcome.kept,
+            report: Some(report),
+            unparsed: Vec::new(),
+        };
+    }
+    let doc = json!({"operations": [{"op_id": op_id, "path_oracles": answer["path_oracles"]}]});
+    let opts = crate::suite::LoadOptions { lenient: true };
+    match crate::suite::from_value_with(doc, std::path::Path::new("answer"), opts) {
+        Ok(loaded) => Converted {
+            kept: loaded.suite.oracles,
+            report: None,
+            unparsed: loaded
+                .problems
+                .iter()
+                .map(|p| format!("{op_id}: {p}"))
+                .collect(),
+        },
+        Err(e) => Converted {
+            unparsed: vec![format!("{op_id}: {e}")],
+            ..Converted::default()
+        },
+    }
+}
+
+/// Adds an operation's kept oracles to the counts of a baseline record.
+pub fn count_oracles(
+    kept: &[Oracle],
+    status_oracles: &mut usize,
+    field_oracles: &mut usize,
+    status_assertions: &mut usize,
+    field_assertions: &mut usize,
+) {
+    for o in kept {
+        let mut has_field = false;
+        for a in &o.assertions {
+            match a {
+                Assertion::Status { .. } => *status_assertions += 1,
+                Assertion::Field { .. } => {
+                    *field_assertions += 1;
+                    has_field = true;
+                }
+            }
+        }
+        if has_field {
+            *field_oracles += 1;
+        } else {
+            *status_oracles += 1;
+        }
+    }
+}
+
+/// Runs the baseline on `ctx.project` and writes its suites, record and manifest entry;
+/// `normalize` opts into the pipeline's normalization (the paper's DP has none).
+pub async fn run(
+    ctx: &AgentCtx,
+    source_cap: usize,
+    normalize: bool,
+) -> Result<DpRecord, BaselineError> {
     let started = chrono::Utc::now();
     let project = &ctx.project;
     let source = dp_source(project, source_cap);
@@ -145,7 +249,7 @@ pub async fn run(ctx: &AgentCtx, source_cap: usize) -> Result<DpRecord, Baseline
         .call::<Value>(
             AGENT,
             None,
-            &[("operations", &operations), ("source", &source.text)],
+            &[("oas_ops", &operations), ("source_code", &source.text)],
             Some(schema()),
         )
         .await
@@ -161,6 +265,7 @@ pub async fn run(ctx: &AgentCtx, source_cap: usize) -> Result<DpRecord, Baseline
         hash: String::new(),
     });
     let mut rec = DpRecord {
+        normalized: normalize,
         operations: project.selected.len(),
         source_files: source.files,
         source_omitted: source.omitted.clone(),
@@ -175,27 +280,28 @@ pub async fn run(ctx: &AgentCtx, source_cap: usize) -> Result<DpRecord, Baseline
             rec.unknown_ops.push(op_id);
             continue;
         }
-        let outcome = normalize_single(&op_id, &json!({"path_oracles": oracles}), None, &index);
-        let report: NormalizeReport = outcome.report();
-        rec.dropped += report.dropped.len();
-        for (rule, n) in &report.counts {
-            *rec.normalization.entry(rule.clone()).or_default() += n;
-        }
-        for o in &outcome.kept {
-            for a in &o.assertions {
-                match a {
-                    Assertion::Status { .. } => rec.status_assertions += 1,
-                    Assertion::Field { .. } => rec.field_assertions += 1,
-                }
+        let converted = convert(&op_id, oracles, normalize, &index);
+        if let Some(report) = &converted.report {
+            rec.dropped += report.dropped.len();
+            for (rule, n) in &report.counts {
+                *rec.normalization.entry(rule.clone()).or_default() += n;
             }
         }
-        rec.oracles += outcome.kept.len();
-        if !outcome.kept.is_empty() {
+        rec.unparsed.extend(converted.unparsed.iter().cloned());
+        count_oracles(
+            &converted.kept,
+            &mut rec.status_oracles,
+            &mut rec.field_oracles,
+            &mut rec.status_assertions,
+            &mut rec.field_assertions,
+        );
+        rec.oracles += converted.kept.len();
+        if !converted.kept.is_empty() {
             rec.answered.push(op_id.clone());
         }
         let mut suite = SuiteRecord::new(op_id);
-        suite.normalization.push(report);
-        suite.oracles = outcome.kept;
+        suite.normalization.extend(converted.report);
+        suite.oracles = converted.kept;
         ctx.session.write_suite(&suite)?;
     }
     rec.missing = project
@@ -206,15 +312,23 @@ pub async fn run(ctx: &AgentCtx, source_cap: usize) -> Result<DpRecord, Baseline
         .collect();
     ctx.session.write_json(RECORD_FILE, &rec)?;
     let message = format!(
-        "direct prompting: {} oracles for {} of {} operations",
+        "direct prompting: {} oracles for {} of {} operations ({})",
         rec.oracles,
         rec.answered.len(),
-        rec.operations
+        rec.operations,
+        if normalize {
+            "normalized"
+        } else {
+            "not normalized"
+        }
     );
     ctx.session.update_manifest(|m| {
         m.config
             .settings
-            .insert("baseline".into(), json!("direct_prompting"));
+            .insert(KIND_SETTING.into(), json!(KIND_DP));
+        m.config
+            .settings
+            .insert(NORMALIZED_SETTING.into(), json!(normalize));
         m.phases.insert(
             AGENT.into(),
             PhaseState {

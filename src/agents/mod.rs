@@ -5,6 +5,7 @@
 //! the agents so they can be tested without a model.
 
 pub mod baseline;
+pub mod baseline_spec;
 pub mod challenge;
 pub mod compress;
 pub mod discovery;

@@ -103,16 +103,16 @@ impl AgentCtx {
         let mut squeeze = 1.0;
         loop {
             let (rendered, notes) = self.fitted_prompt(agent, op, vars, window, squeeze)?;
-            let mut req = CallRequest::new(
-                agent,
-                phase,
-                vec![
-                    Message::system(rendered.system),
-                    Message::user(rendered.user),
-                ],
-            )
-            .role(role)
-            .fresh(self.fresh_agents.contains(agent));
+            // A prompt file with nothing above its user marker (the DP baseline's
+            // zero-shot template, paper Listing A.1) is sent as one user message.
+            let mut messages = Vec::with_capacity(2);
+            if !rendered.system.is_empty() {
+                messages.push(Message::system(rendered.system));
+            }
+            messages.push(Message::user(rendered.user));
+            let mut req = CallRequest::new(agent, phase, messages)
+                .role(role)
+                .fresh(self.fresh_agents.contains(agent));
             req.notes = notes;
             if let Some(op) = op {
                 req = req.op(op);
@@ -183,7 +183,7 @@ impl AgentCtx {
         );
         let Some(slot) = vars
             .iter()
-            .position(|(k, _)| matches!(*k, "bundle" | "source"))
+            .position(|(k, _)| matches!(*k, "bundle" | "source" | "source_code"))
         else {
             return Err(format!("{too_big}; it has no source to shorten"));
         };

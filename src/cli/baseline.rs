@@ -1,10 +1,14 @@
-//! `mastor baseline`: the comparison baselines of the paper. Only Direct Prompting
-//! (`dp`, appendix Listing A.1) exists: one call with the operation list and the whole
-//! source, normalized and written as a session that `mastor check` runs like any other.
+//! `mastor baseline`: the comparison baselines of the paper (§6.2), each written as a
+//! session that `mastor check`, `export`, the TUI and `compare` use like any other:
+//! - `dp`, Direct Prompting (appendix Listing A.1): one call with the operation list and
+//!   the whole source, answers used as they come unless `--normalize`;
+//! - `spec`, the spec-only (SATORI-style) baseline: one call per operation with its
+//!   OpenAPI description and no source (see `cli::baseline_spec`).
 //!
-//! Exit codes: 0 when the call answered in the expected shape (operations it left without
-//! oracles are reported as `missing`, a result rather than a failure); 4 when it did not
-//! (model unreachable, every attempt failed, an answer without an `operations` list).
+//! Exit codes of `dp`: 0 when the call answered in the expected shape (operations it left
+//! without oracles are reported as `missing`, a result rather than a failure); 4 when it
+//! did not (model unreachable, every attempt failed, an answer without an `operations`
+//! list). `spec`: 0 when every call answered, 3 when some did, 4 when none did.
 
 use crate::agents::baseline::{self, DEFAULT_SOURCE_CAP, DpRecord};
 use crate::agents::runtime::{AgentCtx, Board};
@@ -34,6 +38,12 @@ pub enum Which {
         after_help = "Example:\n  mastor baseline dp tests/fixtures/petstore-jdk --out /tmp/dp\n  mastor check /tmp/dp --base-url http://127.0.0.1:8080 --only all"
     )]
     Dp(Box<DpArgs>),
+    /// Spec-only (SATORI-style): status and field oracles from each OpenAPI operation
+    /// alone, no source code; one call per operation.
+    #[command(
+        after_help = "Example:\n  mastor baseline spec tests/fixtures/petstore-jdk --out /tmp/spec\n  mastor baseline spec api/openapi.yaml --out /tmp/spec\n  mastor compare .mastor /tmp/dp /tmp/spec"
+    )]
+    Spec(Box<super::baseline_spec::SpecArgs>),
 }
 
 /// Arguments of `mastor baseline dp`.
@@ -53,6 +63,10 @@ pub struct DpArgs {
     /// Directory with prompt overrides (baseline_dp.md).
     #[arg(long)]
     pub prompts: Option<PathBuf>,
+    /// Run the answer through the pipeline's oracle normalization. Off by default: the
+    /// paper's Direct Prompting has none (its answers are only parsed).
+    #[arg(long)]
+    pub normalize: bool,
     /// Print the record as JSON.
     #[arg(long)]
     pub json: bool,
@@ -64,40 +78,32 @@ pub struct DpArgs {
 pub fn run(args: BaselineArgs) -> color_eyre::Result<i32> {
     match args.which {
         Which::Dp(args) => run_dp(*args),
+        Which::Spec(args) => super::baseline_spec::run(*args),
     }
 }
 
-fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
-    let project = Prepared::load(
-        &args.project,
-        args.spec.as_deref(),
-        &Exclusions::default(),
-        &[],
-    )?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| args.project.join(".mastor-dp"));
-    let mut config = LlmConfig::resolve(None, &LlmConfig::process_env(), &args.llm)?;
+/// The agent context a baseline runs in: its session in `out` (opened under the writer
+/// lock, which the caller holds until done), the operation list written, the model
+/// client with its cache in the session, and the prompts (with overrides from `prompts`).
+pub(super) fn baseline_ctx(
+    project: Prepared,
+    project_label: String,
+    out: &std::path::Path,
+    llm: &LlmArgs,
+    prompts: Option<&std::path::Path>,
+) -> color_eyre::Result<(crate::store::SessionLock, AgentCtx)> {
+    let mut config = LlmConfig::resolve(None, &LlmConfig::process_env(), llm)?;
     if config.cache_dir.is_none() {
         config.cache_dir = Some(out.join("cache"));
     }
-    let manifest = Manifest::new(
-        args.project.display().to_string(),
-        project.spec.file.display().to_string(),
-    );
+    let manifest = Manifest::new(project_label, project.spec.file.display().to_string());
     // One writer per session: held until this command is done with it.
-    let (_lock, session) = crate::cli::open_model_session(&out, manifest, "mastor baseline")?;
+    let (lock, session) = crate::cli::open_model_session(out, manifest, "mastor baseline")?;
     session.write_operations(&project.analysis.report)?;
-    let prompts = match &args.prompts {
+    let prompts = match prompts {
         Some(dir) => Prompts::with_overrides(dir)?,
         None => Prompts::embedded(),
     };
-    eprintln!(
-        "mastor: direct prompting over {} operations, session {}",
-        project.selected.len(),
-        out.display()
-    );
     let session = Arc::new(session);
     let client = LlmClient::new(config)
         .map_err(|e| eyre!("{e}"))?
@@ -116,8 +122,35 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
         fresh_agents: Default::default(),
         normalize: Default::default(),
     };
+    Ok((lock, ctx))
+}
+
+fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
+    let project = Prepared::load(
+        &args.project,
+        args.spec.as_deref(),
+        &Exclusions::default(),
+        &[],
+    )?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.project.join(".mastor-dp"));
+    eprintln!(
+        "mastor: direct prompting over {} operations, session {}",
+        project.selected.len(),
+        out.display()
+    );
+    let (_lock, ctx) = baseline_ctx(
+        project,
+        args.project.display().to_string(),
+        &out,
+        &args.llm,
+        args.prompts.as_deref(),
+    )?;
     let runtime = tokio::runtime::Runtime::new()?;
-    let record = match runtime.block_on(baseline::run(&ctx, args.max_source_chars)) {
+    let record = match runtime.block_on(baseline::run(&ctx, args.max_source_chars, args.normalize))
+    {
         Ok(record) => record,
         Err(e @ (baseline::BaselineError::Call(_) | baseline::BaselineError::Shape(_))) => {
             eprintln!("error: {}", crate::text::escape_controls(&e.to_string()));
@@ -142,17 +175,23 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
 
 /// The short human summary.
 fn render(r: &DpRecord) -> String {
+    let kept = if r.normalized {
+        format!("normalized, {} dropped", r.dropped)
+    } else {
+        format!("not normalized, {} unparsable", r.unparsed.len())
+    };
     let mut s = format!(
         "direct prompting: {} operations, {} answered, {} missing\n\
-         oracles: {} (#Status {}, #Field {}), dropped by normalization: {}\n\
+         oracles: {} (#Status {}, #Field {}; assertions {} status, {} field), {kept}\n\
          tokens: {} in, {} out{}\n",
         r.operations,
         r.answered.len(),
         r.missing.len(),
         r.oracles,
+        r.status_oracles,
+        r.field_oracles,
         r.status_assertions,
         r.field_assertions,
-        r.dropped,
         r.tokens_in,
         r.tokens_out,
         if r.cache_hit {
@@ -166,6 +205,12 @@ fn render(r: &DpRecord) -> String {
             "refused: oracles for operations not in the spec: {}\n",
             r.unknown_ops.join(", ")
         ));
+    }
+    if !r.unparsed.is_empty() {
+        s.push_str("unparsable entries (not normalized, so not repaired):\n");
+        for u in &r.unparsed {
+            s.push_str(&format!("  {}\n", crate::text::escape_controls(u)));
+        }
     }
     if !r.source_omitted.is_empty() {
         s.push_str(&format!(
@@ -188,7 +233,10 @@ mod tests {
             answered: vec!["GET /a".into()],
             missing: vec!["GET /b".into(), "GET /c".into()],
             unknown_ops: vec!["GET /x".into()],
+            normalized: true,
             oracles: 4,
+            status_oracles: 2,
+            field_oracles: 2,
             status_assertions: 4,
             field_assertions: 2,
             dropped: 1,
@@ -200,7 +248,10 @@ mod tests {
         };
         let s = render(&r);
         assert!(s.contains("3 operations, 1 answered, 2 missing"), "{s}");
-        assert!(s.contains("oracles: 4 (#Status 4, #Field 2), dropped by normalization: 1"));
+        assert!(
+            s.contains("oracles: 4 (#Status 2, #Field 2; assertions 4 status, 2 field), normalized, 1 dropped"),
+            "{s}"
+        );
         assert!(s.contains("tokens: 1200 in, 300 out\n"));
         assert!(s.contains("GET /x"));
         assert!(s.contains("1 of 9 files left out"));

@@ -40,6 +40,11 @@ pub struct CheckArgs {
     /// Run only oracles of this operation (`GET /pets/{id}`) or group; repeatable.
     #[arg(long = "op", value_name = "OP")]
     pub ops: Vec<String>,
+    /// Run only these oracle types: status, field (an oracle's primary assertion type,
+    /// as the run summary counts them), multi (sequences), metamorphic.
+    #[arg(long, value_delimiter = ',', value_name = "TYPES",
+          value_parser = crate::cli::export::parse_type)]
+    pub types: Vec<crate::suite::filter::OracleType>,
     /// Run each oracle N times and flag assertions that differ between runs.
     #[arg(long, default_value_t = 1, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=100))]
@@ -156,6 +161,12 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         Only::All
     });
     let mut plan = suite::select(&suite_file, only, &args.ops).map_err(|e| eyre!(e))?;
+    suite::filter::keep_types(
+        &mut plan.oracles,
+        &mut plan.multi_op,
+        &mut plan.metamorphic,
+        &args.types,
+    );
     if let Some(store) = &store
         && !plan.metamorphic.is_empty()
     {
@@ -163,9 +174,15 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
     }
     if plan.is_empty() && unrunnable.is_empty() {
         eprintln!(
-            "error: nothing to run in {} (only: {only:?}, {} oracle(s), {} sequence(s) and {} \
+            "error: nothing to run in {} (only: {only:?}{}, {} oracle(s), {} sequence(s) and {} \
              metamorphic test(s) in total){}",
             args.input.display(),
+            if args.types.is_empty() {
+                String::new()
+            } else {
+                let t: Vec<String> = args.types.iter().map(ToString::to_string).collect();
+                format!(", types: {}", t.join(","))
+            },
             suite_file.oracles.len(),
             suite_file.multi_op.len(),
             suite_file.metamorphic.len(),

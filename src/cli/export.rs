@@ -7,6 +7,7 @@
 
 use crate::cli::{EXIT_INPUT, EXIT_OK};
 use crate::export::{self, ExportInput, Format, Selection};
+use crate::suite::filter::{self, OracleType};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -15,7 +16,8 @@ use std::path::PathBuf;
 #[command(after_help = "Examples:\n  \
     mastor export .mastor --format junit --out build/junit\n  \
     mastor export suite.json --format postman,readable --all --out build/export\n  \
-    mastor export .mastor --format gherkin --out build/behave")]
+    mastor export .mastor --format gherkin --out build/behave\n  \
+    mastor export .mastor-dp --format json --all --op 'GET /pets/{petId}' --types status,field --out build/rq2")]
 pub struct ExportArgs {
     /// A session directory (e.g. `.mastor`) or a suite file (ours as written by
     /// `--format json`, the paper's per-operation format, or an array of oracles).
@@ -30,6 +32,14 @@ pub struct ExportArgs {
     /// Output directory (created if needed).
     #[arg(long, short)]
     pub out: PathBuf,
+    /// Export only oracles of this operation (`GET /pets/{id}`, as `run --op`) or group;
+    /// repeatable. An operation the suite does not have is an error naming it.
+    #[arg(long = "op", value_name = "OP")]
+    pub ops: Vec<String>,
+    /// Export only these oracle types: status, field (an oracle's primary assertion
+    /// type, as the run summary counts them), multi (sequences), metamorphic.
+    #[arg(long, value_delimiter = ',', value_name = "TYPES", value_parser = parse_type)]
+    pub types: Vec<OracleType>,
     /// Overwrite files in the output directory that an earlier export did not write (or
     /// that were edited since); without it such files stop the export, untouched.
     #[arg(long)]
@@ -38,6 +48,28 @@ pub struct ExportArgs {
 
 fn parse_format(text: &str) -> Result<Format, String> {
     text.parse()
+}
+
+/// A `--types` value (shared with `check` and `compare`).
+pub fn parse_type(text: &str) -> Result<OracleType, String> {
+    text.parse()
+}
+
+/// Narrows an export input to `ops` and `types` (see `suite::filter`).
+fn narrow(input: &mut ExportInput, ops: &[String], types: &[OracleType]) -> Result<(), String> {
+    filter::keep_ops(
+        &mut input.oracles,
+        &mut input.multi_op,
+        &mut input.metamorphic,
+        ops,
+    )?;
+    filter::keep_types(
+        &mut input.oracles,
+        &mut input.multi_op,
+        &mut input.metamorphic,
+        types,
+    );
+    Ok(())
 }
 
 /// Runs `mastor export`.
@@ -52,13 +84,17 @@ pub fn run(args: ExportArgs) -> color_eyre::Result<i32> {
     } else {
         ExportInput::from_suite_file(&args.source, selection)
     };
-    let input = match loaded {
+    let mut input = match loaded {
         Ok(input) => input,
         Err(e) => {
             eprintln!("mastor export: {e}");
             return Ok(EXIT_INPUT);
         }
     };
+    if let Err(e) = narrow(&mut input, &args.ops, &args.types) {
+        eprintln!("mastor export: --op: {}", crate::text::escape_controls(&e));
+        return Ok(EXIT_INPUT);
+    }
     for problem in &input.problems {
         eprintln!("mastor export: warning: {problem}");
     }

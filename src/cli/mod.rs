@@ -10,11 +10,14 @@ mod config;
 use clap::{Parser, Subcommand};
 
 mod baseline;
+mod baseline_spec;
 pub mod check;
+pub mod compare;
 pub mod export;
 pub mod import;
 pub mod metamorphic;
 mod prompts_cmd;
+pub mod report;
 mod run;
 mod scan;
 mod tui;
@@ -118,8 +121,14 @@ pub enum Command {
     /// Review a session: operations, oracles beside their Java evidence, decisions
     /// (with --run: start the pipeline and watch it live).
     Tui(Box<tui::TuiArgs>),
-    /// Run a comparison baseline (Direct Prompting) into a session directory.
+    /// Run a comparison baseline (Direct Prompting, spec-only) into a session directory.
     Baseline(baseline::BaselineArgs),
+    /// Compare sessions (MASTOR, DP, spec-only): oracle counts by type and the verdicts
+    /// of each one's last check (mutation score: n/a, not implemented yet).
+    Compare(compare::CompareArgs),
+    /// Cost table in the style of the paper's Tables 12-13 (calls, tokens, cost, time,
+    /// cost per operation), one row per session plus median and mean; Markdown or CSV.
+    Report(report::ReportArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -135,6 +144,8 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Export(args) => export::run(args),
         Command::Tui(args) => tui::run(*args),
         Command::Baseline(args) => baseline::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Report(args) => report::run(args),
     }
 }
 

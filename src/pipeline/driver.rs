@@ -25,6 +25,9 @@ pub async fn run(ctx: AgentCtx, options: PipelineOptions) -> Orchestrator {
         project.static_matched(),
         entry_files,
     );
+    // The run's own start and end, for its wall-clock time (`pipeline::phases`).
+    let started = chrono::Utc::now();
+    record_run(&ctx, started, None);
     let mut running = JoinSet::new();
     for task in orch.start() {
         spawn(&mut running, &ctx, task);
@@ -56,7 +59,33 @@ pub async fn run(ctx: AgentCtx, options: PipelineOptions) -> Orchestrator {
     for note in &orch.notes {
         ctx.emit(StoreEvent::new(EventKind::Note, "orchestrator").message(note.clone()));
     }
+    record_run(&ctx, started, Some(chrono::Utc::now()));
     orch
+}
+
+/// Records the run's start (and, once done, its end) in the manifest.
+fn record_run(
+    ctx: &AgentCtx,
+    started: chrono::DateTime<chrono::Utc>,
+    finished: Option<chrono::DateTime<chrono::Utc>>,
+) {
+    use crate::store::{PhaseState, PhaseStatus};
+    let state = PhaseState {
+        status: if finished.is_some() {
+            PhaseStatus::Done
+        } else {
+            PhaseStatus::Running
+        },
+        started_at: Some(started),
+        finished_at: finished,
+        message: None,
+    };
+    if let Err(e) = ctx
+        .session
+        .set_phase(crate::pipeline::phases::RUN_PHASE, state)
+    {
+        tracing::warn!("cannot record the run's times: {e}");
+    }
 }
 
 fn spawn(set: &mut JoinSet<Event>, ctx: &AgentCtx, task: Task) {

@@ -100,6 +100,74 @@ impl Prepared {
         })
     }
 
+    /// The spec alone, for the spec-only baseline: no Java source is read (the baseline
+    /// must not see any), so the analysis is empty and every operation is listed as
+    /// unmatched with that reason; `root` is where the session's paths are relative to.
+    pub fn from_spec(
+        root: &Path,
+        spec_path: &Path,
+        exclusions: &Exclusions,
+    ) -> Result<Self, PrepareError> {
+        use crate::source::report::{OperationReport, ScanReport, SpecSummary};
+        let mut spec = crate::spec::load(spec_path)?;
+        spec.apply_exclusions(exclusions);
+        let operations = spec
+            .operations
+            .iter()
+            .map(|o| OperationReport {
+                op_id: o.op_id.clone(),
+                method: o.method.clone(),
+                path: o.path.clone(),
+                operation_id: o.operation_id.clone(),
+                excluded: o.excluded.clone(),
+                entry: None,
+                unmatched_reason: Some("spec-only: no source analysed".into()),
+                bundle: None,
+            })
+            .collect();
+        let report = ScanReport {
+            spec: SpecSummary {
+                file: relative(root, spec_path),
+                version: spec.version.clone(),
+                operations: spec.operations.len(),
+            },
+            operations,
+            entry_files: Vec::new(),
+            closures: BTreeMap::new(),
+            shared_files: Vec::new(),
+            routes_without_spec: Vec::new(),
+            java_files: 0,
+            source_roots: Vec::new(),
+            seed_files: Vec::new(),
+            seed_refused: Vec::new(),
+            redactions: Vec::new(),
+            syntax_errors: Vec::new(),
+            warnings: spec.warnings.clone(),
+        };
+        let analysis = Analysis {
+            report,
+            bundles: BTreeMap::new(),
+            entry_bundles: BTreeMap::new(),
+            files: Vec::new(),
+            routes: Vec::new(),
+            file_deps: BTreeMap::new(),
+            seed_data: "(none)".into(),
+        };
+        let selected = spec
+            .operations
+            .iter()
+            .filter(|o| o.excluded.is_none())
+            .map(|o| o.op_id.clone())
+            .collect();
+        Ok(Self {
+            root: root.to_path_buf(),
+            spec,
+            analysis,
+            seed_data: "(none)".into(),
+            selected,
+        })
+    }
+
     /// The project files each file uses directly (imports and referenced types), by path:
     /// the graph by which a bundle too large for the model is cut, nearest files kept.
     pub fn file_deps(&self) -> &BTreeMap<String, Vec<String>> {

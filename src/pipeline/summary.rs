@@ -1,14 +1,17 @@
 //! The run summary, computed from the session on disk (never from memory), so what the
 //! command prints is exactly what the session holds: operations and why any failed,
 //! oracles by type (paper Table 9), normalization drops by rule, grouping compression,
-//! and calls, tokens, cost and time per agent and per phase (paper Tables 12 and 13).
+//! and calls, tokens, cost and time per agent and per paper phase (Ph-A, Ph-B-SO, Ph-B-MO,
+//! Ph-B-R; paper Tables 12 and 13, see [`crate::pipeline::phases`]).
 
 use crate::agents::semantic::GroupingRecord;
 use crate::llm::{CallRecord, Ledger, Totals};
 use crate::model::{Assertion, HintOrigin, Strategy};
 use crate::pipeline::driver::STATE_FILE;
 use crate::pipeline::orchestrator::{GroupState, OpState, Orchestrator};
+use crate::pipeline::phases::PhaseCosts;
 use crate::store::{Session, StoreError};
+use crate::suite::filter::OracleType;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
@@ -61,6 +64,10 @@ pub struct Summary {
     pub dropped: usize,
     pub compression: Option<(usize, usize, f64)>,
     pub ledger: Ledger,
+    /// Calls, tokens, cost, summed call time and wall-clock time per paper phase and for
+    /// the run, and the cost per operation.
+    #[serde(default)]
+    pub phases: PhaseCosts,
     pub notes: Vec<String>,
 }
 
@@ -95,20 +102,15 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
             for o in &suite.oracles {
                 let strategy = o.oracle_strategy.map_or("none", strategy_name);
                 *s.by_strategy.entry(strategy.to_string()).or_default() += 1;
-                let mut has_field = false;
                 for a in &o.assertions {
                     match a {
                         Assertion::Status { .. } => s.status_assertions += 1,
-                        Assertion::Field { .. } => {
-                            s.field_assertions += 1;
-                            has_field = true;
-                        }
+                        Assertion::Field { .. } => s.field_assertions += 1,
                     }
                 }
-                if has_field {
-                    s.field_oracles += 1;
-                } else {
-                    s.status_oracles += 1;
+                match OracleType::of(o) {
+                    OracleType::Field => s.field_oracles += 1,
+                    _ => s.status_oracles += 1,
                 }
             }
             for n in suite.normalization {
@@ -145,12 +147,15 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
             g.reduction_percent,
         )
     });
+    let mut calls = Vec::new();
     for name in session.list("calls")? {
         let rel = format!("calls/{name}");
         if let Some(record) = session.read_json::<CallRecord>(&rel)? {
             s.ledger.add(&record);
+            calls.push(record);
         }
     }
+    s.phases = PhaseCosts::from_calls(&calls, Some(&session.manifest()), s.operations);
     Ok(s)
 }
 
@@ -290,10 +295,8 @@ impl fmt::Display for Summary {
         for (agent, t) in &self.ledger.by_agent {
             totals_row(&mut out, agent, t);
         }
-        for (phase, t) in &self.ledger.by_phase {
-            totals_row(&mut out, &format!("[{phase}]"), t);
-        }
         totals_row(&mut out, "TOTAL", &self.ledger.total);
+        out.push_str(&self.phases.render());
         for n in &self.notes {
             let _ = writeln!(out, "note: {}", crate::text::escape_controls(n));
         }

@@ -21,6 +21,7 @@
 //!
 //! This module reads files only; it does not write sessions (see `cli::import`).
 
+pub mod filter;
 mod parse;
 pub mod session;
 

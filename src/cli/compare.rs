@@ -1,0 +1,180 @@
+//! `mastor compare SESSION...`: one row per session (MASTOR, DP or spec-only) with its
+//! oracle counts by type, the verdicts of its last `mastor check`, and a mutation-score
+//! column, so the paper's RQ2 comparison can be read off one table.
+//!
+//! Counts cover every oracle the session holds, whatever its review state (baseline
+//! oracles are never reviewed), by the primary assertion type of `suite::filter`. The
+//! verdicts are those `check` stored in `verdicts/latest.json`, so a comparison restricted
+//! to some operations and types is made by checking each session with the same `--op` and
+//! `--types`. The mutation score is always "n/a": mutation analysis does not exist yet,
+//! and the column is there so the table's shape does not change when it does.
+
+use crate::cli::{EXIT_INPUT, EXIT_OK};
+use crate::pipeline::kind::SessionKind;
+use crate::store::{MANIFEST_FILE, Session};
+use crate::suite::filter::TypeCounts;
+use crate::suite::session::{LATEST_VERDICTS, VerdictFile};
+use clap::Args;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `mastor compare`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The mutation score column reads \"n/a\": mutation analysis is not \
+implemented yet.\n\nExample:\n  \
+    mastor check .mastor-dp --base-url http://127.0.0.1:8080 --only all --types status,field\n  \
+    mastor compare .mastor .mastor-dp .mastor-spec"
+)]
+pub struct CompareArgs {
+    /// Session directories to compare, one row each, in this order.
+    #[arg(required = true)]
+    pub sessions: Vec<PathBuf>,
+    /// Print the rows as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Verdict counts of a session's last check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckCounts {
+    /// When the check finished (RFC 3339).
+    pub at: String,
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    pub skipped: usize,
+}
+
+/// One session's row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompareRow {
+    pub session: String,
+    pub kind: SessionKind,
+    /// "MASTOR", "DP", "spec-only".
+    pub label: String,
+    /// For baselines: whether their answers were normalized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub normalized: Option<bool>,
+    /// Operations with at least one single-op oracle.
+    pub operations: usize,
+    pub counts: TypeCounts,
+    /// `None` when the session was never checked.
+    pub check: Option<CheckCounts>,
+    /// Always `None` ("n/a"): mutation analysis does not exist yet.
+    pub mutation_score: Option<f64>,
+}
+
+/// Reads one session's row.
+pub fn row(dir: &Path) -> color_eyre::Result<CompareRow> {
+    if !dir.join(MANIFEST_FILE).is_file() {
+        color_eyre::eyre::bail!(
+            "{} is not a mastor session (no {MANIFEST_FILE})",
+            dir.display()
+        );
+    }
+    let session = Session::open(dir)?;
+    let manifest = session.manifest();
+    let loaded = crate::suite::session::read(&session)?;
+    let operations: BTreeSet<&str> = loaded
+        .suite
+        .oracles
+        .iter()
+        .map(|o| o.op_id.as_str())
+        .collect();
+    let check = session
+        .read_json::<VerdictFile>(LATEST_VERDICTS)?
+        .map(|v| CheckCounts {
+            at: v.at,
+            passed: v.report.summary.passed,
+            failed: v.report.summary.failed,
+            errors: v.report.summary.errors,
+            skipped: v.report.summary.skipped,
+        });
+    let kind = SessionKind::of(&manifest);
+    Ok(CompareRow {
+        session: dir.display().to_string(),
+        label: kind.label().to_string(),
+        normalized: SessionKind::normalized(&manifest),
+        kind,
+        operations: operations.len(),
+        counts: TypeCounts::of(&loaded.suite),
+        check,
+        mutation_score: None,
+    })
+}
+
+/// Runs `mastor compare`.
+pub fn run(args: CompareArgs) -> color_eyre::Result<i32> {
+    let mut rows = Vec::new();
+    for dir in &args.sessions {
+        match row(dir) {
+            Ok(r) => rows.push(r),
+            Err(e) => {
+                let text = format!("{e:#}");
+                eprintln!("mastor compare: {}", crate::text::escape_controls(&text));
+                return Ok(EXIT_INPUT);
+            }
+        }
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        print!("{}", render(&rows));
+    }
+    Ok(EXIT_OK)
+}
+
+/// The text table.
+pub fn render(rows: &[CompareRow]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<10} {:>4} {:>7} {:>6} {:>6} {:>6}  {:>5} {:>5} {:>5} {:>7}  {:>8}  session",
+        "kind",
+        "ops",
+        "#status",
+        "#field",
+        "#multi",
+        "total",
+        "pass",
+        "fail",
+        "error",
+        "skipped",
+        "mutation"
+    );
+    for r in rows {
+        let total = r.counts.status + r.counts.field + r.counts.multi;
+        let kind = match r.normalized {
+            Some(false) => r.label.clone(),
+            Some(true) => format!("{}+norm", r.label),
+            None => r.label.clone(),
+        };
+        let verdicts = match &r.check {
+            Some(c) => format!(
+                "{:>5} {:>5} {:>5} {:>7}",
+                c.passed, c.failed, c.errors, c.skipped
+            ),
+            None => format!("{:>5} {:>5} {:>5} {:>7}", "-", "-", "-", "-"),
+        };
+        let _ = writeln!(
+            out,
+            "{:<10} {:>4} {:>7} {:>6} {:>6} {:>6}  {verdicts}  {:>8}  {}",
+            kind,
+            r.operations,
+            r.counts.status,
+            r.counts.field,
+            r.counts.multi,
+            total,
+            "n/a",
+            crate::text::escape_controls(&r.session)
+        );
+    }
+    if rows.iter().any(|r| r.check.is_none()) {
+        out.push_str("(-: never checked; run `mastor check` on the session)\n");
+    }
+    out.push_str("mutation: n/a (mutation analysis is not implemented yet)\n");
+    out
+}
