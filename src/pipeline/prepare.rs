@@ -140,6 +140,7 @@ impl Prepared {
             source_roots: Vec::new(),
             seed_files: Vec::new(),
             seed_refused: Vec::new(),
+            seed_java: Vec::new(),
             redactions: Vec::new(),
             syntax_errors: Vec::new(),
             warnings: spec.warnings.clone(),
@@ -164,6 +165,7 @@ impl Prepared {
             spec,
             analysis,
             seed_data: "(none)".into(),
+            java_seed: false,
             selected,
         })
     }
