@@ -290,3 +290,42 @@ async fn run_with_metamorphic_grounds_the_generator_in_the_session() {
             .is_file()
     );
 }
+
+/// ARMeta runs its generator and refiner layers on models of their own: the refiner's
+/// flags send its calls to another server and model, the generator's stay on the primary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_generator_and_the_refiner_use_their_own_models() {
+    let primary = ScriptedServer::start(script()).await.unwrap();
+    let refiner = ScriptedServer::start(script()).await.unwrap();
+    let refiner_url = refiner.base_url();
+    let (r, _) = tokio::task::block_in_place(|| {
+        session(
+            &primary,
+            &[
+                "--max-iterations",
+                "1",
+                "--refiner-base-url",
+                &refiner_url,
+                "--refiner-model",
+                "refiner-model",
+                "--generator-model",
+                "generator-model",
+            ],
+        )
+    });
+    assert_eq!(r["iterations"][0]["dropped"][0]["test_id"], "ghost", "{r}");
+    let agents = |s: &ScriptedServer| {
+        s.requests()
+            .iter()
+            .map(|q| (q.agent.clone().unwrap_or_default(), q.body["model"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        agents(&primary),
+        vec![("mr_generator".to_string(), json!("generator-model"))]
+    );
+    assert_eq!(
+        agents(&refiner),
+        vec![("mr_refiner".to_string(), json!("refiner-model"))]
+    );
+}

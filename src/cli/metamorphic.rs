@@ -117,6 +117,8 @@ pub struct MetamorphicArgs {
     /// Model name [env: MASTOR_MODEL].
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
+    #[command(flatten)]
+    pub layers: crate::llm::LayerArgs,
     /// Also export the session's metamorphic tests (rejected ones left out) as a Gherkin
     /// + behave suite into this directory.
     #[arg(long, value_name = "DIR")]
@@ -161,6 +163,7 @@ pub fn run(args: MetamorphicArgs) -> color_eyre::Result<i32> {
     let llm = LlmArgs {
         base_url: args.llm_base_url.clone(),
         model: args.model.clone(),
+        layers: args.layers.clone(),
         ..LlmArgs::default()
     };
     let mut config = LlmConfig::resolve(None, &LlmConfig::process_env(), &llm)?;

@@ -27,29 +27,46 @@ mod secret;
 mod sse;
 
 pub use client::{LlmClient, Observer, ProgressSink, RetrySink, RetryWait, StreamProgress};
-pub use config::{CacheMode, ConfigError, JsonMode, LlmArgs, LlmConfig, Provider, RoleConfig};
+pub use config::{
+    CacheMode, ConfigError, JsonMode, LayerArgs, LlmArgs, LlmConfig, Provider, RoleConfig,
+};
 pub use error::{LlmError, LlmFailure};
 pub use record::{CallRecord, Ledger, Price, PriceTable, RetryNote, Totals, Usage};
 pub use secret::Secret;
 
 use serde::{Deserialize, Serialize};
 
-/// Which of the two configured models a call goes to. The paper generates with one
-/// model and reviews with another, so the challenger can be configured separately.
+/// Which configured model a call goes to. MASTOR generates with one model and reviews
+/// with another (primary, challenger); ARMeta gives each of its layers its own model
+/// (generator, refiner), which default to the primary and the challenger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     #[default]
     Primary,
     Challenger,
+    /// ARMeta's HLMT generator layer.
+    Generator,
+    /// ARMeta's refiner layer (HLMT → executable test).
+    Refiner,
 }
 
 impl Role {
+    /// Every role, in config order.
+    pub const ALL: [Role; 4] = [
+        Role::Primary,
+        Role::Challenger,
+        Role::Generator,
+        Role::Refiner,
+    ];
+
     /// Lower-case name, as used in records and config sections.
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Primary => "primary",
             Role::Challenger => "challenger",
+            Role::Generator => "generator",
+            Role::Refiner => "refiner",
         }
     }
 }

@@ -191,9 +191,12 @@ impl ModelAgents {
         built.schema
     }
 
+    /// One model call of a layer: the generator and the refiner each have their own
+    /// model (ARMeta), configured as the `generator` and `refiner` roles.
     async fn call(
         &self,
         agent: &str,
+        role: Role,
         vars: &[(&str, &str)],
         schema: Value,
     ) -> Result<Value, String> {
@@ -209,7 +212,7 @@ impl ModelAgents {
                 Message::user(rendered.user),
             ],
         )
-        .role(Role::Primary)
+        .role(role)
         .schema(schema);
         match self.client.call_json::<Value>(req).await {
             Ok((value, record)) => {
@@ -270,6 +273,7 @@ impl MrAgents for ModelAgents {
         let answer = self
             .call(
                 "mr_generator",
+                Role::Generator,
                 &[
                     ("spec", &self.spec_text),
                     ("contexts", &contexts),
@@ -293,6 +297,7 @@ impl MrAgents for ModelAgents {
         let answer = self
             .call(
                 "mr_refiner",
+                Role::Refiner,
                 &[("spec", &self.spec_text), ("candidates", &candidates)],
                 self.schema(None),
             )

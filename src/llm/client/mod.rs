@@ -81,7 +81,7 @@ pub(crate) struct Inner {
     windows: Arc<[tokio::sync::OnceCell<Option<u32>>; 2]>,
     /// Windows learned from a server's "context length exceeded" answer, per role; they
     /// win over the probe (llama-cpp-python tells its window only that way).
-    learned: Arc<Mutex<[Option<u32>; 2]>>,
+    learned: Arc<Mutex<[Option<u32>; 4]>>,
 }
 
 impl std::fmt::Debug for LlmClient {

@@ -49,6 +49,8 @@ fn slot(role: Role) -> usize {
     match role {
         Role::Primary => 0,
         Role::Challenger => 1,
+        Role::Generator => 2,
+        Role::Refiner => 3,
     }
 }
 

@@ -31,6 +31,8 @@ pub struct LlmArgs {
     /// Challenger provider preset [env: MASTOR_CHALLENGER_PROVIDER]
     #[arg(long, value_enum)]
     pub challenger_provider: Option<Provider>,
+    #[command(flatten)]
+    pub layers: LayerArgs,
     /// Model calls in flight at once
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
@@ -59,4 +61,31 @@ pub struct LlmArgs {
     /// The challenger model's context window in tokens [env: MASTOR_CHALLENGER_CONTEXT_WINDOW]
     #[arg(long, value_name = "TOKENS")]
     pub challenger_context_window: Option<u32>,
+}
+
+/// The models of ARMeta's two layers (metamorphic tests), shared by `mastor run
+/// --metamorphic` (through [`LlmArgs`]) and `mastor metamorphic`, whose own `--base-url`
+/// names the API under test.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LayerArgs {
+    /// Provider of ARMeta's generator layer (metamorphic tests; default: the primary's)
+    /// [env: MASTOR_GENERATOR_PROVIDER]
+    #[arg(long, value_enum)]
+    pub generator_provider: Option<Provider>,
+    /// Base URL of the generator layer's model [env: MASTOR_GENERATOR_BASE_URL]
+    #[arg(long, value_name = "URL")]
+    pub generator_base_url: Option<String>,
+    /// Generator layer's model name [env: MASTOR_GENERATOR_MODEL]
+    #[arg(long, value_name = "NAME")]
+    pub generator_model: Option<String>,
+    /// Provider of ARMeta's refiner layer (default: the challenger's)
+    /// [env: MASTOR_REFINER_PROVIDER]
+    #[arg(long, value_enum)]
+    pub refiner_provider: Option<Provider>,
+    /// Base URL of the refiner layer's model [env: MASTOR_REFINER_BASE_URL]
+    #[arg(long, value_name = "URL")]
+    pub refiner_base_url: Option<String>,
+    /// Refiner layer's model name [env: MASTOR_REFINER_MODEL]
+    #[arg(long, value_name = "NAME")]
+    pub refiner_model: Option<String>,
 }

@@ -33,11 +33,17 @@ pub(crate) struct FileLlm {
     pub primary: FileRole,
     #[serde(default)]
     pub challenger: FileRole,
+    /// ARMeta's generator layer (`mastor metamorphic`); falls back to the primary.
+    #[serde(default)]
+    pub generator: FileRole,
+    /// ARMeta's refiner layer; falls back to the challenger.
+    #[serde(default)]
+    pub refiner: FileRole,
     #[serde(default)]
     pub prices: BTreeMap<String, Price>,
 }
 
-/// `[llm.primary]` / `[llm.challenger]`.
+/// `[llm.primary]`, `[llm.challenger]`, `[llm.generator]`, `[llm.refiner]`.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FileRole {
@@ -181,6 +187,13 @@ api_key_env = "DEEPSEEK_API_KEY"
 # provider = "qwen"
 # model = "qwen-plus"
 # api_key_env = "DASHSCOPE_API_KEY"
+
+# Metamorphic tests (ARMeta): the generator layer falls back to the primary, the refiner
+# layer to the challenger.
+[llm.generator]
+# model = "deepseek-chat"
+[llm.refiner]
+# model = "qwen-plus"
 
 # Prices in USD per million tokens (input cache hit / input cache miss / output).
 [llm.prices.deepseek-chat]

@@ -9,7 +9,7 @@ mod args;
 mod file;
 mod provider;
 
-pub use args::LlmArgs;
+pub use args::{LayerArgs, LlmArgs};
 
 pub use file::{default_file_text, locate};
 pub use provider::{JsonMode, Provider, Quirks};
@@ -117,6 +117,10 @@ pub enum CacheMode {
 pub struct LlmConfig {
     pub primary: RoleConfig,
     pub challenger: RoleConfig,
+    /// ARMeta's generator layer; by default the primary's settings.
+    pub generator: RoleConfig,
+    /// ARMeta's refiner layer; by default the challenger's settings.
+    pub refiner: RoleConfig,
     /// Calls in flight at once across all clones of one client.
     pub concurrency: usize,
     /// Attempts per call, first try included.
@@ -149,6 +153,8 @@ impl LlmConfig {
         role.model = model.to_string();
         Self {
             challenger: role.clone(),
+            generator: role.clone(),
+            refiner: role.clone(),
             primary: role,
             concurrency: 4,
             max_attempts: 4,
@@ -169,6 +175,8 @@ impl LlmConfig {
         match role {
             Role::Primary => &self.primary,
             Role::Challenger => &self.challenger,
+            Role::Generator => &self.generator,
+            Role::Refiner => &self.refiner,
         }
     }
 
@@ -198,58 +206,57 @@ impl LlmConfig {
         let f = root.llm;
         let get = |k: &str| env.get(k).filter(|v| !v.trim().is_empty()).cloned();
 
-        let primary_in = RoleInputs {
-            provider: args
-                .provider
-                .map(Ok)
-                .or_else(|| get("MASTOR_PROVIDER").map(|v| parse_provider("MASTOR_PROVIDER", &v)))
-                .transpose()?,
-            base_url: args.base_url.clone().or_else(|| get("MASTOR_BASE_URL")),
-            model: args.model.clone().or_else(|| get("MASTOR_MODEL")),
-            key_env_flag: args.api_key_env.clone(),
-            key_env_var: "MASTOR_API_KEY",
-            context_window: args
-                .context_window
-                .map(Ok)
-                .or_else(|| {
-                    get("MASTOR_CONTEXT_WINDOW").map(|v| parse_window("MASTOR_CONTEXT_WINDOW", &v))
-                })
-                .transpose()?,
+        let flags = |role: Role| match role {
+            Role::Primary => RoleFlags {
+                provider: args.provider,
+                base_url: args.base_url.clone(),
+                model: args.model.clone(),
+                key_env: args.api_key_env.clone(),
+                window: args.context_window,
+            },
+            Role::Challenger => RoleFlags {
+                provider: args.challenger_provider,
+                base_url: args.challenger_base_url.clone(),
+                model: args.challenger_model.clone(),
+                key_env: args.challenger_api_key_env.clone(),
+                window: args.challenger_context_window,
+            },
+            Role::Generator => RoleFlags {
+                provider: args.layers.generator_provider,
+                base_url: args.layers.generator_base_url.clone(),
+                model: args.layers.generator_model.clone(),
+                key_env: None,
+                window: None,
+            },
+            Role::Refiner => RoleFlags {
+                provider: args.layers.refiner_provider,
+                base_url: args.layers.refiner_base_url.clone(),
+                model: args.layers.refiner_model.clone(),
+                key_env: None,
+                window: None,
+            },
         };
-        let primary = resolve_role(Role::Primary, primary_in, &f.primary, None, env)?;
-        let challenger_in = RoleInputs {
-            provider: args
-                .challenger_provider
-                .map(Ok)
-                .or_else(|| {
-                    get("MASTOR_CHALLENGER_PROVIDER")
-                        .map(|v| parse_provider("MASTOR_CHALLENGER_PROVIDER", &v))
-                })
-                .transpose()?,
-            base_url: args
-                .challenger_base_url
-                .clone()
-                .or_else(|| get("MASTOR_CHALLENGER_BASE_URL")),
-            model: args
-                .challenger_model
-                .clone()
-                .or_else(|| get("MASTOR_CHALLENGER_MODEL")),
-            key_env_flag: args.challenger_api_key_env.clone(),
-            key_env_var: "MASTOR_CHALLENGER_API_KEY",
-            context_window: args
-                .challenger_context_window
-                .map(Ok)
-                .or_else(|| {
-                    get("MASTOR_CHALLENGER_CONTEXT_WINDOW")
-                        .map(|v| parse_window("MASTOR_CHALLENGER_CONTEXT_WINDOW", &v))
-                })
-                .transpose()?,
-        };
+        let inputs = |role: Role| role_inputs(role, flags(role), &get);
+        let primary = resolve_role(Role::Primary, inputs(Role::Primary)?, &f.primary, None, env)?;
         let challenger = resolve_role(
             Role::Challenger,
-            challenger_in,
+            inputs(Role::Challenger)?,
             &f.challenger,
             Some(&primary),
+            env,
+        )?;
+        let generator = resolve_role(
+            Role::Generator,
+            inputs(Role::Generator)?,
+            &f.generator,
+            Some(&primary),
+            env,
+        )?;
+        let refiner = resolve_role(
+            Role::Refiner,
+            inputs(Role::Refiner)?,
+            &f.refiner,
+            Some(&challenger),
             env,
         )?;
 
@@ -277,6 +284,8 @@ impl LlmConfig {
         Ok(LlmConfig {
             primary,
             challenger,
+            generator,
+            refiner,
             concurrency: positive(
                 "concurrency",
                 args.concurrency.or(f.concurrency).unwrap_or(4) as u64,
@@ -339,7 +348,8 @@ impl LlmConfig {
         if let Some(d) = &self.cache_dir {
             let _ = writeln!(out, "cache_dir = \"{}\"", d.display());
         }
-        for (name, r) in [("primary", &self.primary), ("challenger", &self.challenger)] {
+        for role in Role::ALL {
+            let (name, r) = (role.as_str(), self.role(role));
             let _ = writeln!(out, "\n[llm.{name}]");
             let _ = writeln!(out, "provider = \"{}\"", r.provider);
             let _ = writeln!(out, "base_url = \"{}\"", r.base_url);
@@ -397,6 +407,75 @@ fn parse_provider(source: &str, v: &str) -> Result<Provider, ConfigError> {
     v.parse().map_err(|reason| ConfigError::Invalid {
         source_name: source.to_string(),
         reason,
+    })
+}
+
+/// The flags of one role, before the environment is consulted.
+struct RoleFlags {
+    provider: Option<Provider>,
+    base_url: Option<String>,
+    model: Option<String>,
+    key_env: Option<String>,
+    window: Option<u32>,
+}
+
+/// The environment variables of one role: `MASTOR_X`, `MASTOR_CHALLENGER_X`,
+/// `MASTOR_GENERATOR_X`, `MASTOR_REFINER_X`.
+fn env_names(role: Role) -> [&'static str; 5] {
+    match role {
+        Role::Primary => [
+            "MASTOR_PROVIDER",
+            "MASTOR_BASE_URL",
+            "MASTOR_MODEL",
+            "MASTOR_API_KEY",
+            "MASTOR_CONTEXT_WINDOW",
+        ],
+        Role::Challenger => [
+            "MASTOR_CHALLENGER_PROVIDER",
+            "MASTOR_CHALLENGER_BASE_URL",
+            "MASTOR_CHALLENGER_MODEL",
+            "MASTOR_CHALLENGER_API_KEY",
+            "MASTOR_CHALLENGER_CONTEXT_WINDOW",
+        ],
+        Role::Generator => [
+            "MASTOR_GENERATOR_PROVIDER",
+            "MASTOR_GENERATOR_BASE_URL",
+            "MASTOR_GENERATOR_MODEL",
+            "MASTOR_GENERATOR_API_KEY",
+            "MASTOR_GENERATOR_CONTEXT_WINDOW",
+        ],
+        Role::Refiner => [
+            "MASTOR_REFINER_PROVIDER",
+            "MASTOR_REFINER_BASE_URL",
+            "MASTOR_REFINER_MODEL",
+            "MASTOR_REFINER_API_KEY",
+            "MASTOR_REFINER_CONTEXT_WINDOW",
+        ],
+    }
+}
+
+/// Merges a role's flags over its environment variables.
+fn role_inputs(
+    role: Role,
+    flags: RoleFlags,
+    get: &impl Fn(&str) -> Option<String>,
+) -> Result<RoleInputs, ConfigError> {
+    let [provider, base_url, model, key, window] = env_names(role);
+    Ok(RoleInputs {
+        provider: flags
+            .provider
+            .map(Ok)
+            .or_else(|| get(provider).map(|v| parse_provider(provider, &v)))
+            .transpose()?,
+        base_url: flags.base_url.or_else(|| get(base_url)),
+        model: flags.model.or_else(|| get(model)),
+        key_env_flag: flags.key_env,
+        key_env_var: key,
+        context_window: flags
+            .window
+            .map(Ok)
+            .or_else(|| get(window).map(|v| parse_window(window, &v)))
+            .transpose()?,
     })
 }
 

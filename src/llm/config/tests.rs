@@ -236,3 +236,46 @@ fn response_and_retry_after_limits() {
     let err = LlmConfig::resolve(None, &env(&[]), &tiny).unwrap_err();
     assert!(err.to_string().contains("max_response_bytes"), "{err}");
 }
+
+/// ARMeta gives each layer its own model: the generator falls back to the primary, the
+/// refiner to the challenger, and each is set by file, environment or flags.
+#[test]
+fn armeta_layers_have_their_own_roles() {
+    let mut e = env(&[
+        ("MASTOR_BASE_URL", "http://p.example/v1"),
+        ("MASTOR_PROVIDER", "openai"),
+        ("MASTOR_MODEL", "m-primary"),
+        ("MASTOR_CHALLENGER_MODEL", "m-challenger"),
+        ("XDG_CONFIG_HOME", "/nonexistent-xdg"),
+    ]);
+    let c = LlmConfig::resolve(None, &e, &LlmArgs::default()).unwrap();
+    assert_eq!(c.role(Role::Generator).model, "m-primary");
+    assert_eq!(c.role(Role::Refiner).model, "m-challenger");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "[llm.generator]\nmodel = \"file-gen\"\n[llm.refiner]\nbase_url = \"http://r.example/v1\"\n",
+    );
+    let c = LlmConfig::resolve(Some(&path), &e, &LlmArgs::default()).unwrap();
+    assert_eq!(c.generator.model, "file-gen");
+    assert_eq!(c.refiner.base_url, "http://r.example/v1");
+    assert_eq!(c.refiner.model, "m-challenger");
+
+    e.insert("MASTOR_GENERATOR_MODEL".into(), "env-gen".into());
+    let args = LlmArgs {
+        layers: LayerArgs {
+            refiner_model: Some("flag-ref".into()),
+            ..LayerArgs::default()
+        },
+        ..LlmArgs::default()
+    };
+    let c = LlmConfig::resolve(Some(&path), &e, &args).unwrap();
+    assert_eq!(c.generator.model, "env-gen", "env over file");
+    assert_eq!(c.refiner.model, "flag-ref", "flag over everything");
+    let shown = c.render();
+    assert!(shown.contains("[llm.generator]") && shown.contains("[llm.refiner]"));
+
+    let bad = write(dir.path(), "[llm.refiner]\nmodle = \"x\"\n");
+    assert!(LlmConfig::resolve(Some(&bad), &e, &LlmArgs::default()).is_err());
+}
