@@ -289,6 +289,11 @@ pub struct Oracle {
     pub evidence: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence_refs: Vec<EvidenceRef>,
+    /// Precondition: the oracle needs the seed data as it was at start-up. The runner runs
+    /// it before any oracle that writes (after `check --reset` when one is given), so
+    /// another oracle's delete or update cannot make it fail.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh_state: bool,
 }
 
 impl Oracle {

@@ -16,6 +16,7 @@ fn suite_file(dir: &Path, test_id: &str) -> std::path::PathBuf {
         assertions: vec![Assertion::Status { expected: 200 }],
         evidence: String::new(),
         evidence_refs: Vec::new(),
+        fresh_state: false,
     };
     let mut suite = SuiteFile {
         schema_version: SCHEMA_VERSION,

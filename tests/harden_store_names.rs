@@ -143,6 +143,7 @@ fn junit_export_of_a_300_character_path_fits_file_name_limits() {
         assertions: vec![Assertion::Status { expected: 200 }],
         evidence: String::new(),
         evidence_refs: Vec::new(),
+        fresh_state: false,
     };
     let mut suite = SuiteFile {
         schema_version: SCHEMA_VERSION,

@@ -226,6 +226,7 @@ mod tests {
             assertions: vec![Assertion::Status { expected: status }],
             evidence: String::new(),
             evidence_refs: vec![],
+            fresh_state: false,
         }
     }
 

@@ -61,10 +61,16 @@ pub struct CheckArgs {
     /// Stop after N requests; the rest become errors ("budget exhausted").
     #[arg(long, value_name = "N")]
     pub budget: Option<usize>,
-    /// Single-operation oracles in flight at once.
+    /// Read-only single-operation oracles in flight at once (oracles that write run one
+    /// at a time, in suite order).
     #[arg(long, default_value_t = 8, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,
+    /// Shell command that restores the API's seed data (a reset endpoint, a SQL script, a
+    /// restart); run before each oracle that declares `fresh_state`. Without it, those
+    /// oracles run before any other oracle that writes.
+    #[arg(long, value_name = "CMD")]
+    pub reset: Option<String>,
     /// Allow POST/PUT/PATCH/DELETE against a host that is not loopback.
     #[arg(long)]
     pub allow_writes: bool,
@@ -202,6 +208,7 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         allow_writes: args.allow_writes,
         repeat: args.repeat as usize,
         max_body: args.max_body,
+        reset: args.reset.clone(),
         ..RunConfig::default()
     };
     let mut report = if plan.is_empty() {

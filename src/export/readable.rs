@@ -215,6 +215,12 @@ fn oracle_section(out: &mut String, input: &ExportInput, oracle: &Oracle, id: &s
         let _ = writeln!(out, "- **Strategy:** {}", strategy_name(strategy));
     }
     let _ = writeln!(out, "- **Request:** `{}`", code(&oracle.op_id));
+    if oracle.fresh_state {
+        out.push_str(
+            "- **Precondition:** the seed data as it was at start-up (`mastor check` runs it \
+             before other writes, or after `--reset`)\n",
+        );
+    }
     input_lines(out, &oracle.input, "  ");
     out.push_str("- **Assertions:**\n");
     for (i, a) in oracle.assertions.iter().enumerate() {

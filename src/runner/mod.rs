@@ -75,6 +75,9 @@ pub struct RunConfig {
     /// Largest response body read, in bytes; a larger one is an error verdict and is not
     /// read further, so a hostile or runaway API cannot exhaust memory.
     pub max_body: usize,
+    /// Shell command that restores the API's seed state (a reset endpoint, a SQL script,
+    /// a restart); run before each oracle that declares `fresh_state`.
+    pub reset: Option<String>,
 }
 
 /// Default `max_body`: 16 MiB, far above any JSON answer an oracle asserts on.
@@ -91,6 +94,7 @@ impl Default for RunConfig {
             repeat: 1,
             connect_timeout: Duration::from_secs(3),
             max_body: DEFAULT_MAX_BODY,
+            reset: None,
         }
     }
 }

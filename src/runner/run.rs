@@ -1,10 +1,17 @@
 //! Running a plan of oracles: concurrency, request budget, multi-step sequences and
 //! repeated runs.
 //!
-//! Single-operation oracles run concurrently (bounded by `concurrency`); then the multi-op
-//! sequences run one at a time, each step in order, so that a sequence checking counts or
-//! existence is not disturbed by other oracles' writes. Verdicts come back in plan order
-//! (single-op oracles first, then sequences), whatever order the requests finished in.
+//! The execution model (the generator prompts state it, so oracles are written for it):
+//! 1. single-op oracles that only read (GET, HEAD, OPTIONS) run first, concurrently
+//!    (bounded by `concurrency`): nothing has been written yet, so they see the seed data;
+//! 2. oracles that declare `fresh_state` and write, one at a time in suite order — with
+//!    `reset`, every `fresh_state` oracle runs here instead, each right after the reset;
+//! 3. the other writing oracles, one at a time in suite order, each seeing the state the
+//!    earlier ones left;
+//! 4. the multi-op sequences, one at a time, each step in order.
+//!
+//! Verdicts come back in plan order (single-op oracles first, then sequences), whatever
+//! order they ran in.
 //!
 //! Repeat: each unit runs `repeat` times in a row; the verdict kept is the first run's, and
 //! an assertion is marked `unstable` when its outcome differs between runs, or when it
@@ -73,12 +80,30 @@ pub(crate) async fn run_plan<'a>(plan: &'a Plan, ctx: &'a Ctx<'a>) -> RunReport 
         }
         merge_runs(&unit, first, &rest)
     };
-    let mut results: Vec<(Verdict, Vec<UnstableAssertion>)> =
-        futures_util::stream::iter(plan.oracles.iter().map(Unit::Single))
-            .map(run_repeated)
+    let phases = phases(&plan.oracles, ctx.cfg.reset.is_some());
+    let mut by_index: Vec<Option<(Verdict, Vec<UnstableAssertion>)>> =
+        vec![None; plan.oracles.len()];
+    let readers: Vec<(usize, (Verdict, Vec<UnstableAssertion>))> =
+        futures_util::stream::iter(phases.readers)
+            .map(|i| async move { (i, run_repeated(Unit::Single(&plan.oracles[i])).await) })
             .buffered(ctx.cfg.concurrency.max(1))
             .collect()
             .await;
+    for (i, r) in readers {
+        by_index[i] = Some(r);
+    }
+    for i in phases.fresh {
+        let o = &plan.oracles[i];
+        by_index[i] = Some(match reset(ctx).await {
+            Ok(()) => run_repeated(Unit::Single(o)).await,
+            Err(why) => (not_run_oracle(o, ctx, &why), Vec::new()),
+        });
+    }
+    for i in phases.writers {
+        by_index[i] = Some(run_repeated(Unit::Single(&plan.oracles[i])).await);
+    }
+    let mut results: Vec<(Verdict, Vec<UnstableAssertion>)> =
+        by_index.into_iter().flatten().collect();
     // Sequences reason about server state (counts, existence), which concurrent writes
     // would disturb: they run one at a time, after the single-op oracles.
     for m in &plan.multi_op {
@@ -97,6 +122,75 @@ pub(crate) async fn run_plan<'a>(plan: &'a Plan, ctx: &'a Ctx<'a>) -> RunReport 
         verdicts.push(verdict);
     }
     RunReport { verdicts, summary }
+}
+
+/// Indices of the plan's single-op oracles by phase of the execution model.
+#[derive(Debug, Default, PartialEq)]
+struct Phases {
+    readers: Vec<usize>,
+    fresh: Vec<usize>,
+    writers: Vec<usize>,
+}
+
+fn phases(oracles: &[Oracle], with_reset: bool) -> Phases {
+    let mut p = Phases::default();
+    for (i, o) in oracles.iter().enumerate() {
+        let reads = exec::split_op_id(&o.op_id)
+            .map(|(m, _)| m.is_safe())
+            .unwrap_or(false);
+        if o.fresh_state && (with_reset || !reads) {
+            p.fresh.push(i);
+        } else if reads {
+            p.readers.push(i);
+        } else {
+            p.writers.push(i);
+        }
+    }
+    p
+}
+
+/// Runs the configured reset command (when there is one), bounded by the request
+/// timeout times ten; its failure is the reason the next oracle did not run.
+async fn reset(ctx: &Ctx<'_>) -> Result<(), String> {
+    let Some(cmd) = &ctx.cfg.reset else {
+        return Ok(());
+    };
+    let limit = ctx.cfg.timeout * 10;
+    let child = tokio::process::Command::new("sh")
+        .args(["-c", cmd])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .output();
+    match tokio::time::timeout(limit, child).await {
+        Err(_) => Err(format!(
+            "reset command `{cmd}` did not finish within {limit:?}"
+        )),
+        Ok(Err(e)) => Err(format!("reset command `{cmd}` could not start: {e}")),
+        Ok(Ok(out)) if !out.status.success() => {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let tail: String = stderr.chars().take(300).collect();
+            Err(format!(
+                "reset command `{cmd}` failed ({}): {}",
+                out.status,
+                crate::text::escape_controls(tail.trim())
+            ))
+        }
+        Ok(Ok(_)) => Ok(()),
+    }
+}
+
+/// The verdict of an oracle that could not run (its reset failed): an error naming why.
+fn not_run_oracle(o: &Oracle, ctx: &Ctx<'_>, why: &str) -> Verdict {
+    let why = format!("not run: {why}");
+    Verdict {
+        o_id: o.o_id(),
+        outcome: Outcome::Error,
+        steps: vec![not_run(&o.op_id, Outcome::Error, why, &o.assertions)],
+        at: chrono::Utc::now().to_rfc3339(),
+        base_url: ctx.base.to_string(),
+    }
 }
 
 async fn run_unit(unit: &Unit<'_>, ctx: &Ctx<'_>) -> Verdict {

@@ -38,6 +38,7 @@ const ORACLE_KEYS: &[&str] = &[
     "evidence",
     "evidence_refs",
     "path_index",
+    "fresh_state",
 ];
 const SEQUENCE_KEYS: &[&str] = &[
     "test_id",

@@ -66,6 +66,7 @@ fn case(
                 start_line: 30,
                 end_line: 60,
             }],
+            fresh_state: false,
         },
         wrong,
     }

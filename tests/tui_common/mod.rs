@@ -94,6 +94,7 @@ fn oracle(
         assertions,
         evidence: format!("{desc}: see the handler's checks"),
         evidence_refs: refs,
+        fresh_state: false,
     }
 }
 

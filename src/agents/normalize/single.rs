@@ -162,6 +162,18 @@ fn normalize_entry(
         return None;
     }
     let evidence_refs = parse_refs(obj.get("evidence_refs"), bundle, &test_id, rec);
+    let fresh_state = match obj.get("fresh_state") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            rec.flag(
+                &test_id,
+                rule::MALFORMED,
+                format!("fresh_state is {other}, not true or false; ignored"),
+            );
+            false
+        }
+    };
     assertions.shrink_to_fit();
     Some(Oracle {
         test_id,
@@ -172,5 +184,6 @@ fn normalize_entry(
         assertions,
         evidence: text_field(obj, "evidence"),
         evidence_refs,
+        fresh_state,
     })
 }

@@ -258,7 +258,7 @@ fn single_op(shape: &OpShape) -> Result<Value, String> {
             "test_id": string(), "description": string(),
             "oracle_strategy": {"enum": ["fv", "fi", "bv", "bi"]},
             "input": shape.input()?, "assertions": shape.assertions()?,
-            "evidence": string(), "evidence_refs": refs},
+            "evidence": string(), "evidence_refs": refs, "fresh_state": {"type": "boolean"}},
         "required": ["test_id", "oracle_strategy", "input", "assertions"]}}},
         "required": ["oracles"]}),
     )
