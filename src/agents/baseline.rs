@@ -16,7 +16,7 @@
 use crate::agents::normalize::{BundleIndex, NormalizeReport, normalize_single};
 use crate::agents::runtime::AgentCtx;
 use crate::model::{Assertion, Oracle};
-use crate::pipeline::prepare::{Prepared, bundle_index};
+use crate::project::{Prepared, bundle_index};
 use crate::source::bundle::Bundle;
 use crate::store::{PhaseState, PhaseStatus, StoreError, SuiteRecord};
 use serde::{Deserialize, Serialize};

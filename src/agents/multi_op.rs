@@ -8,7 +8,7 @@ use crate::agents::normalize::{BundleIndex, KnownOps, NormalizeOutcome, normaliz
 use crate::agents::runtime::{AgentCtx, to_prompt_json};
 use crate::agents::schemas;
 use crate::model::{ChallengerReview, MultiOpOracle, SourceContext};
-use crate::pipeline::prepare::bundle_index;
+use crate::project::bundle_index;
 use crate::store::{GroupRecord, op_slug};
 use std::collections::{BTreeSet, HashMap};
 

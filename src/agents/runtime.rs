@@ -9,7 +9,7 @@
 use crate::agents::groups::Group;
 use crate::llm::{CallRecord, CallRequest, LlmClient, Message, Role};
 use crate::model::{EntryRef, SourceContext};
-use crate::pipeline::prepare::Prepared;
+use crate::project::Prepared;
 use crate::prompts::Prompts;
 use crate::store::{Event, EventKind};
 use crate::store::{GroupRecord, Session, SuiteRecord};

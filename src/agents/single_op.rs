@@ -7,7 +7,7 @@ use crate::agents::normalize::normalize_single_with;
 use crate::agents::runtime::{AgentCtx, to_prompt_json};
 use crate::agents::schemas;
 use crate::model::{ChallengerReview, SourceContext};
-use crate::pipeline::prepare::bundle_index;
+use crate::project::bundle_index;
 use crate::store::{SuiteRecord, op_slug};
 use std::collections::BTreeSet;
 use std::sync::Arc;

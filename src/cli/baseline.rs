@@ -14,7 +14,7 @@ use crate::agents::baseline::{self, DEFAULT_SOURCE_CAP, DpRecord};
 use crate::agents::runtime::{AgentCtx, Board};
 use crate::cli::{EXIT_NOTHING, EXIT_OK};
 use crate::llm::{LlmArgs, LlmClient, LlmConfig};
-use crate::pipeline::prepare::Prepared;
+use crate::project::Prepared;
 use crate::prompts::Prompts;
 use crate::spec::Exclusions;
 use crate::store::Manifest;

@@ -10,7 +10,7 @@
 use crate::agents::baseline_spec::{self, SpecRecord};
 use crate::cli::{EXIT_OK, completion_code, exit_meaning};
 use crate::llm::LlmArgs;
-use crate::pipeline::prepare::Prepared;
+use crate::project::Prepared;
 use crate::spec::Exclusions;
 use clap::Args;
 use std::path::PathBuf;

@@ -8,9 +8,7 @@
 use super::ExportError;
 use crate::model::{MultiOpOracle, OracleInput};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-use regex::Regex;
 use serde_json::Value;
-use std::sync::LazyLock;
 
 /// Everything but RFC 3986 unreserved characters is percent-encoded in path and query parts.
 const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
@@ -19,10 +17,8 @@ const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'~');
 
-/// A capture reference anywhere in a string.
-pub static CAPTURE_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\$captures\.([A-Za-z0-9_-]+)").unwrap_or_else(|_| unreachable!())
-});
+/// A capture reference anywhere in a string: the oracle language's one bind grammar.
+pub use crate::oracle::binds::REFERENCE as CAPTURE_RE;
 
 /// Percent-encodes one path segment or query component (UTF-8, unreserved kept).
 pub fn encode_component(text: &str) -> String {

@@ -9,9 +9,12 @@
 //! `store` keeps tests and verdicts in the session. The model calls live in
 //! `agents::metamorphic`.
 
-pub mod check;
+/// Structural checks of a metamorphic test, as suite files need them.
+pub use crate::suite::mr_check as check;
 pub mod iterate;
-pub mod operand;
+/// Operands: part of the oracle language.
+pub use crate::oracle::operand;
 pub mod session;
-pub mod slug;
+/// Semantic slugs: part of the oracle language.
+pub use crate::oracle::slug;
 pub mod store;

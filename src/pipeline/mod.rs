@@ -5,5 +5,7 @@ pub mod driver;
 pub mod kind;
 pub mod orchestrator;
 pub mod phases;
-pub mod prepare;
+/// The prepared project lives below the agents, which read it; kept here under its old
+/// name.
+pub use crate::project as prepare;
 pub mod summary;

@@ -12,7 +12,7 @@
 //! This module does not evaluate assertions, enforce budgets or decide what to run next.
 
 use crate::model::{Exchange, OracleInput};
-use crate::runner::assert::string_form;
+use crate::oracle::assert::string_form;
 use futures_util::StreamExt;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Client, Method, Url};
@@ -29,15 +29,8 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
 
 /// Splits `GET /pets/{id}` into an upper-case method and the path template.
 pub fn split_op_id(op_id: &str) -> Result<(Method, &str), String> {
-    let (method, path) = op_id
-        .trim()
-        .split_once(char::is_whitespace)
-        .ok_or_else(|| format!("op_id `{op_id}` is not `METHOD /path`"))?;
-    let path = path.trim();
-    if !path.starts_with('/') {
-        return Err(format!("op_id `{op_id}`: the path must start with `/`"));
-    }
-    let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+    let (method, path) = crate::oracle::op::split(op_id)?;
+    let method = Method::from_bytes(method.as_bytes())
         .map_err(|_| format!("op_id `{op_id}`: `{method}` is not an HTTP method"))?;
     Ok((method, path))
 }

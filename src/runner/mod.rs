@@ -3,8 +3,8 @@
 //! `run` checks the plan before any traffic: write methods against a host that is not
 //! loopback are refused unless `allow_writes`, and the base URL must accept a TCP
 //! connection within a short timeout (so an unreachable URL fails fast, once, with its
-//! name). It then executes the plan (`run.rs`), evaluating assertions (`assert.rs`) on
-//! field paths (`path.rs`), wiring captures (`binds.rs`) and recording each exchange with
+//! name). It then executes the plan (`run.rs`), evaluating assertions (`oracle::assert`) on
+//! field paths (`oracle::path`), wiring captures (`oracle::binds`) and recording each exchange with
 //! a `curl` line (`exec.rs`). Metamorphic tests in the plan run after the sequences, as
 //! sequences, and are judged by `relations` into verdicts like every other oracle's. Text
 //! and JUnit renderings live in `report.rs`/`junit.rs`.
@@ -12,12 +12,11 @@
 //! The runner does not choose which oracles to run (review state, `--op` filters): the
 //! caller builds the `Plan`. It never prints; the CLI does.
 
-pub mod assert;
-pub mod binds;
 pub mod exec;
 pub mod junit;
-/// Field paths live in the oracle language module; kept here under the old name.
-pub use crate::oracle::path;
+/// The oracle language (field paths, assertions, captures) lives in `oracle`; kept here
+/// under the old names.
+pub use crate::oracle::{assert, binds, path};
 pub mod relations;
 pub mod report;
 mod run;

@@ -34,6 +34,7 @@ mod fsio;
 mod journal;
 mod lock;
 mod manifest;
+pub mod mr_files;
 mod records;
 mod review;
 mod slug;

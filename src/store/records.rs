@@ -5,7 +5,7 @@
 //! file. Operations and LLM call records are stored generically (their types belong to
 //! the spec and llm modules).
 
-use crate::agents::normalize::NormalizeReport;
+use crate::model::NormalizeReport;
 use crate::model::{ChallengerReview, MultiOpOracle, Oracle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

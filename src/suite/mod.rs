@@ -22,6 +22,7 @@
 //! This module reads files only; it does not write sessions (see `cli::import`).
 
 pub mod filter;
+pub mod mr_check;
 mod parse;
 pub mod session;
 

@@ -290,7 +290,7 @@ impl Parser {
                 .map_err(|e| format!("not a metamorphic test: {e}"))
         })
         .and_then(|t| {
-            crate::metamorphic::check::validate_structure(&t)?;
+            crate::suite::mr_check::validate_structure(&t)?;
             Ok(t)
         });
         match parsed {

@@ -68,13 +68,13 @@ pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
             }
         }
     }
-    for t in crate::metamorphic::store::load_tests(session)? {
+    for t in crate::store::mr_files::load_tests(session)? {
         let t = edited(
             t,
             &decisions,
             &mut problems,
             MetamorphicTest::o_id,
-            crate::metamorphic::check::validate_structure,
+            crate::suite::mr_check::validate_structure,
         );
         suite.metamorphic.push(t);
     }
@@ -164,7 +164,7 @@ pub fn write(session: &Session, suite: &SuiteFile) -> Result<(), StoreError> {
         session.write_group(rec)?;
     }
     for t in &suite.metamorphic {
-        session.write_json(&crate::metamorphic::store::file_rel(&t.test_id), t)?;
+        session.write_json(&crate::store::mr_files::file_rel(&t.test_id), t)?;
     }
     let now = chrono::Utc::now().to_rfc3339();
     for (o_id, state) in &suite.review {
@@ -225,7 +225,7 @@ pub fn documented(session: &Session) -> crate::runner::relations::Documented {
         std::path::Path::new(&m.project_root).join(&given)
     };
     match crate::spec::load(&path) {
-        Ok(spec) => crate::metamorphic::check::SpecView::new(&spec.operations).documented(),
+        Ok(spec) => crate::suite::mr_check::SpecView::new(&spec.operations).documented(),
         Err(e) => {
             tracing::debug!("no documented statuses from {}: {e}", path.display());
             Default::default()

@@ -64,6 +64,9 @@ mod parse;
 mod single;
 mod unreferenced;
 
+/// The report types are data every layer reads (sessions, the workbench): they live in
+/// the model; kept here under their old path.
+pub use crate::model::{BundleIndex, Dropped, Flag, NormalizeReport};
 pub use multi::{normalize_multi, normalize_multi_with};
 pub use single::{normalize_single, normalize_single_with};
 pub use unreferenced::NormalizeOptions;
@@ -73,7 +76,6 @@ use crate::model::Assertion;
 use crate::model::SpecOperation;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
@@ -139,26 +141,6 @@ pub mod rule {
     ];
 }
 
-/// The files of a bundle and their line counts, to check evidence refs against.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct BundleIndex {
-    /// Project-relative `/`-separated path → number of lines.
-    pub files: BTreeMap<String, usize>,
-}
-
-impl BundleIndex {
-    /// Builds an index from `(path, line count)` pairs.
-    pub fn from_files<I, S>(files: I) -> Self
-    where
-        I: IntoIterator<Item = (S, usize)>,
-        S: Into<String>,
-    {
-        BundleIndex {
-            files: files.into_iter().map(|(p, n)| (p.into(), n)).collect(),
-        }
-    }
-}
-
 /// The operations a multi-op step may name, with their path templates.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct KnownOps {
@@ -209,55 +191,6 @@ impl KnownOps {
     }
 }
 
-/// An oracle normalization removed, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Dropped {
-    /// The oracle's `test_id` as the model wrote it (empty when it had none).
-    pub test_id: String,
-    pub rule: String,
-    pub reason: String,
-    /// The entry exactly as the model produced it, for the "why was this dropped" view.
-    pub raw: Value,
-}
-
-/// Something normalization changed or noticed on an oracle it kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Flag {
-    pub test_id: String,
-    pub rule: String,
-    pub detail: String,
-}
-
-/// Everything a normalization pass reports besides the kept oracles; stored with a suite.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct NormalizeReport {
-    #[serde(default)]
-    pub dropped: Vec<Dropped>,
-    #[serde(default)]
-    pub flags: Vec<Flag>,
-    /// Rule id → how many times it fired.
-    #[serde(default)]
-    pub counts: BTreeMap<String, usize>,
-}
-
-impl NormalizeReport {
-    /// One line for logs and the CLI, e.g. `dropped 2, flags 3 (duplicate 1, no_status 1,
-    /// unknown_field 3)`: only the rules that fired.
-    pub fn summary(&self) -> String {
-        let fired: Vec<String> = self
-            .counts
-            .iter()
-            .filter(|(_, n)| **n > 0)
-            .map(|(rule, n)| format!("{rule} {n}"))
-            .collect();
-        let mut line = format!("dropped {}, flags {}", self.dropped.len(), self.flags.len());
-        if !fired.is_empty() {
-            line.push_str(&format!(" ({})", fired.join(", ")));
-        }
-        line
-    }
-}
-
 /// Result of one normalization pass.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NormalizeOutcome<T> {
@@ -294,31 +227,5 @@ impl<T> NormalizeOutcome<T> {
     }
 }
 
-/// Names bound with `$captures.<name>` anywhere in `value` (strings at any depth,
-/// including inside longer strings like `"/pets/$captures.id"`), in order of first
-/// appearance, without repeats. Names are `[A-Za-z_][A-Za-z0-9_]*`, so
-/// `$captures.pet.id` names the capture `pet`.
-pub fn find_captures(value: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    collect_captures(value, &mut out);
-    out
-}
-
-fn collect_captures(value: &Value, out: &mut Vec<String>) {
-    static BIND: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\$captures\.([A-Za-z_][A-Za-z0-9_]*)").expect("static regex is valid")
-    });
-    match value {
-        Value::String(s) => {
-            for c in BIND.captures_iter(s) {
-                let name = c[1].to_string();
-                if !out.contains(&name) {
-                    out.push(name);
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect_captures(v, out)),
-        Value::Object(map) => map.values().for_each(|v| collect_captures(v, out)),
-        _ => {}
-    }
-}
+/// The bind grammar is the oracle language's, shared with the runner and the exporters.
+pub use crate::oracle::binds::find_captures;

@@ -26,7 +26,7 @@
 //! This module does no I/O; `runner::exec` supplies the response.
 
 use crate::model::{Assertion, AssertionVerdict, FieldOp, Outcome};
-use crate::runner::path::{FieldPath, kind};
+use crate::oracle::path::{FieldPath, kind};
 use serde_json::Value;
 
 /// The response as the assertions see it.

@@ -10,8 +10,8 @@
 //! `header:` reads a response header instead (`header:Location`), for tokens and created
 //! resource URLs. This module does not send requests.
 
-use crate::runner::assert::string_form;
-use crate::runner::path::FieldPath;
+use crate::oracle::assert::string_form;
+use crate::oracle::path::FieldPath;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -19,9 +19,27 @@ use std::sync::LazyLock;
 /// Captured values by name.
 pub type Captures = BTreeMap<String, Value>;
 
-static REFERENCE: LazyLock<regex::Regex> = LazyLock::new(|| {
+/// The one grammar of a bind: `$captures.<name>`, names of letters, digits, `_` and `-`
+/// (`$captures.pet.id` names `pet`). Normalization, the runner and the exporters all use
+/// this pattern; the JavaScript and Java support files repeat it (tested against it).
+pub static REFERENCE: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(r"\$captures\.([A-Za-z0-9_-]+)").expect("the capture pattern is valid")
 });
+
+/// Names bound with `$captures.<name>` anywhere in `value` (strings at any depth,
+/// including inside longer strings like `"/pets/$captures.id"`), in order of first
+/// appearance, without repeats.
+pub fn find_captures(value: &Value) -> Vec<String> {
+    let mut all = Vec::new();
+    references(value, &mut all);
+    let mut out: Vec<String> = Vec::with_capacity(all.len());
+    for name in all {
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
 
 /// Replaces every `$captures.<name>` in `value`. Err names the first capture that is not
 /// available, so the caller can skip the step with that reason.

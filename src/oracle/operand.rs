@@ -3,7 +3,7 @@
 //! exchanges of the seed and follow-up steps. No evaluation of relations here.
 
 use crate::model::Exchange;
-use crate::runner::path::FieldPath;
+use crate::oracle::path::FieldPath;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

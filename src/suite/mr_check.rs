@@ -9,8 +9,8 @@
 //! that exist. This module does not call the model or send requests.
 
 use crate::model::{MetamorphicTest, Relation, SpecOperation, Step};
-use crate::runner::path::Segment;
-use crate::runner::relations::{Side, Source, validate_relation};
+use crate::oracle::path::Segment;
+use crate::oracle::relations::{Side, Source, validate_relation};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,7 +34,7 @@ impl SpecView {
     }
 
     /// Documented statuses per operation, for the runner's contract check.
-    pub fn documented(&self) -> crate::runner::relations::Documented {
+    pub fn documented(&self) -> crate::oracle::relations::Documented {
         self.ops
             .iter()
             .filter(|(_, o)| !o.responses.is_empty())
@@ -98,7 +98,7 @@ pub fn parse_candidate(raw: &Value, fallback_id: &str) -> Result<MetamorphicTest
     if t.scenario.is_empty() {
         t.scenario = t.test_id.clone();
     }
-    t.slug = super::slug::semantic_slug(&t);
+    t.slug = crate::oracle::slug::semantic_slug(&t);
     Ok(t)
 }
 

@@ -2,7 +2,7 @@
 //! analyse the Java project (entries, closures, static pre-match, bundles) and collect the
 //! seed data the code ships. Everything the agents read about the project comes from here.
 
-use crate::agents::normalize::BundleIndex;
+use crate::model::BundleIndex;
 use crate::model::{EntryRef, SpecOperation};
 use crate::source::bundle::Bundle;
 use crate::source::{AnalyseOptions, Analysis, SpecInfo, analyse_operations};

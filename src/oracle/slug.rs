@@ -8,7 +8,7 @@
 //! collapsed to `_`. Two candidates with equal slugs count once. Titles are not part of it.
 
 use crate::model::{MetamorphicTest, RelationOp};
-use crate::runner::relations::{Operand, Side, Source, op_text};
+use crate::oracle::relations::{Operand, Side, Source, op_text};
 
 /// ARMeta's title normalization: lower case, `MR 12` markers removed, non-alphanumeric
 /// runs to `_`, trimmed.

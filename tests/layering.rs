@@ -1,0 +1,125 @@
+//! The layering of `src/lib.rs`'s module docs, enforced: every `crate::<module>` path in a
+//! top-level module must name a module of a strictly lower layer.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Module → layer, read from the numbered list at the top of `src/lib.rs`.
+fn layers(lib: &str) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for line in lib.lines().take_while(|l| l.starts_with("//!")) {
+        let text = line.trim_start_matches("//!").trim();
+        let Some((n, rest)) = text.split_once(". ") else {
+            continue;
+        };
+        let Ok(layer) = n.parse::<usize>() else {
+            continue;
+        };
+        let names = rest.split(':').next().unwrap_or_default();
+        for name in names.split('`').skip(1).step_by(2) {
+            out.insert(name.to_string(), layer);
+        }
+    }
+    out
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// `(from, to, file:line)` for every `crate::<to>` outside comments in `src/<from>`.
+fn edges(src: &Path) -> Vec<(String, String, String)> {
+    let re = regex::Regex::new(r"\bcrate::([a-z_]+)").unwrap();
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut out = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(src).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let from = first.trim_end_matches(".rs").to_string();
+        if from == "lib" || from == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for c in re.captures_iter(line) {
+                if c[1] != from {
+                    let at = format!("{}:{}", rel.display(), n + 1);
+                    out.push((from.clone(), c[1].to_string(), at));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_module_uses_only_lower_layers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let layers = layers(&lib);
+    assert!(
+        layers.len() >= 15,
+        "the layer list was not found: {layers:?}"
+    );
+    let declared: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|l| l.trim_end_matches(';'))
+        .collect();
+    for m in &declared {
+        assert!(
+            layers.contains_key(*m),
+            "module `{m}` has no layer in src/lib.rs"
+        );
+    }
+    let mut bad = Vec::new();
+    for (from, to, at) in edges(&root.join("src")) {
+        let (Some(a), Some(b)) = (layers.get(&from), layers.get(&to)) else {
+            continue;
+        };
+        if b >= a {
+            bad.push(format!(
+                "{at}: `{from}` (layer {a}) uses `{to}` (layer {b})"
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "edges the layering forbids:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_check_sees_a_forbidden_edge() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("model")).unwrap();
+    std::fs::write(
+        dir.path().join("model/x.rs"),
+        "use crate::tui::App;\n// crate::cli\n",
+    )
+    .unwrap();
+    let e = edges(dir.path());
+    assert_eq!(e.len(), 1, "comments do not count: {e:?}");
+    assert_eq!((e[0].0.as_str(), e[0].1.as_str()), ("model", "tui"));
+    let lib = "//! 1. `model`: data.\n//! 2. `tui`: screens.\npub mod model;\n";
+    let l = layers(lib);
+    assert!(l["tui"] > l["model"]);
+}
