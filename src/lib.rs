@@ -12,6 +12,7 @@ pub mod metamorphic;
 pub mod model;
 pub mod oracle;
 pub mod pipeline;
+pub mod positives;
 pub mod prompts;
 pub mod runner;
 pub mod source;
