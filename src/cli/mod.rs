@@ -13,6 +13,7 @@ mod baseline;
 mod baseline_spec;
 pub mod check;
 pub mod compare;
+pub mod unique;
 pub mod export;
 pub mod import;
 pub mod metamorphic;
@@ -126,6 +127,8 @@ pub enum Command {
     /// Compare sessions (MASTOR, DP, spec-only): oracle counts by type and the verdicts
     /// of each one's last check (mutation score: n/a, not implemented yet).
     Compare(compare::CompareArgs),
+    /// Semantically unique metamorphic tests across sessions (ARMeta's title slug).
+    MetamorphicUnique(unique::UniqueArgs),
     /// Cost table in the style of the paper's Tables 12-13 (calls, tokens, cost, time,
     /// cost per operation), one row per session plus median and mean; Markdown or CSV.
     Report(report::ReportArgs),
@@ -145,6 +148,7 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Tui(args) => tui::run(*args),
         Command::Baseline(args) => baseline::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::MetamorphicUnique(args) => unique::run(args),
         Command::Report(args) => report::run(args),
     }
 }
