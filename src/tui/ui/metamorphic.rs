@@ -364,7 +364,7 @@ fn outcome_lines<'a>(app: &App, test: &MetamorphicTest) -> Vec<Line<'a>> {
     if !out.source.is_empty() {
         lines.push(Line::styled(format!("  from {}", out.source), t.muted));
     }
-    if let Some(l) = judgement_line(app, &test.o_id()) {
+    if let Some(l) = judgement_line(app, &test.o_id(), true) {
         lines.push(Line::from(
             std::iter::once(Span::raw("  "))
                 .chain(l.spans)

@@ -107,8 +107,9 @@ pub(crate) fn judgement_span<'a>(app: &App, o_id: &str, unjudged: bool) -> Span<
     }
 }
 
-/// The judgement of the item's latest failure in words, with its note, for detail panes.
-pub(crate) fn judgement_line<'a>(app: &App, o_id: &str) -> Option<Line<'a>> {
+/// The judgement of the item's latest failure in words, with its note, for detail panes;
+/// with `hint`, a short reminder for a failure nobody judged yet.
+pub(crate) fn judgement_line<'a>(app: &App, o_id: &str, hint: bool) -> Option<Line<'a>> {
     let t = &app.theme;
     if let Some(j) = app.view.judged(o_id) {
         let note = j
@@ -121,12 +122,12 @@ pub(crate) fn judgement_line<'a>(app: &App, o_id: &str) -> Option<Line<'a>> {
             t.accent,
         ));
     }
-    app.view.failure(o_id).map(|_| {
-        Line::styled(
-            "failure not judged yet (T: true positive, F: false positive)",
-            t.muted,
-        )
-    })
+    if !hint {
+        return None;
+    }
+    app.view
+        .failure(o_id)
+        .map(|_| Line::styled("not judged (T / F: true / false positive)", t.muted))
 }
 
 fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
@@ -145,7 +146,7 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
         head.push(Span::styled(format!("  note: {note}"), t.muted));
     }
     lines.push(Line::from(head));
-    lines.extend(judgement_line(app, &o_id));
+    lines.extend(judgement_line(app, &o_id, false));
     if let Some(why) = app.view.set_aside.get(&o_id) {
         let restored = state != crate::model::ReviewState::Dropped;
         let what = if restored {
