@@ -239,7 +239,10 @@ pub fn session_failures(session: &Session) -> Result<Vec<(String, JudgedVerdict)
 pub fn of_session(session: &Session) -> Result<Positives, StoreError> {
     let failures = session_failures(session)?;
     let judgements = session.read_judgements()?;
-    Ok(count(failures.iter().map(|(o, v)| (o.as_str(), v)), &judgements))
+    Ok(count(
+        failures.iter().map(|(o, v)| (o.as_str(), v)),
+        &judgements,
+    ))
 }
 
 #[cfg(test)]

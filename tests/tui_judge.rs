@@ -36,7 +36,11 @@ fn mr(id: &str, scenario: &str) -> Value {
     })
 }
 
-fn report(tests: Value, verdicts: Value, duplicates: Value) -> mastor::metamorphic::iterate::MrReport {
+fn report(
+    tests: Value,
+    verdicts: Value,
+    duplicates: Value,
+) -> mastor::metamorphic::iterate::MrReport {
     serde_json::from_value(json!({
         "iterations": [{"iteration": 1, "candidates": 4, "repaired": 0, "new_tests": [],
             "dropped": [], "requests": 6, "coverage": 0.5, "duplicates": duplicates}],
@@ -138,7 +142,11 @@ fn metamorphic_failures_are_judged_with_a_note_undone_and_kept() {
     // A passed test cannot be judged: the footer says why, nothing is written.
     press(&mut b, "T");
     assert!(b.app.popups.is_empty());
-    assert!(status(&b).contains("only a failed test can be judged"), "{}", status(&b));
+    assert!(
+        status(&b).contains("only a failed test can be judged"),
+        "{}",
+        status(&b)
+    );
     assert!(status(&b).contains("passed"), "{}", status(&b));
     assert!(lines(&b).is_empty());
     // The violated relation is a real bug; the failed execution a wrong test.
@@ -163,11 +171,17 @@ fn metamorphic_failures_are_judged_with_a_note_undone_and_kept() {
     assert!(s.contains("TP 1 FP 1 unjudged 0 TPR 50.0%"), "{s}");
     assert!(s.contains("relation violated  TP"), "{s}");
     assert!(s.contains("execution failed   FP"), "{s}");
-    assert!(s.contains("judged a true positive: status not updated"), "{s}");
+    assert!(
+        s.contains("judged a true positive: status not updated"),
+        "{s}"
+    );
     // U undoes the latest judgement (the false positive).
     press(&mut b, "U");
     assert_eq!(lines(&b).len(), 3);
-    assert_eq!(lines(&b)[2], json!({"undo_judgement": "mr#c_exec_failed", "at": lines(&b)[2]["at"]}));
+    assert_eq!(
+        lines(&b)[2],
+        json!({"undo_judgement": "mr#c_exec_failed", "at": lines(&b)[2]["at"]})
+    );
     assert!(status(&b).contains("unjudged"), "{}", status(&b));
     let s = screen(&b.app, 120, 40);
     assert!(s.contains("TP 1 FP 0 unjudged 1 TPR 50.0%"), "{s}");
@@ -179,7 +193,14 @@ fn metamorphic_failures_are_judged_with_a_note_undone_and_kept() {
     );
     assert!(again.view.judged("mr#c_exec_failed").is_none());
     let p = again.view.positives();
-    assert_eq!((p.metamorphic.failed, p.metamorphic.tpft, p.metamorphic.unjudged), (2, 1, 1));
+    assert_eq!(
+        (
+            p.metamorphic.failed,
+            p.metamorphic.tpft,
+            p.metamorphic.unjudged
+        ),
+        (2, 1, 1)
+    );
     assert_eq!((p.oracles.failed, p.oracles.unjudged), (1, 1));
 }
 
@@ -198,10 +219,17 @@ fn failing_oracles_are_judged_and_passing_ones_refused() {
     );
     let s = screen(&b.app, 120, 40);
     assert!(s.contains("FAIL FP"), "{s}");
-    assert!(s.contains("judged a false positive: the spec allows 500"), "{s}");
+    assert!(
+        s.contains("judged a false positive: the spec allows 500"),
+        "{s}"
+    );
     // A passing oracle and one never run: refused with the reason.
     press(&mut b, "/bv_limit<enter>T");
-    assert!(status(&b).contains("latest verdict is pass"), "{}", status(&b));
+    assert!(
+        status(&b).contains("latest verdict is pass"),
+        "{}",
+        status(&b)
+    );
     press(&mut b, "c<enter><down>T");
     assert!(status(&b).contains("not been run"), "{}", status(&b));
     assert_eq!(lines(&b).len(), 1);
@@ -219,7 +247,9 @@ fn judgements_with_unknown_keys_are_refused_on_open() {
          {\"undo_judgement\":\"mr#b_violated\",\"at\":\"t\"}\n",
     )
     .unwrap();
-    let err = open_session(dir.path(), &options(dir.path())).err().expect("refused");
+    let err = open_session(dir.path(), &options(dir.path()))
+        .err()
+        .expect("refused");
     assert!(err.to_string().contains("judgements.jsonl"), "{err}");
 }
 
@@ -246,15 +276,31 @@ fn reports_count_tpft_fpft_and_tpr_and_unique_tests_across_sessions() {
     };
     judge("mr#b_violated", Positive::Tp, "relation_violated", LOOP_AT);
     // A judgement of an earlier run does not count for the latest one.
-    judge("mr#c_exec_failed", Positive::Fp, "execution_failed", "2026-01-01T00:00:00Z");
-    judge("GET /pets#fv_limit_10", Positive::Tp, "fail", "2026-12-02T12:30:00Z");
+    judge(
+        "mr#c_exec_failed",
+        Positive::Fp,
+        "execution_failed",
+        "2026-01-01T00:00:00Z",
+    );
+    judge(
+        "GET /pets#fv_limit_10",
+        Positive::Tp,
+        "fail",
+        "2026-12-02T12:30:00Z",
+    );
 
     // `mastor metamorphic`'s report: the loop's failures only.
-    let r = mastor::metamorphic::store::load_report(&s).unwrap().unwrap();
+    let r = mastor::metamorphic::store::load_report(&s)
+        .unwrap()
+        .unwrap();
     let p = mastor::cli::metamorphic::report_positives(&r, s.dir()).unwrap();
     assert_eq!((p.failed, p.tpft, p.fpft, p.unjudged), (2, 1, 0, 1));
     assert_eq!(p.tpr, Some(0.5));
-    assert!(p.line().contains("TPFT 1, FPFT 0, unjudged 1; TPR 50.0%"), "{}", p.line());
+    assert!(
+        p.line().contains("TPFT 1, FPFT 0, unjudged 1; TPR 50.0%"),
+        "{}",
+        p.line()
+    );
 
     // `mastor compare`: oracles and metamorphic tests apart in JSON, together in text.
     let row = mastor::cli::compare::row(s.dir()).unwrap();
@@ -270,7 +316,11 @@ fn reports_count_tpft_fpft_and_tpr_and_unique_tests_across_sessions() {
     // Unique tests across two sessions by title slug: session one has three tests and
     // a folded duplicate worded like b_violated; session two repeats one title.
     let two = tempfile::tempdir().unwrap();
-    let s2 = Session::create(two.path(), mastor::store::Manifest::new(".", "openapi.json")).unwrap();
+    let s2 = Session::create(
+        two.path(),
+        mastor::store::Manifest::new(".", "openapi.json"),
+    )
+    .unwrap();
     let r2 = report(
         json!([
             mr("x", "MR 4: deleting a pet makes it unreadable."),
@@ -280,8 +330,7 @@ fn reports_count_tpft_fpft_and_tpr_and_unique_tests_across_sessions() {
         json!([]),
     );
     mastor::metamorphic::store::save(&s2, &r2).unwrap();
-    let u = mastor::cli::unique::of_dirs(&[s.dir().to_path_buf(), s2.dir().to_path_buf()])
-        .unwrap();
+    let u = mastor::cli::unique::of_dirs(&[s.dir().to_path_buf(), s2.dir().to_path_buf()]).unwrap();
     assert_eq!((u.sessions, u.titles, u.unique), (2, 6, 4));
     assert_eq!(u.groups["deleting_a_pet_makes_it_unreadable"], 2);
     assert_eq!(u.groups["updating_a_pet_s_status_is_visible"], 2);

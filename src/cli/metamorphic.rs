@@ -289,7 +289,10 @@ pub fn report_positives(
         Default::default()
     };
     let failures = crate::positives::report_failures(report);
-    Ok(crate::positives::count(failures.iter().map(|(o, v)| (o.as_str(), v)), &judgements).metamorphic)
+    Ok(
+        crate::positives::count(failures.iter().map(|(o, v)| (o.as_str(), v)), &judgements)
+            .metamorphic,
+    )
 }
 
 /// Prints the session summary: iterations, tests, coverage, outcomes, cost.

@@ -13,7 +13,6 @@ mod baseline;
 mod baseline_spec;
 pub mod check;
 pub mod compare;
-pub mod unique;
 pub mod export;
 pub mod import;
 pub mod metamorphic;
@@ -22,6 +21,7 @@ pub mod report;
 mod run;
 mod scan;
 mod tui;
+pub mod unique;
 
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 /// Arguments of `mastor metamorphic-unique`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  mastor metamorphic-unique run1/.mastor run2/.mastor run3/.mastor")]
+#[command(
+    after_help = "Example:\n  mastor metamorphic-unique run1/.mastor run2/.mastor run3/.mastor"
+)]
 pub struct UniqueArgs {
     /// Session directories whose metamorphic tests are grouped together.
     #[arg(required = true)]

@@ -94,9 +94,6 @@ mod tests {
             ],
         ]);
         assert_eq!((u.sessions, u.titles, u.unique), (2, 4, 3));
-        assert_eq!(
-            u.groups["updating_a_pet_s_status_should_be_observable"],
-            2
-        );
+        assert_eq!(u.groups["updating_a_pet_s_status_should_be_observable"], 2);
     }
 }

@@ -112,7 +112,8 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_errors_and_undo_walks_back() {
-        let line = r#"{"o_id":"mr#a","judgement":"tp","at":"t","verdict":{"outcome":"fail"},"extra":1}"#;
+        let line =
+            r#"{"o_id":"mr#a","judgement":"tp","at":"t","verdict":{"outcome":"fail"},"extra":1}"#;
         assert!(serde_json::from_str::<JudgementEntry>(line).is_err());
         let j = |p: Positive| {
             JudgementEntry::Judged(Judgement {

@@ -44,12 +44,12 @@ mod staging;
 
 pub use error::StoreError;
 pub use events::{Event, EventKind};
-pub use lock::{LOCK_FILE, LockError, LockHolder, SessionLock};
-pub use manifest::{ConfigSummary, Manifest, PhaseState, PhaseStatus, looks_secret};
-pub use records::{GroupRecord, SuiteRecord};
 pub use judgement::{
     JudgedVerdict, Judgement, JudgementEntry, JudgementUndo, Positive, replay_judgements,
 };
+pub use lock::{LOCK_FILE, LockError, LockHolder, SessionLock};
+pub use manifest::{ConfigSummary, Manifest, PhaseState, PhaseStatus, looks_secret};
+pub use records::{GroupRecord, SuiteRecord};
 pub use review::{JournalEntry, Undo, replay};
 pub use slug::{MAX_READABLE, MAX_STEM_READABLE, id_file_stem, op_slug};
 pub use staging::StagedSession;

@@ -115,9 +115,7 @@ pub(crate) fn mark(app: &mut App, judgement: Positive) -> Vec<Effect> {
         }),
         None => {
             let why = app.view.not_failed_reason(&o_id);
-            app.notify(format!(
-                "only a failed test can be judged: {why} ({o_id})"
-            ));
+            app.notify(format!("only a failed test can be judged: {why} ({o_id})"));
         }
     }
     Vec::new()

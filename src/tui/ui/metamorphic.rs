@@ -365,11 +365,14 @@ fn outcome_lines<'a>(app: &App, test: &MetamorphicTest) -> Vec<Line<'a>> {
         lines.push(Line::styled(format!("  from {}", out.source), t.muted));
     }
     if let Some(l) = judgement_line(app, &test.o_id(), true) {
-        lines.push(Line::from(
-            std::iter::once(Span::raw("  "))
-                .chain(l.spans)
-                .collect::<Vec<_>>(),
-        ).style(l.style));
+        lines.push(
+            Line::from(
+                std::iter::once(Span::raw("  "))
+                    .chain(l.spans)
+                    .collect::<Vec<_>>(),
+            )
+            .style(l.style),
+        );
     }
     lines
 }
