@@ -139,8 +139,8 @@ impl PositiveCounts {
     /// One line for text reports.
     pub fn line(&self) -> String {
         format!(
-            "failed {}: TPFT {}, FPFT {}, unjudged {}; TPR {} (TPFT / failed, unjudged \
-             failures in the denominator)",
+            "failed tests {}: TPFT {}, FPFT {}, unjudged {}; TPR {} (TPFT / failed, \
+             unjudged failures in the denominator)",
             self.failed,
             self.tpft,
             self.fpft,

@@ -185,6 +185,23 @@ fn metamorphic_failures_are_judged_with_a_note_undone_and_kept() {
     assert!(status(&b).contains("unjudged"), "{}", status(&b));
     let s = screen(&b.app, 120, 40);
     assert!(s.contains("TP 1 FP 0 unjudged 1 TPR 50.0%"), "{s}");
+    // p cycles the judgement filter: unjudged failures, TP, FP, off.
+    let shown = |b: &Bench| -> Vec<String> {
+        b.app
+            .visible_items
+            .iter()
+            .filter_map(|i| b.app.o_id(*i))
+            .collect()
+    };
+    press(&mut b, "p");
+    assert_eq!(shown(&b), ["mr#c_exec_failed"]);
+    assert!(screen(&b.app, 120, 40).contains("· unjudged failures"));
+    press(&mut b, "p");
+    assert_eq!(shown(&b), ["mr#b_violated"]);
+    press(&mut b, "p");
+    assert!(shown(&b).is_empty());
+    press(&mut b, "p");
+    assert_eq!(shown(&b).len(), 3);
     // Relaunch: the journal is replayed.
     let (_s, again) = open_session(b.dir.path(), &options(b.dir.path())).unwrap();
     assert_eq!(

@@ -335,7 +335,7 @@ pub fn print_report(
          execution, {} kept; EMTs executed: {}",
         c.hlmts_generated, c.dropped, c.duplicates_dropped, c.kept, c.emts_executed
     );
-    println!("failed tests (ARMeta): {}", positives.line());
+    println!("{}", positives.line());
     println!(
         "model: {} calls, {} + {} tokens, ${:.4}",
         cost.calls, cost.prompt_tokens, cost.completion_tokens, cost.cost_usd

@@ -95,6 +95,8 @@ actions! {
     FalsePositive = "false_positive", "false positive";
     /// Undo the latest true / false positive judgement.
     UndoJudgement = "undo_judgement", "undo TP/FP";
+    /// Cycle the judgement filter (unjudged failures, true, false positives, off).
+    CycleJudged = "cycle_judged", "TP/FP filter";
     /// Accept every oracle of the filtered list (asks first).
     BulkAccept = "bulk_accept", "accept all shown";
     /// Reject every oracle of the filtered list (asks first).

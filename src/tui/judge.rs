@@ -8,6 +8,7 @@
 //! `positives`). Like review decisions, judgements come back as [`Effect`]s and change
 //! the state only once `judgements.jsonl` holds them. Nothing here draws.
 
+use super::filters::JudgedFilter;
 use super::state::{App, Popup};
 use super::update::Effect;
 use super::view::SessionView;
@@ -69,6 +70,19 @@ impl SessionView {
         )
     }
 
+    /// Whether `o_id` passes the judgement filter `f`.
+    pub fn judged_as(&self, o_id: &str, f: JudgedFilter) -> bool {
+        let Some(current) = self.failure(o_id) else {
+            return false;
+        };
+        let j = applying(&self.judgements, o_id, &current).map(|j| j.judgement);
+        match f {
+            JudgedFilter::Unjudged => j.is_none(),
+            JudgedFilter::Tp => j == Some(Positive::Tp),
+            JudgedFilter::Fp => j == Some(Positive::Fp),
+        }
+    }
+
     /// Records a judgement the journal now holds.
     pub fn record_judgement(&mut self, j: Judgement) {
         self.judgement_journal.push(JudgementEntry::Judged(j));
@@ -119,6 +133,24 @@ pub(crate) fn mark(app: &mut App, judgement: Positive) -> Vec<Effect> {
         }
     }
     Vec::new()
+}
+
+/// `p`: cycles the judgement filter of item lists (unjudged failures, TP, FP, off).
+pub(crate) fn cycle_filter(app: &mut App) {
+    let all = JudgedFilter::ALL;
+    app.filters.judged = match app
+        .filters
+        .judged
+        .and_then(|f| all.iter().position(|x| *x == f))
+    {
+        None => Some(all[0]),
+        Some(i) => all.get(i + 1).copied(),
+    };
+    app.refresh_items();
+    match app.filters.judged {
+        Some(f) => app.notify(format!("showing {}", f.label())),
+        None => app.notify("judgement filter off"),
+    }
 }
 
 /// `U`: undoes the latest judgement made here, else the selected item's.

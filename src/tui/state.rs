@@ -373,8 +373,10 @@ impl App {
         let view = &self.view;
         let text = self.item_filter.to_lowercase();
         let state = self.filters.state;
+        let judged = self.filters.judged;
         let keep = |o_id: &str, hay: [&str; 2]| {
             state.is_none_or(|s| view.review_state(o_id) == s)
+                && judged.is_none_or(|f| view.judged_as(o_id, f))
                 && (text.is_empty() || hay.iter().any(|h| h.to_lowercase().contains(&text)))
         };
         self.visible_items = match self.screen {

@@ -470,6 +470,7 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         Action::TruePositive => return super::judge::mark(app, crate::store::Positive::Tp),
         Action::FalsePositive => return super::judge::mark(app, crate::store::Positive::Fp),
         Action::UndoJudgement => return super::judge::undo(app),
+        Action::CycleJudged => super::judge::cycle_filter(app),
         Action::BulkAccept | Action::BulkReject => {
             let o_ids = bulk_targets(app);
             if o_ids.is_empty() {

@@ -152,11 +152,21 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
     if let Some(s) = app.filters.state {
         filters.push(format!("review: {}", state_label(s)));
     }
+    if let Some(j) = app.filters.judged {
+        filters.push(j.label().to_string());
+    }
+    // Filters first: what hides rows matters more than counts when the line is cut.
+    if !filters.is_empty() {
+        spans.push(Span::styled(
+            format!("· {}  ", filters.join(" · ")),
+            t.accent,
+        ));
+    }
     let p = app.view.metamorphic_positives().metamorphic;
     if p.failed > 0 {
         spans.push(Span::styled(
             format!(
-                "· TP {} FP {} unjudged {} TPR {}  ",
+                "· TP {} FP {} unjudged {} TPR {}",
                 p.tpft,
                 p.fpft,
                 p.unjudged,
@@ -164,9 +174,6 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
             ),
             t.accent,
         ));
-    }
-    if !filters.is_empty() {
-        spans.push(Span::styled(format!("· {}", filters.join(" · ")), t.accent));
     }
     Line::from(spans)
 }
