@@ -17,9 +17,10 @@
 //! 8. `agents`: the model-calling agents and normalization.
 //! 9. `pipeline`: the orchestrator and its driver.
 //! 10. `metamorphic`: the ARMeta loop.
-//! 11. `export`: JUnit, Postman, Markdown, JSON, Gherkin.
-//! 12. `tui`: the workbench.
-//! 13. `cli`: the subcommands.
+//! 11. `positives`: true and false positives judged on failed verdicts, and TPR.
+//! 12. `export`: JUnit, Postman, Markdown, JSON, Gherkin.
+//! 13. `tui`: the workbench.
+//! 14. `cli`: the subcommands.
 
 pub mod agents;
 pub mod cli;
@@ -29,6 +30,7 @@ pub mod metamorphic;
 pub mod model;
 pub mod oracle;
 pub mod pipeline;
+pub mod positives;
 pub mod project;
 pub mod prompts;
 pub mod runner;

@@ -8,6 +8,12 @@
 //! to some operations and types is made by checking each session with the same `--op` and
 //! `--types`. The mutation score is always "n/a": mutation analysis does not exist yet,
 //! and the column is there so the table's shape does not change when it does.
+//!
+//! The tp / fp / TPR columns are ARMeta's fault-detection metrics over the reviewer's
+//! judgements (`positives`): single-op, multi-op and metamorphic failures together in
+//! the text table, oracles and metamorphic tests apart in `--json` (`positives`). TPR
+//! counts unjudged failures in the denominator. Below the table, the semantically unique
+//! metamorphic tests across the given sessions (`metamorphic::unique`, by title slug).
 
 use crate::cli::{EXIT_INPUT, EXIT_OK};
 use crate::pipeline::kind::SessionKind;
@@ -65,6 +71,8 @@ pub struct CompareRow {
     pub check: Option<CheckCounts>,
     /// Always `None` ("n/a"): mutation analysis does not exist yet.
     pub mutation_score: Option<f64>,
+    /// Failed tests and their true / false positive judgements.
+    pub positives: crate::positives::Positives,
 }
 
 /// Reads one session's row.
@@ -103,6 +111,7 @@ pub fn row(dir: &Path) -> color_eyre::Result<CompareRow> {
         counts: TypeCounts::of(&loaded.suite),
         check,
         mutation_score: None,
+        positives: crate::positives::of_session(&session)?,
     })
 }
 
@@ -123,6 +132,10 @@ pub fn run(args: CompareArgs) -> color_eyre::Result<i32> {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
         print!("{}", render(&rows));
+        match crate::cli::unique::of_dirs(&args.sessions) {
+            Ok(u) => println!("{}", crate::cli::unique::line(&u)),
+            Err(e) => eprintln!("mastor compare: unique metamorphic tests: {e:#}"),
+        }
     }
     Ok(EXIT_OK)
 }
@@ -132,7 +145,7 @@ pub fn render(rows: &[CompareRow]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<10} {:>4} {:>7} {:>6} {:>6} {:>6}  {:>5} {:>5} {:>5} {:>7}  {:>8}  session",
+        "{:<10} {:>4} {:>7} {:>6} {:>6} {:>6}  {:>5} {:>5} {:>5} {:>7}  {:>3} {:>3} {:>6}  {:>8}  session",
         "kind",
         "ops",
         "#status",
@@ -143,6 +156,9 @@ pub fn render(rows: &[CompareRow]) -> String {
         "fail",
         "error",
         "skipped",
+        "tp",
+        "fp",
+        "TPR",
         "mutation"
     );
     for r in rows {
@@ -159,15 +175,19 @@ pub fn render(rows: &[CompareRow]) -> String {
             ),
             None => format!("{:>5} {:>5} {:>5} {:>7}", "-", "-", "-", "-"),
         };
+        let p = &r.positives.total;
         let _ = writeln!(
             out,
-            "{:<10} {:>4} {:>7} {:>6} {:>6} {:>6}  {verdicts}  {:>8}  {}",
+            "{:<10} {:>4} {:>7} {:>6} {:>6} {:>6}  {verdicts}  {:>3} {:>3} {:>6}  {:>8}  {}",
             kind,
             r.operations,
             r.counts.status,
             r.counts.field,
             r.counts.multi,
             total,
+            p.tpft,
+            p.fpft,
+            p.tpr_text(),
             "n/a",
             crate::text::escape_controls(&r.session)
         );
@@ -175,6 +195,10 @@ pub fn render(rows: &[CompareRow]) -> String {
     if rows.iter().any(|r| r.check.is_none()) {
         out.push_str("(-: never checked; run `mastor check` on the session)\n");
     }
+    out.push_str(
+        "tp/fp/TPR: judged failures of oracles and metamorphic tests together; TPR = tp / \
+         failed, unjudged failures included (--json splits them)\n",
+    );
     out.push_str("mutation: n/a (mutation analysis is not implemented yet)\n");
     out
 }

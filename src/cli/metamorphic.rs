@@ -277,6 +277,27 @@ pub fn paper_counts(report: &MrReport) -> PaperCounts {
     }
 }
 
+/// ARMeta's fault-detection counts of `report`'s failures (relation violated or
+/// execution failed) against the judgements in the session at `session_dir`: failed,
+/// TPFT, FPFT, unjudged and TPR = TPFT / failed, unjudged failures in the denominator
+/// (see `positives`). A judgement counts only for the run it judged, so a fresh loop's
+/// failures start unjudged; they are judged in `mastor tui` (T / F).
+pub fn report_positives(
+    report: &MrReport,
+    session_dir: &Path,
+) -> color_eyre::Result<crate::positives::PositiveCounts> {
+    let judgements = if session_dir.join(crate::store::MANIFEST_FILE).is_file() {
+        Session::open(session_dir)?.read_judgements()?
+    } else {
+        Default::default()
+    };
+    let failures = crate::positives::report_failures(report);
+    Ok(
+        crate::positives::count(failures.iter().map(|(o, v)| (o.as_str(), v)), &judgements)
+            .metamorphic,
+    )
+}
+
 /// Prints the session summary: iterations, tests, coverage, outcomes, cost.
 pub fn print_report(
     report: &MrReport,
@@ -284,8 +305,10 @@ pub fn print_report(
     json: bool,
     session_dir: &Path,
 ) -> color_eyre::Result<()> {
+    let positives = report_positives(report, session_dir)?;
     if json {
         let mut v = serde_json::to_value(report)?;
+        v["positives"] = serde_json::to_value(positives)?;
         v["cost"] = serde_json::to_value(cost)?;
         v["counts"] = serde_json::to_value(paper_counts(report))?;
         v["session"] = serde_json::Value::from(session_dir.display().to_string());
@@ -315,6 +338,7 @@ pub fn print_report(
          execution, {} kept; EMTs executed: {}",
         c.hlmts_generated, c.dropped, c.duplicates_dropped, c.kept, c.emts_executed
     );
+    println!("{}", positives.line());
     println!(
         "model: {} calls, {} + {} tokens, ${:.4}",
         cost.calls, cost.prompt_tokens, cost.completion_tokens, cost.cost_usd

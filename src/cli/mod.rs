@@ -21,6 +21,7 @@ pub mod report;
 mod run;
 mod scan;
 mod tui;
+pub mod unique;
 
 /// Exit code for success.
 pub const EXIT_OK: i32 = 0;
@@ -126,6 +127,8 @@ pub enum Command {
     /// Compare sessions (MASTOR, DP, spec-only): oracle counts by type and the verdicts
     /// of each one's last check (mutation score: n/a, not implemented yet).
     Compare(compare::CompareArgs),
+    /// Semantically unique metamorphic tests across sessions (ARMeta's title slug).
+    MetamorphicUnique(unique::UniqueArgs),
     /// Cost table in the style of the paper's Tables 12-13 (calls, tokens, cost, time,
     /// cost per operation), one row per session plus median and mean; Markdown or CSV.
     Report(report::ReportArgs),
@@ -145,6 +148,7 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Tui(args) => tui::run(*args),
         Command::Baseline(args) => baseline::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::MetamorphicUnique(args) => unique::run(args),
         Command::Report(args) => report::run(args),
     }
 }

@@ -70,6 +70,9 @@ pub struct Duplicate {
     pub test_id: String,
     pub same_as: String,
     pub slug: String,
+    /// The duplicate's scenario title (ARMeta's unique-HLMT count groups every title).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub scenario: String,
 }
 
 /// What one iteration did.
@@ -108,6 +111,10 @@ pub struct MrReport {
     pub requests: usize,
     pub outcomes: OutcomeCounts,
     pub elapsed_ms: u64,
+    /// RFC 3339 time the loop ended: the run time of its verdicts (absent in reports
+    /// written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
 }
 
 /// Loop settings: criteria, batch size, and how to reach the API.
@@ -257,6 +264,7 @@ pub async fn run_loop<A: MrAgents>(agents: &A, spec: &SpecView, cfg: &LoopConfig
                     test_id: t.test_id.clone(),
                     same_as: first.clone(),
                     slug: t.slug.clone(),
+                    scenario: t.scenario.clone(),
                 });
                 continue;
             }
@@ -334,6 +342,7 @@ pub async fn run_loop<A: MrAgents>(agents: &A, spec: &SpecView, cfg: &LoopConfig
         requests,
         outcomes,
         elapsed_ms: started.elapsed().as_millis() as u64,
+        finished_at: Some(chrono::Utc::now().to_rfc3339()),
     }
 }
 

@@ -6,7 +6,8 @@
 //! spec alignment checks (`check`) and run by the multi-op runner
 //! (`runner::relations`), so there are no syntax or type errors to repair. `slug` groups
 //! equivalent scenarios; `iterate` holds the generation loop and its stopping criteria;
-//! `store` keeps tests and verdicts in the session. The model calls live in
+//! `store` keeps tests and verdicts in the session; `unique` counts semantically unique
+//! tests across sessions by title, as the paper does. The model calls live in
 //! `agents::metamorphic`.
 
 /// Structural checks of a metamorphic test, as suite files need them.
@@ -18,3 +19,4 @@ pub mod session;
 /// Semantic slugs: part of the oracle language.
 pub use crate::oracle::slug;
 pub mod store;
+pub mod unique;

@@ -18,6 +18,8 @@
 //!                          `SessionLock`): holder's pid and command
 //! events.jsonl             append-only: agent start/finish/retry/failure, tokens, cost, time
 //! review.jsonl             append-only review journal, fsynced per entry (see `review`)
+//! judgements.jsonl         append-only true / false positive judgements of failed
+//!                          verdicts, fsynced per entry (see `judgement`)
 //! ```
 //!
 //! Slugs come from [`op_slug`]. Challenger reviews live inside the suite and group
@@ -32,6 +34,7 @@ mod error;
 mod events;
 mod fsio;
 mod journal;
+mod judgement;
 mod lock;
 mod manifest;
 pub mod mr_files;
@@ -42,6 +45,9 @@ mod staging;
 
 pub use error::StoreError;
 pub use events::{Event, EventKind};
+pub use judgement::{
+    JudgedVerdict, Judgement, JudgementEntry, JudgementUndo, Positive, replay_judgements,
+};
 pub use lock::{LOCK_FILE, LockError, LockHolder, SessionLock};
 pub use manifest::{ConfigSummary, Manifest, PhaseState, PhaseStatus, looks_secret};
 pub use records::{GroupRecord, SuiteRecord};
@@ -63,6 +69,8 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
 /// Append-only review journal.
 pub const REVIEW_FILE: &str = "review.jsonl";
+/// Append-only journal of true / false positive judgements.
+pub const JUDGEMENTS_FILE: &str = "judgements.jsonl";
 /// The operation list.
 pub const OPERATIONS_FILE: &str = "operations.json";
 
@@ -93,6 +101,7 @@ pub struct Session {
     manifest: Mutex<Manifest>,
     events: Journal,
     review: Journal,
+    judgements: Journal,
 }
 
 impl Session {
@@ -157,6 +166,7 @@ impl Session {
         Session {
             events: Journal::new(dir.join(EVENTS_FILE), false),
             review: Journal::new(dir.join(REVIEW_FILE), true),
+            judgements: Journal::new(dir.join(JUDGEMENTS_FILE), true),
             manifest: Mutex::new(manifest),
             dir,
         }
@@ -256,6 +266,29 @@ impl Session {
     /// The current review state: per `o_id`, the last decision not undone.
     pub fn read_decisions(&self) -> Result<BTreeMap<String, ReviewDecision>, StoreError> {
         Ok(replay(&self.read_review_journal()?))
+    }
+
+    /// Appends a true / false positive judgement and fsyncs it before returning.
+    pub fn append_judgement(&self, judgement: &Judgement) -> Result<(), StoreError> {
+        self.judgements.append(judgement)
+    }
+
+    /// Appends an undo of the latest judgement of `o_id` (fsynced).
+    pub fn append_judgement_undo(&self, o_id: &str) -> Result<(), StoreError> {
+        self.judgements.append(&JudgementUndo {
+            undo_judgement: o_id.to_string(),
+            at: chrono::Utc::now().to_rfc3339(),
+        })
+    }
+
+    /// The raw judgement journal, oldest first.
+    pub fn read_judgement_journal(&self) -> Result<Vec<JudgementEntry>, StoreError> {
+        self.judgements.read()
+    }
+
+    /// Per o_id, the latest judgement not undone.
+    pub fn read_judgements(&self) -> Result<BTreeMap<String, Judgement>, StoreError> {
+        Ok(replay_judgements(&self.read_judgement_journal()?))
     }
 
     /// Path of the review journal (for messages).

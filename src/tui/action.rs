@@ -89,6 +89,14 @@ actions! {
     EditExternal = "edit_external", "$EDITOR";
     /// Undo the latest decision on the selected oracle.
     Undo = "undo", "undo";
+    /// Judge the selected item's latest failure a true positive (a fault in the API).
+    TruePositive = "true_positive", "true positive";
+    /// Judge the selected item's latest failure a false positive (a wrong oracle).
+    FalsePositive = "false_positive", "false positive";
+    /// Undo the latest true / false positive judgement.
+    UndoJudgement = "undo_judgement", "undo TP/FP";
+    /// Cycle the judgement filter (unjudged failures, true, false positives, off).
+    CycleJudged = "cycle_judged", "TP/FP filter";
     /// Accept every oracle of the filtered list (asks first).
     BulkAccept = "bulk_accept", "accept all shown";
     /// Reject every oracle of the filtered list (asks first).

@@ -117,6 +117,20 @@ pub fn perform(
             }),
             Err(e) => app.error(format!("undo NOT saved: {e}")),
         },
+        Effect::Judge(j) => match session.append_judgement(&j) {
+            Ok(()) => {
+                tracing::info!(o_id = %j.o_id, judgement = ?j.judgement, "judgement saved");
+                app.judgement_saved(j);
+            }
+            Err(e) => app.error(format!("judgement NOT saved: {e}")),
+        },
+        Effect::UndoJudgement(o_id) => match session.append_judgement_undo(&o_id) {
+            Ok(()) => app.judgement_undo_saved(crate::store::JudgementUndo {
+                undo_judgement: o_id,
+                at: chrono::Utc::now().to_rfc3339(),
+            }),
+            Err(e) => app.error(format!("judgement undo NOT saved: {e}")),
+        },
         Effect::Export { format, dest } => {
             let formats = super::export::formats();
             let outcome = match formats.get(format) {

@@ -59,13 +59,36 @@ impl SortKey {
     }
 }
 
-/// Filters of the operations list; `state` also filters oracle lists.
+/// Judgement filter of item lists: failures still to judge, or judged ones by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JudgedFilter {
+    /// Latest verdict failed and no judgement applies to it.
+    Unjudged,
+    Tp,
+    Fp,
+}
+
+impl JudgedFilter {
+    /// Every value, in cycling order.
+    pub const ALL: [JudgedFilter; 3] = [JudgedFilter::Unjudged, JudgedFilter::Tp, JudgedFilter::Fp];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            JudgedFilter::Unjudged => "unjudged failures",
+            JudgedFilter::Tp => "true positives",
+            JudgedFilter::Fp => "false positives",
+        }
+    }
+}
+
+/// Filters of the operations list; `state` and `judged` also filter item lists.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filters {
     pub text: String,
     pub method: Option<String>,
     pub status: Option<StatusFilter>,
     pub state: Option<ReviewState>,
+    pub judged: Option<JudgedFilter>,
 }
 
 impl Filters {

@@ -143,6 +143,8 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     }
     view.journal = session.read_review_journal()?;
     view.decisions = super::store::replay(&view.journal);
+    view.judgement_journal = session.read_judgement_journal()?;
+    view.judgements = crate::store::replay_judgements(&view.judgement_journal);
     // `verdicts/latest.json` is the newest run; without it, every run in name (= time)
     // order, so the newest still wins.
     let latest = crate::suite::session::LATEST_VERDICTS;

@@ -85,14 +85,10 @@ pub fn outcome(view: &SessionView, test: &MetamorphicTest) -> MrOutcomeView {
 /// [`RELATIONS_STEP`] is the relations themselves, not a step of the sequence, and its
 /// message (`relation violated: ...`, `execution failed: ...`) is the reason.
 fn from_verdict(v: &Verdict) -> MrOutcomeView {
-    let step_failed = v
-        .steps
-        .iter()
-        .any(|s| s.op_id != RELATIONS_STEP && s.outcome != Outcome::Pass);
-    let status = match v.outcome {
-        Outcome::Pass => MrStatus::Passed,
-        Outcome::Fail if !step_failed => MrStatus::RelationViolated,
-        Outcome::Fail | Outcome::Error | Outcome::Skipped => MrStatus::ExecutionFailed,
+    let status = match crate::positives::mr_outcome(v) {
+        MrOutcome::Passed => MrStatus::Passed,
+        MrOutcome::RelationViolated => MrStatus::RelationViolated,
+        MrOutcome::ExecutionFailed => MrStatus::ExecutionFailed,
     };
     let reason = v
         .steps
@@ -160,6 +156,7 @@ pub fn load_into(session: &Session, view: &mut SessionView) {
         if view.metamorphic.is_empty() {
             view.metamorphic = report.tests.clone();
         }
+        view.mr_report_at = report.finished_at.clone();
         for v in report.verdicts {
             view.mr_verdicts.insert(v.o_id.clone(), v);
         }

@@ -21,6 +21,7 @@ pub mod export;
 pub mod filters;
 pub mod highlight;
 pub mod jobs;
+pub mod judge;
 pub mod keymap;
 pub mod live;
 pub mod loader;

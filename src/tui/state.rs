@@ -91,6 +91,13 @@ pub enum Popup {
         o_ids: Vec<String>,
         text: String,
     },
+    /// Optional note for judging `o_id`'s failed `verdict` a true or false positive.
+    Judge {
+        o_id: String,
+        judgement: crate::store::Positive,
+        verdict: crate::store::JudgedVerdict,
+        text: String,
+    },
     /// Inline JSON editor; `error` is the last validation failure, shown in place.
     Editor {
         o_id: String,
@@ -200,6 +207,8 @@ pub struct App {
     pub popups: Vec<Popup>,
     /// o_ids decided in this run, most recent last (what `undo` walks back).
     pub undo_stack: Vec<String>,
+    /// o_ids judged true / false positive in this run, most recent last.
+    pub judge_undo_stack: Vec<String>,
     /// A bulk decision still being written in chunks (progress in the footer; Esc stops).
     pub bulk: Option<super::review::BulkJob>,
     /// One-line message for the footer; `true` marks an error.
@@ -283,6 +292,7 @@ impl App {
             input: None,
             popups: Vec::new(),
             undo_stack: Vec::new(),
+            judge_undo_stack: Vec::new(),
             bulk: None,
             status: None,
             tick: 0,
@@ -363,8 +373,10 @@ impl App {
         let view = &self.view;
         let text = self.item_filter.to_lowercase();
         let state = self.filters.state;
+        let judged = self.filters.judged;
         let keep = |o_id: &str, hay: [&str; 2]| {
             state.is_none_or(|s| view.review_state(o_id) == s)
+                && judged.is_none_or(|f| view.judged_as(o_id, f))
                 && (text.is_empty() || hay.iter().any(|h| h.to_lowercase().contains(&text)))
         };
         self.visible_items = match self.screen {

@@ -26,6 +26,11 @@ pub enum Effect {
     RecordBatch(Vec<ReviewDecision>),
     /// Append an undo of the latest decision on this o_id, then `App::undo_saved`.
     Undo(String),
+    /// Append a true / false positive judgement (fsynced), then `App::judgement_saved`.
+    Judge(crate::store::Judgement),
+    /// Append an undo of the latest judgement of this o_id, then
+    /// `App::judgement_undo_saved`.
+    UndoJudgement(String),
     /// Write the accepted and edited oracles in export format `format` to `dest`.
     Export { format: usize, dest: PathBuf },
     /// Open `text` in `$EDITOR`; the edited text goes to `App::external_edit_done`.
@@ -70,6 +75,9 @@ fn writes_session(action: Action) -> bool {
             | Action::Edit
             | Action::EditExternal
             | Action::Undo
+            | Action::TruePositive
+            | Action::FalsePositive
+            | Action::UndoJudgement
             | Action::BulkAccept
             | Action::BulkReject
             | Action::Rerun
@@ -221,6 +229,7 @@ fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
             Vec::new()
         }
         Popup::Rerun { .. } => super::jobs::rerun_popup_key(app, key),
+        Popup::Judge { .. } => super::judge::popup_key(app, key),
         Popup::RunOracles { url } => match key.code {
             KeyCode::Esc => {
                 app.popups.pop();
@@ -458,6 +467,10 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
                 None => app.notify("nothing to undo"),
             }
         }
+        Action::TruePositive => return super::judge::mark(app, crate::store::Positive::Tp),
+        Action::FalsePositive => return super::judge::mark(app, crate::store::Positive::Fp),
+        Action::UndoJudgement => return super::judge::undo(app),
+        Action::CycleJudged => super::judge::cycle_filter(app),
         Action::BulkAccept | Action::BulkReject => {
             let o_ids = bulk_targets(app);
             if o_ids.is_empty() {

@@ -176,6 +176,13 @@ pub struct SessionView {
     /// o_id → why normalization set the oracle aside (it is listed with its operation or
     /// group, as `dropped` until a reviewer accepts or edits it).
     pub set_aside: BTreeMap<String, String>,
+    /// The raw `judgements.jsonl`, kept so a judgement undo replays exactly.
+    pub judgement_journal: Vec<crate::store::JudgementEntry>,
+    /// Latest true / false positive judgement per o_id (last not undone); whether it
+    /// still applies is `SessionView::judged` (see `tui::judge`).
+    pub judgements: BTreeMap<String, crate::store::Judgement>,
+    /// When the last metamorphic loop ended: the run time of `mr_verdicts`.
+    pub mr_report_at: Option<String>,
 }
 
 impl SessionView {

@@ -4,7 +4,7 @@
 //!
 //! Review keys act on the selected test exactly as on an oracle; this module only draws.
 
-use super::oracles::{assertion_text, input_lines};
+use super::oracles::{assertion_text, input_lines, judgement_line, judgement_span};
 use super::{block, scrolled, state_label, state_style, window_start};
 use crate::model::{MetamorphicTest, Relation, ReviewState, Step};
 use crate::runner::relations::{RelationOutcome, op_text};
@@ -152,8 +152,28 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
     if let Some(s) = app.filters.state {
         filters.push(format!("review: {}", state_label(s)));
     }
+    if let Some(j) = app.filters.judged {
+        filters.push(j.label().to_string());
+    }
+    // Filters first: what hides rows matters more than counts when the line is cut.
     if !filters.is_empty() {
-        spans.push(Span::styled(format!("· {}", filters.join(" · ")), t.accent));
+        spans.push(Span::styled(
+            format!("· {}  ", filters.join(" · ")),
+            t.accent,
+        ));
+    }
+    let p = app.view.metamorphic_positives().metamorphic;
+    if p.failed > 0 {
+        spans.push(Span::styled(
+            format!(
+                "· TP {} FP {} unjudged {} TPR {}",
+                p.tpft,
+                p.fpft,
+                p.unjudged,
+                p.tpr_text()
+            ),
+            t.accent,
+        ));
     }
     Line::from(spans)
 }
@@ -196,6 +216,7 @@ fn draw_list(app: &App, area: Rect, buf: &mut Buffer, wide: bool) {
                 out.status.label(),
                 status_style(app, out.status),
             ));
+            cells.push(Line::from(judgement_span(app, &m.o_id(), true)));
             cells.push(Line::styled(state_label(state), state_style(app, state)));
             if i == app.item_cursor {
                 for c in &mut cells {
@@ -219,8 +240,12 @@ fn draw_list(app: &App, area: Rect, buf: &mut Buffer, wide: bool) {
         widths.push(Constraint::Length(26));
         header.push("Slug");
     }
-    widths.extend([Constraint::Length(17), Constraint::Length(8)]);
-    header.extend(["Outcome", "Review"]);
+    widths.extend([
+        Constraint::Length(17),
+        Constraint::Length(3),
+        Constraint::Length(8),
+    ]);
+    header.extend(["Outcome", "Jdg", "Review"]);
     let mut title = format!("Metamorphic ({})", app.visible_items.len());
     if !app.item_filter.is_empty() {
         title.push_str(&format!(" /{}", app.item_filter));
@@ -345,6 +370,16 @@ fn outcome_lines<'a>(app: &App, test: &MetamorphicTest) -> Vec<Line<'a>> {
     }
     if !out.source.is_empty() {
         lines.push(Line::styled(format!("  from {}", out.source), t.muted));
+    }
+    if let Some(l) = judgement_line(app, &test.o_id(), true) {
+        lines.push(
+            Line::from(
+                std::iter::once(Span::raw("  "))
+                    .chain(l.spans)
+                    .collect::<Vec<_>>(),
+            )
+            .style(l.style),
+        );
     }
     lines
 }

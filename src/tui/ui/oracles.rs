@@ -90,6 +90,46 @@ fn verdict_span<'a>(app: &App, o_id: &str) -> Span<'a> {
     }
 }
 
+/// ` TP` / ` FP` for an item whose latest failure was judged; with `unjudged`, ` ?` for
+/// a failure nobody judged yet; else nothing.
+pub(crate) fn judgement_span<'a>(app: &App, o_id: &str, unjudged: bool) -> Span<'a> {
+    let t = &app.theme;
+    match app.view.judged(o_id) {
+        Some(j) => Span::styled(
+            format!(" {}", j.judgement.mark()),
+            match j.judgement {
+                crate::store::Positive::Tp => t.fail,
+                crate::store::Positive::Fp => t.muted,
+            },
+        ),
+        None if unjudged && app.view.failure(o_id).is_some() => Span::styled(" ?", t.warning),
+        None => Span::raw(""),
+    }
+}
+
+/// The judgement of the item's latest failure in words, with its note, for detail panes;
+/// with `hint`, a short reminder for a failure nobody judged yet.
+pub(crate) fn judgement_line<'a>(app: &App, o_id: &str, hint: bool) -> Option<Line<'a>> {
+    let t = &app.theme;
+    if let Some(j) = app.view.judged(o_id) {
+        let note = j
+            .note
+            .as_ref()
+            .map(|n| format!(": {n}"))
+            .unwrap_or_default();
+        return Some(Line::styled(
+            format!("judged a {}{note}", j.judgement.words()),
+            t.accent,
+        ));
+    }
+    if !hint {
+        return None;
+    }
+    app.view
+        .failure(o_id)
+        .map(|_| Line::styled("not judged (T / F: true / false positive)", t.muted))
+}
+
 fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
     let t = &app.theme;
     let mut lines = Vec::new();
@@ -100,11 +140,13 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
     let mut head = vec![
         Span::styled(state_label(state).to_string(), state_style(app, state)),
         verdict_span(app, &o_id),
+        judgement_span(app, &o_id, false),
     ];
     if let Some(note) = app.view.decisions.get(&o_id).and_then(|d| d.note.clone()) {
         head.push(Span::styled(format!("  note: {note}"), t.muted));
     }
     lines.push(Line::from(head));
+    lines.extend(judgement_line(app, &o_id, false));
     if let Some(why) = app.view.set_aside.get(&o_id) {
         let restored = state != crate::model::ReviewState::Dropped;
         let what = if restored {
@@ -271,6 +313,7 @@ fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
                 Span::raw(format!("{id}  ")),
                 Span::styled(desc, t.muted),
                 verdict_span(app, &o_id),
+                judgement_span(app, &o_id, false),
             ];
             if i == app.item_cursor {
                 spans = spans.into_iter().map(|s| s.style(t.selected)).collect();

@@ -95,6 +95,37 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                     .block(block(app, "Reject", true))
                     .render(r, buf);
             }
+            Popup::Judge {
+                o_id,
+                judgement,
+                verdict,
+                text,
+            } => {
+                let r = centered(area, 70, 8);
+                Clear.render(r, buf);
+                let run = verdict.run_at.as_deref().unwrap_or("time not recorded");
+                let lines = vec![
+                    Line::raw(format!("Judge {o_id} a {}", judgement.words())),
+                    Line::styled(
+                        format!("latest verdict: {} (run {run})", verdict.outcome),
+                        app.theme.muted,
+                    ),
+                    Line::from(vec![
+                        Span::styled("note: ", app.theme.muted),
+                        Span::raw(text.clone()),
+                        Span::styled("▏", app.theme.accent),
+                    ]),
+                    Line::from(Span::styled(
+                        "enter: judge (note optional) · esc: cancel",
+                        app.theme.muted,
+                    )),
+                ];
+                Paragraph::new(lines)
+                    .style(app.theme.popup)
+                    .wrap(Wrap { trim: false })
+                    .block(block(app, judgement.mark(), true))
+                    .render(r, buf);
+            }
             Popup::Editor {
                 o_id,
                 textarea,
