@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Agent (and prompt) name of the baseline call.
-pub const AGENT: &str = "baseline_dp";
+pub const AGENT: crate::agents::Agent = crate::agents::Agent::BaselineDp;
 /// File in the session with the baseline's record.
 pub const RECORD_FILE: &str = "baseline.json";
 /// Manifest setting (`config.settings`) naming the baseline a session holds; absent in
@@ -330,7 +330,7 @@ pub async fn run(
             .settings
             .insert(NORMALIZED_SETTING.into(), json!(normalize));
         m.phases.insert(
-            AGENT.into(),
+            AGENT.name().into(),
             PhaseState {
                 status: PhaseStatus::Done,
                 started_at: Some(started),

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// Agent (and prompt) name of the per-operation call.
-pub const AGENT: &str = "baseline_spec";
+pub const AGENT: crate::agents::Agent = crate::agents::Agent::BaselineSpec;
 
 /// `baseline.json` of a spec-only session.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -180,7 +180,7 @@ pub async fn run(ctx: &AgentCtx, normalize: bool) -> Result<SpecRecord, Baseline
         settings.insert(KIND_SETTING.into(), json!(KIND_SPEC));
         settings.insert(NORMALIZED_SETTING.into(), json!(normalize));
         m.phases.insert(
-            AGENT.into(),
+            AGENT.name().into(),
             PhaseState {
                 status,
                 started_at: Some(started),

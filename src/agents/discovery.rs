@@ -69,14 +69,18 @@ pub async fn run(ctx: &AgentCtx, entry_file: &str) -> Result<Vec<String>, String
     let list = ctx.project.operation_list();
     let answer = ctx
         .call::<Answer>(
-            "discovery",
+            crate::agents::Agent::Discovery,
             None,
             &[
                 ("operations", &list),
                 ("entry_file", entry_file),
                 ("bundle", &bundle.text),
             ],
-            Some(schemas::for_discovery(&ctx.project.selected).noted(ctx, "discovery", None)),
+            Some(schemas::for_discovery(&ctx.project.selected).noted(
+                ctx,
+                crate::agents::Agent::Discovery,
+                None,
+            )),
         )
         .await?;
     let mut record = DiscoveryRecord {

@@ -42,7 +42,7 @@ pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     let fragment = ctx.project.spec_fragment(op_id);
     let answer = ctx
         .call::<Answer>(
-            "extraction",
+            crate::agents::Agent::Extraction,
             Some(op_id),
             &[
                 ("op_id", op_id),

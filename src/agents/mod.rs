@@ -4,6 +4,7 @@
 //! rule-based halves (normalization, compression, validation, targeted merge) live beside
 //! the agents so they can be tested without a model.
 
+pub mod agent;
 pub mod baseline;
 pub mod baseline_spec;
 pub mod challenge;
@@ -20,3 +21,5 @@ pub mod runtime;
 pub mod schemas;
 pub mod semantic;
 pub mod single_op;
+
+pub use agent::Agent;

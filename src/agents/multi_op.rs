@@ -100,8 +100,11 @@ fn normalize(
 
 /// The group's tailored sequence schema (statuses, fields and inputs of its operations).
 fn multi_schema(ctx: &AgentCtx, inp: &Inputs) -> serde_json::Value {
-    schemas::for_multi_op(&inp.group, &inp.contexts, |id| ctx.project.op(id))
-        .noted(ctx, "multi_op", None)
+    schemas::for_multi_op(&inp.group, &inp.contexts, |id| ctx.project.op(id)).noted(
+        ctx,
+        crate::agents::Agent::MultiOp,
+        None,
+    )
 }
 
 /// First generation for one group; returns how many oracles survived normalization.
@@ -115,7 +118,7 @@ pub async fn generate(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> {
         .unwrap_or_default();
     let answer = ctx
         .call::<serde_json::Value>(
-            "multi_op",
+            crate::agents::Agent::MultiOp,
             None,
             &[
                 ("group_id", group_id),
@@ -149,10 +152,14 @@ pub async fn challenge(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> 
         .iter()
         .map(|o| o.test_id.as_str())
         .collect();
-    let schema = schemas::for_hints(&test_ids, true).noted(ctx, "multi_op_challenger", None);
+    let schema = schemas::for_hints(&test_ids, true).noted(
+        ctx,
+        crate::agents::Agent::MultiOpChallenger,
+        None,
+    );
     let answer = ctx
         .call::<serde_json::Value>(
-            "multi_op_challenger",
+            crate::agents::Agent::MultiOpChallenger,
             None,
             &[
                 ("group_id", group_id),
@@ -191,7 +198,7 @@ pub async fn regenerate(ctx: &AgentCtx, group_id: &str) -> Result<(), String> {
     let existing = request.existing.join(", ");
     let answer = ctx
         .call::<serde_json::Value>(
-            "multi_op_regenerate",
+            crate::agents::Agent::MultiOpRegenerate,
             None,
             &[
                 ("group_id", group_id),

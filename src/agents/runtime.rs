@@ -7,7 +7,7 @@
 //! to the session so that a reviewer sees it and a resumed run can rely on it.
 
 use crate::agents::groups::Group;
-use crate::llm::{CallRecord, CallRequest, LlmClient, Message, Role};
+use crate::llm::{CallRecord, CallRequest, LlmClient, Message};
 use crate::model::{EntryRef, SourceContext};
 use crate::project::Prepared;
 use crate::prompts::Prompts;
@@ -44,7 +44,7 @@ pub struct AgentCtx {
     pub max_tokens: Option<u32>,
     /// Agents whose calls skip the response cache (a re-run "from an agent on", see
     /// `pipeline::orchestrator::downstream_of`); the others replay cached answers.
-    pub fresh_agents: Arc<BTreeSet<&'static str>>,
+    pub fresh_agents: Arc<BTreeSet<crate::agents::Agent>>,
     /// What normalization keeps (`--keep-unreferenced`).
     pub normalize: crate::agents::normalize::NormalizeOptions,
 }
@@ -91,12 +91,12 @@ impl AgentCtx {
     /// the answer. The error string names agent, operation and cause.
     pub async fn call<T: DeserializeOwned>(
         &self,
-        agent: &str,
+        agent: crate::agents::Agent,
         op: Option<&str>,
         vars: &[(&str, &str)],
         schema: Option<serde_json::Value>,
     ) -> Result<Answer<T>, String> {
-        let (phase, role) = (phase_of(agent), role_of(agent));
+        let (phase, role) = (agent.phase(), agent.role());
         let mut window = self.client.context_window(role).await;
         // A server whose tokenizer counts more than the estimate says so; the prompt is
         // then cut further, twice at most.
@@ -110,9 +110,9 @@ impl AgentCtx {
                 messages.push(Message::system(rendered.system));
             }
             messages.push(Message::user(rendered.user));
-            let mut req = CallRequest::new(agent, phase, messages)
+            let mut req = CallRequest::new(agent.name(), phase, messages)
                 .role(role)
-                .fresh(self.fresh_agents.contains(agent));
+                .fresh(self.fresh_agents.contains(&agent));
             req.notes = notes;
             if let Some(op) = op {
                 req = req.op(op);
@@ -152,15 +152,18 @@ impl AgentCtx {
     /// Returns notes for the call record; an error when nothing can make it fit.
     fn fitted_prompt(
         &self,
-        agent: &str,
+        agent: crate::agents::Agent,
         op: Option<&str>,
         vars: &[(&str, &str)],
         window: Option<u32>,
         squeeze: f64,
     ) -> Result<(crate::prompts::Rendered, Vec<String>), String> {
         use crate::agents::fit;
-        let render =
-            |vars: &[(&str, &str)]| self.prompts.render(agent, vars).map_err(|e| e.to_string());
+        let render = |vars: &[(&str, &str)]| {
+            self.prompts
+                .render(agent.name(), vars)
+                .map_err(|e| e.to_string())
+        };
         let rendered = render(vars)?;
         let Some(window) = window else {
             return Ok((rendered, Vec::new()));
@@ -292,23 +295,6 @@ fn is_context_overflow(error: &str) -> bool {
     let e = error.to_ascii_lowercase();
     e.contains("context_length_exceeded")
         || (e.contains("context") && (e.contains("exceed") || e.contains("too long")))
-}
-
-/// The phase an agent belongs to (paper Tables 12 and 13).
-pub fn phase_of(agent: &str) -> &'static str {
-    match agent {
-        "discovery" | "extraction" | "semantic" => "source_analysis",
-        _ => "oracle_generation",
-    }
-}
-
-/// Challengers run on the challenger model, as in the paper; everything else on the primary.
-pub fn role_of(agent: &str) -> Role {
-    if agent.ends_with("_challenger") {
-        Role::Challenger
-    } else {
-        Role::Primary
-    }
 }
 
 /// A stable name for a call: agent, operation and a hash of the messages.

@@ -30,11 +30,15 @@ pub async fn run(ctx: &AgentCtx) -> Result<Vec<String>, String> {
     };
     let answer = ctx
         .call::<serde_json::Value>(
-            "semantic",
+            crate::agents::Agent::Semantic,
             None,
             &[("contexts", &text)],
             Some(
-                schemas::for_groups(&known.iter().collect::<Vec<_>>()).noted(ctx, "semantic", None),
+                schemas::for_groups(&known.iter().collect::<Vec<_>>()).noted(
+                    ctx,
+                    crate::agents::Agent::Semantic,
+                    None,
+                ),
             ),
         )
         .await?;

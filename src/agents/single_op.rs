@@ -56,7 +56,7 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let seed_data = ctx.project.seed_data_for(&inp.bundle.files);
     let answer = ctx
         .call::<serde_json::Value>(
-            "single_op",
+            crate::agents::Agent::SingleOp,
             Some(op_id),
             &[
                 ("op_id", op_id),
@@ -67,7 +67,7 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
             Some(
                 schemas::for_single_op(ctx.project.op(op_id), Some(&inp.context)).noted(
                     ctx,
-                    "single_op",
+                    crate::agents::Agent::SingleOp,
                     Some(op_id),
                 ),
             ),
@@ -99,11 +99,14 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
     let seed_data = ctx.project.seed_data_for(&inp.bundle.files);
     let oracles_json = to_prompt_json(&suite.oracles);
     let test_ids: Vec<&str> = suite.oracles.iter().map(|o| o.test_id.as_str()).collect();
-    let schema =
-        schemas::for_hints(&test_ids, false).noted(ctx, "single_op_challenger", Some(op_id));
+    let schema = schemas::for_hints(&test_ids, false).noted(
+        ctx,
+        crate::agents::Agent::SingleOpChallenger,
+        Some(op_id),
+    );
     let answer = ctx
         .call::<serde_json::Value>(
-            "single_op_challenger",
+            crate::agents::Agent::SingleOpChallenger,
             Some(op_id),
             &[
                 ("op_id", op_id),
@@ -149,7 +152,7 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     let existing = request.existing.join(", ");
     let answer = ctx
         .call::<serde_json::Value>(
-            "single_op_regenerate",
+            crate::agents::Agent::SingleOpRegenerate,
             Some(op_id),
             &[
                 ("op_id", op_id),
@@ -163,7 +166,7 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
             Some(
                 schemas::for_single_op(ctx.project.op(op_id), Some(&inp.context)).noted(
                     ctx,
-                    "single_op",
+                    crate::agents::Agent::SingleOp,
                     Some(op_id),
                 ),
             ),

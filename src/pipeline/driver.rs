@@ -93,7 +93,7 @@ fn spawn(set: &mut JoinSet<Event>, ctx: &AgentCtx, task: Task) {
     set.spawn(async move {
         let started = Instant::now();
         ctx.emit(with_op(
-            StoreEvent::new(EventKind::AgentStarted, task.agent()).phase(task.phase()),
+            StoreEvent::new(EventKind::AgentStarted, task.agent().name()).phase(task.phase()),
             &task,
         ));
         let result = execute(&ctx, &task).await;
@@ -101,7 +101,7 @@ fn spawn(set: &mut JoinSet<Event>, ctx: &AgentCtx, task: Task) {
         match result {
             Ok(outcome) => {
                 ctx.emit(with_op(
-                    StoreEvent::new(EventKind::AgentFinished, task.agent())
+                    StoreEvent::new(EventKind::AgentFinished, task.agent().name())
                         .phase(task.phase())
                         .wall_ms(wall_ms),
                     &task,
@@ -110,7 +110,7 @@ fn spawn(set: &mut JoinSet<Event>, ctx: &AgentCtx, task: Task) {
             }
             Err(reason) => {
                 ctx.emit(with_op(
-                    StoreEvent::new(EventKind::AgentFailed, task.agent())
+                    StoreEvent::new(EventKind::AgentFailed, task.agent().name())
                         .phase(task.phase())
                         .wall_ms(wall_ms)
                         .message(reason.clone()),

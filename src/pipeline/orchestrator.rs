@@ -10,6 +10,7 @@
 //! soon as its own source context exists, instead of waiting for every extraction to
 //! finish. The oracles are the same; the wall time is shorter when one extraction is slow.
 
+use crate::agents::Agent;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -60,75 +61,45 @@ pub enum Task {
 }
 
 impl Task {
-    /// The agent name used in events, call logs and cost roll-ups.
-    pub fn agent(&self) -> &'static str {
+    /// The agent that carries the task out.
+    pub fn agent(&self) -> Agent {
         match self {
-            Task::Discover { .. } => "discovery",
-            Task::Extract { .. } => "extraction",
-            Task::Group => "semantic",
-            Task::SingleOp { .. } => "single_op",
-            Task::SingleChallenge { .. } => "single_op_challenger",
-            Task::SingleRegen { .. } => "single_op_regenerate",
-            Task::MultiOp { .. } => "multi_op",
-            Task::MultiChallenge { .. } => "multi_op_challenger",
-            Task::MultiRegen { .. } => "multi_op_regenerate",
+            Task::Discover { .. } => Agent::Discovery,
+            Task::Extract { .. } => Agent::Extraction,
+            Task::Group => Agent::Semantic,
+            Task::SingleOp { .. } => Agent::SingleOp,
+            Task::SingleChallenge { .. } => Agent::SingleOpChallenger,
+            Task::SingleRegen { .. } => Agent::SingleOpRegenerate,
+            Task::MultiOp { .. } => Agent::MultiOp,
+            Task::MultiChallenge { .. } => Agent::MultiOpChallenger,
+            Task::MultiRegen { .. } => Agent::MultiOpRegenerate,
         }
     }
 
     /// The phase the task belongs to (paper Tables 12 and 13).
     pub fn phase(&self) -> &'static str {
-        match self {
-            Task::Discover { .. } | Task::Extract { .. } | Task::Group => "source_analysis",
-            _ => "oracle_generation",
-        }
+        self.agent().phase()
     }
 }
 
 /// Every pipeline agent, in the order a run meets them.
-pub const AGENTS: [&str; 9] = [
-    "discovery",
-    "extraction",
-    "semantic",
-    "single_op",
-    "single_op_challenger",
-    "single_op_regenerate",
-    "multi_op",
-    "multi_op_challenger",
-    "multi_op_regenerate",
-];
+pub const AGENTS: [Agent; 9] = Agent::PIPELINE;
 
 /// The agents whose output depends on `agent`'s, `agent` included: what a re-run "from
 /// `agent` on" must ask the model again, while every other agent may replay its recorded
-/// answer. Follows the task graph: discovery feeds extraction, extraction feeds both the
-/// single-op path and the grouping, the grouping feeds the multi-op path.
-pub fn downstream_of(agent: &str) -> Result<BTreeSet<&'static str>, String> {
-    let feeds = |a: &str| -> &'static [&'static str] {
-        match a {
-            "discovery" => &["extraction"],
-            "extraction" => &["semantic", "single_op"],
-            "semantic" => &["multi_op"],
-            "single_op" => &["single_op_challenger"],
-            "single_op_challenger" => &["single_op_regenerate"],
-            "multi_op" => &["multi_op_challenger"],
-            "multi_op_challenger" => &["multi_op_regenerate"],
-            _ => &[],
-        }
-    };
-    let start = AGENTS
-        .iter()
-        .copied()
-        .find(|a| *a == agent)
-        .ok_or_else(|| format!("unknown agent `{agent}`; one of: {}", AGENTS.join(", ")))?;
-    let mut out = BTreeSet::from([start]);
-    let mut todo = vec![start];
-    while let Some(a) = todo.pop() {
-        for next in feeds(a) {
-            if out.insert(next) {
-                todo.push(next);
-            }
+/// answer (see [`Agent::downstream`]). Err names the unknown agent and lists the
+/// pipeline's.
+pub fn downstream_of(agent: &str) -> Result<BTreeSet<Agent>, String> {
+    match agent.parse::<Agent>() {
+        Ok(a) if AGENTS.contains(&a) => Ok(a.downstream()),
+        _ => {
+            let names: Vec<&str> = AGENTS.iter().map(|a| a.name()).collect();
+            Err(format!(
+                "unknown agent `{agent}`; one of: {}",
+                names.join(", ")
+            ))
         }
     }
-    Ok(out)
 }
 
 /// What a finished task tells the orchestrator. Only what steers the flow is here; the

@@ -42,7 +42,7 @@ fn ops() -> Vec<String> {
 }
 
 fn count(tasks: &[Task], agent: &str) -> usize {
-    tasks.iter().filter(|t| t.agent() == agent).count()
+    tasks.iter().filter(|t| t.agent().name() == agent).count()
 }
 
 fn orch(options: PipelineOptions) -> Orchestrator {
@@ -213,7 +213,15 @@ fn a_single_operation_skips_grouping() {
 
 #[test]
 fn downstream_follows_the_task_graph() {
-    let set = |a: &str| downstream_of(a).unwrap().into_iter().collect::<Vec<_>>();
+    let set = |a: &str| {
+        let mut names: Vec<&str> = downstream_of(a)
+            .unwrap()
+            .into_iter()
+            .map(|a| a.name())
+            .collect();
+        names.sort();
+        names
+    };
     assert_eq!(set("discovery").len(), AGENTS.len());
     assert_eq!(
         set("single_op"),
@@ -263,6 +271,6 @@ fn downstream_follows_the_task_graph() {
             group_id: String::new(),
         },
     ];
-    let names: Vec<&str> = tasks.iter().map(Task::agent).collect();
+    let names: Vec<crate::agents::Agent> = tasks.iter().map(Task::agent).collect();
     assert_eq!(names, AGENTS.to_vec());
 }

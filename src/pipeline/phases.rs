@@ -42,12 +42,9 @@ const RUN_PHASES: [&str; 3] = [RUN_PHASE, "baseline_dp", "baseline_spec"];
 
 /// The paper phase of an agent; other agents are their own phase.
 pub fn paper_phase(agent: &str) -> &str {
-    match agent {
-        "discovery" | "extraction" => PH_A,
-        "single_op" | "single_op_regenerate" => PH_B_SO,
-        "semantic" | "multi_op" | "multi_op_regenerate" => PH_B_MO,
-        "single_op_challenger" | "multi_op_challenger" => PH_B_R,
-        other => other,
+    match agent.parse::<crate::agents::Agent>() {
+        Ok(a) => a.paper_phase(),
+        Err(_) => agent,
     }
 }
 

@@ -14,6 +14,7 @@ use super::loader;
 use super::state::{App, LiveState, Popup, Screen};
 use super::store::Session;
 use super::update::Effect;
+use crate::agents::Agent;
 use crate::runner::{self, RunConfig};
 use crate::suite::{self, Only};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
@@ -135,19 +136,19 @@ pub fn busy(app: &App) -> Option<String> {
 pub const RERUN_FROM: [(Option<&str>, &str); 5] = [
     (None, "every agent asks the model again"),
     (
-        Some("extraction"),
+        Some(Agent::Extraction.name()),
         "extract the source context again; generation and review follow",
     ),
     (
-        Some("single_op"),
+        Some(Agent::SingleOp.name()),
         "keep the context; generate the oracles again, then review them",
     ),
     (
-        Some("single_op_challenger"),
+        Some(Agent::SingleOpChallenger.name()),
         "keep context and oracles; review again and regenerate what is flagged",
     ),
     (
-        Some("single_op_regenerate"),
+        Some(Agent::SingleOpRegenerate.name()),
         "keep context, oracles and hints; regenerate the flagged oracles",
     ),
 ];

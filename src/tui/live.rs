@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 /// Agent every selected operation waits for first; live mode shows it queued until its
 /// first event arrives.
-pub const FIRST_AGENT: &str = "extraction";
+pub const FIRST_AGENT: &str = crate::agents::Agent::Extraction.name();
 
 /// What a running pipeline tells the workbench.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@
 
 use crate::agents::runtime::call_file_name;
 use crate::agents::schemas::{self, CallSchema};
-use crate::llm::{CallRecord, CallRequest, LlmClient, Message, Role};
+use crate::llm::{CallRecord, CallRequest, LlmClient, Message};
 use crate::model::{MetamorphicTest, SpecOperation, SpecParameter, SpecResponse};
 use crate::prompts::Prompts;
 use crate::store::{Event, EventKind, Session};
@@ -195,24 +195,23 @@ impl ModelAgents {
     /// model (ARMeta), configured as the `generator` and `refiner` roles.
     async fn call(
         &self,
-        agent: &str,
-        role: Role,
+        agent: crate::agents::Agent,
         vars: &[(&str, &str)],
         schema: Value,
     ) -> Result<Value, String> {
         let rendered = self
             .prompts
-            .render(agent, vars)
+            .render(agent.name(), vars)
             .map_err(|e| e.to_string())?;
         let req = CallRequest::new(
-            agent,
-            "metamorphic",
+            agent.name(),
+            agent.phase(),
             vec![
                 Message::system(rendered.system),
                 Message::user(rendered.user),
             ],
         )
-        .role(role)
+        .role(agent.role())
         .schema(schema);
         match self.client.call_json::<Value>(req).await {
             Ok((value, record)) => {
@@ -272,8 +271,7 @@ impl MrAgents for ModelAgents {
         let groups = or_none(&self.grounding.groups);
         let answer = self
             .call(
-                "mr_generator",
-                Role::Generator,
+                crate::agents::Agent::MrGenerator,
                 &[
                     ("spec", &self.spec_text),
                     ("contexts", &contexts),
@@ -296,8 +294,7 @@ impl MrAgents for ModelAgents {
         let candidates = serde_json::to_string_pretty(&candidates).unwrap_or_default();
         let answer = self
             .call(
-                "mr_refiner",
-                Role::Refiner,
+                crate::agents::Agent::MrRefiner,
                 &[("spec", &self.spec_text), ("candidates", &candidates)],
                 self.schema(None),
             )

@@ -70,9 +70,10 @@ pub fn for_hints<S: AsRef<str>>(test_ids: &[S], multi: bool) -> CallSchema {
             "additionalProperties": false}}}, "required": ["hints"]})
     });
     let agent = if multi {
-        "multi_op_challenger"
+        crate::agents::Agent::MultiOpChallenger
     } else {
-        "single_op_challenger"
-    };
+        crate::agents::Agent::SingleOpChallenger
+    }
+    .name();
     CallSchema::bounded(agent, built, fixed::hints)
 }

@@ -64,9 +64,9 @@ impl CallSchema {
 
     /// The schema to send; a fallback is noted in the session's event journal first, so
     /// the reviewer of a weak answer can see the model was less constrained.
-    pub fn noted(self, ctx: &AgentCtx, agent: &str, op: Option<&str>) -> Value {
+    pub fn noted(self, ctx: &AgentCtx, agent: crate::agents::Agent, op: Option<&str>) -> Value {
         if let Some(reason) = &self.fallback {
-            let mut event = Event::new(EventKind::Note, agent)
+            let mut event = Event::new(EventKind::Note, agent.name())
                 .message(format!("static response schema used: {reason}"));
             if let Some(op) = op {
                 event = event.op(op);
