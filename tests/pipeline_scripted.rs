@@ -306,3 +306,38 @@ async fn quadrant_hints_and_suite_hints_shape_the_regeneration_request() {
     assert!(prompt[existing_at..].contains("fv_create, bi_blank_name"));
     assert!(prompt.contains("no BV oracle"));
 }
+
+/// Both challengers keep the hints the check refused, with the reason, for the reviewer
+/// (the multi-op path used to drop them silently).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_hints_are_kept_for_groups_too() {
+    let mut script = petstore_script();
+    script.rules.insert(
+        0,
+        Rule {
+            agent: Some("multi_op_challenger".into()),
+            replies: vec![Reply::json(serde_json::json!({"hints": [
+                {"test_id": "no_such_sequence", "dimension": "sequence_logic", "text": "x"}]}))],
+            ..Rule::default()
+        },
+    );
+    let server = ScriptedServer::start(script).await.unwrap();
+    let srv = &server;
+    let run = tokio::task::block_in_place(|| run_pipeline(srv, &[]));
+    let reviews = run.session.dir().join("reviews");
+    let group_file = std::fs::read_dir(&reviews)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("group-")
+        })
+        .expect("the group's refused hints are kept");
+    let text = std::fs::read_to_string(group_file).unwrap();
+    assert!(
+        text.contains("no_such_sequence") && text.contains("not in the suite"),
+        "{text}"
+    );
+}

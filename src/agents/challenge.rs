@@ -73,6 +73,23 @@ pub fn check_hints(raw: &serde_json::Value, test_ids: &BTreeSet<&str>, multi: bo
     out
 }
 
+/// Keeps the hints the check refused, with their reasons, at `rel` in the session, so a
+/// reviewer can see what the challenger said that could not be acted on (single-op and
+/// multi-op alike). Nothing is written when none was refused; a failed write is logged.
+pub async fn keep_refused(
+    ctx: &crate::agents::runtime::AgentCtx,
+    rel: String,
+    checked: &HintCheck,
+) {
+    if checked.refused.is_empty() {
+        return;
+    }
+    let refused = checked.refused.clone();
+    if let Err(e) = ctx.write(move |s| s.write_json(&rel, &refused)).await {
+        tracing::warn!("cannot keep refused hints: {e}");
+    }
+}
+
 /// The test ids the hints flag (without `suite`).
 pub fn flagged(hints: &[Hint]) -> BTreeSet<String> {
     hints

@@ -178,6 +178,8 @@ pub async fn challenge(ctx: &AgentCtx, group_id: &str) -> Result<usize, String> 
         .map(|o| o.test_id.as_str())
         .collect();
     let checked = check_hints(&answer.value, &ids, true);
+    let rel = format!("reviews/group-{}.refused.json", op_slug(group_id));
+    challenge::keep_refused(ctx, rel, &checked).await;
     let n = checked.hints.len();
     let mut record = inp.record;
     record.review = Some(ChallengerReview {

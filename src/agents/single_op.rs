@@ -127,11 +127,12 @@ pub async fn challenge(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
         &suite.oracles,
     ));
     let n = checked.hints.len();
-    if !checked.refused.is_empty() {
-        let rel = format!("reviews/{}.refused.json", op_slug(op_id));
-        let refused = checked.refused.clone();
-        let _ = ctx.write(move |s| s.write_json(&rel, &refused)).await;
-    }
+    challenge::keep_refused(
+        ctx,
+        format!("reviews/{}.refused.json", op_slug(op_id)),
+        &checked,
+    )
+    .await;
     suite.review = Some(ChallengerReview {
         hints: checked.hints,
     });
