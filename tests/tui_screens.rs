@@ -457,3 +457,55 @@ fn set_aside_oracles_are_listed_as_dropped_and_restored_by_accepting() {
     assert_eq!(b.app.view.review_state(o_id), ReviewState::Dropped);
     assert!(!in_suite(&b.session));
 }
+
+/// The dialog and `mastor export` read the session the same way: after a review in the
+/// workbench, both write the same JSON suite and the same readable Markdown.
+#[test]
+fn workbench_and_command_exports_are_identical() {
+    let mut b = open();
+    press(&mut b, "<enter>a<down>r<enter><down>E<down>a");
+    let tui_dir = b.session.dir().join("from-tui");
+    let formats = mastor::tui::export::formats();
+    let by_name = |n: &str| formats.iter().find(|f| f.name().starts_with(n)).unwrap();
+    by_name("json")
+        .export(&b.app.view, &tui_dir.join("suite.json"))
+        .unwrap();
+    by_name("readable").export(&b.app.view, &tui_dir).unwrap();
+    let cli_dir = b.session.dir().join("from-cli");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mastor"))
+        .args([
+            "export",
+            b.session.dir().to_str().unwrap(),
+            "--format",
+            "json,readable",
+            "--out",
+        ])
+        .arg(&cli_dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut compared = 0;
+    for entry in std::fs::read_dir(&cli_dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with('.') || path.is_dir() {
+            continue;
+        }
+        let tui = std::fs::read(tui_dir.join(&name))
+            .unwrap_or_else(|e| panic!("the workbench did not write {name}: {e}"));
+        assert_eq!(
+            String::from_utf8_lossy(&tui),
+            String::from_utf8_lossy(&std::fs::read(&path).unwrap()),
+            "{name} differs"
+        );
+        compared += 1;
+    }
+    assert!(
+        compared >= 2,
+        "suite.json and the Markdown file compared, got {compared}"
+    );
+}

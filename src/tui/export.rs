@@ -1,10 +1,12 @@
 //! Export from the review: what the Export dialog writes.
 //!
-//! The JSON suite file (`model::SuiteFile`) is built here; JUnit 5, Postman and readable
-//! Markdown come from `crate::export` through the same [`Exporter`] hook, so a new
-//! format there shows up in the dialog by being added to [`formats`]. Only accepted
-//! and edited oracles are exported, edited ones in their edited form. This module writes
-//! files; it never prints.
+//! Every format reads the session as `mastor export` does (`export::load_session`, the
+//! one session reader, with the same selection), so the dialog and the command write the
+//! same files by construction: the review decisions are in the journal before an export
+//! can start. JUnit 5, Postman and readable Markdown come from `crate::export` through the
+//! same [`Exporter`] hook, so a new format there shows up in the dialog by being added to
+//! [`formats`]. Only accepted and edited oracles are exported, edited ones in their
+//! edited form. This module writes files; it never prints.
 
 use super::view::SessionView;
 use crate::export::guard::{self, Planned};
@@ -60,7 +62,14 @@ fn full_suite(view: &SessionView) -> SuiteFile {
     suite
 }
 
-/// Builds the suite of accepted and edited oracles.
+/// The session's accepted and edited oracles, read as `mastor export` reads them.
+fn session_input(view: &SessionView) -> Result<ExportInput, String> {
+    crate::export::load_session(&view.dir, Selection::Reviewed).map_err(|e| e.to_string())
+}
+
+/// The suite of accepted and edited oracles as the view holds them: the dialog's preview
+/// of what an export will include (cheap enough to draw every frame; the export itself
+/// reads the session).
 pub fn reviewed_suite(view: &SessionView) -> SuiteFile {
     let keep = |s: &ReviewState| matches!(s, ReviewState::Accepted | ReviewState::Edited);
     let mut suite = full_suite(view);
@@ -119,7 +128,7 @@ impl Exporter for JsonExporter {
 
     fn export(&self, view: &SessionView, dest: &Path) -> Result<String, String> {
         let dest = json_file(dest);
-        let suite = reviewed_suite(view);
+        let suite = crate::export::json::suite(&session_input(view)?);
         let text = serde_json::to_vec_pretty(&suite).map_err(|e| e.to_string())?;
         // Through the export guard, as every other format: a file the export did not
         // write (or one edited since) is refused, not overwritten.
@@ -157,9 +166,7 @@ impl Exporter for LibraryExporter {
 
     fn export(&self, view: &SessionView, dest: &Path) -> Result<String, String> {
         let dir = out_dir(dest);
-        let mut input = ExportInput::from_suite(full_suite(view), Selection::Reviewed);
-        input.verdicts = view.verdict_details.clone();
-        input.documented = view.mr_documented.clone();
+        let input = session_input(view)?;
         let report = crate::export::export(&input, self.0, &dir).map_err(|e| e.to_string())?;
         Ok(format!(
             "{}: {} tests in {} files under {} ({} left out)",

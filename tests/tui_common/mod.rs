@@ -257,7 +257,7 @@ pub fn petstore_session(dir: &Path) -> Session {
         .write_json(
             "verdicts/latest.json",
             &json!({"at": "2026-12-02T12:30:00Z", "base_url": "http://127.0.0.1:8080",
-                "summary": {},
+                "summary": {"passed": 1, "failed": 1, "errors": 0, "skipped": 0},
                 "verdicts": [
                 {"o_id": "GET /pets#bv_limit_100", "outcome": "pass", "at": "2026-12-02T12:30:00Z",
                  "base_url": "http://127.0.0.1:8080", "steps": [{"op_id": get_pets, "outcome": "pass",
