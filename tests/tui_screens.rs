@@ -509,3 +509,27 @@ fn workbench_and_command_exports_are_identical() {
         "suite.json and the Markdown file compared, got {compared}"
     );
 }
+
+/// An edited oracle that no longer parses is reported on open, as `check` and `export`
+/// report it, and the original is shown.
+#[test]
+fn an_unusable_edit_is_reported_not_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = petstore_session(dir.path());
+    session
+        .append_decision(&mastor::model::ReviewDecision {
+            o_id: "GET /pets#fv_limit_10".into(),
+            decision: Decision::Edited,
+            edited: Some(serde_json::json!({"test_id": "fv_limit_10", "assertions": "nope"})),
+            note: None,
+            at: t0().to_rfc3339(),
+        })
+        .unwrap();
+    let (_session, app) = open_session(dir.path(), &options(dir.path())).unwrap();
+    let warned = app
+        .view
+        .warnings
+        .iter()
+        .any(|w| w.contains("GET /pets#fv_limit_10") && w.contains("does not parse"));
+    assert!(warned, "{:?}", app.view.warnings);
+}

@@ -143,6 +143,11 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     }
     view.journal = session.read_review_journal()?;
     view.decisions = super::store::replay(&view.journal);
+    // Edits that cannot be used (an edited oracle that no longer parses) are reported as
+    // the session reader reports them to `check` and `export`, not dropped silently.
+    if let Ok(read) = crate::suite::session::read(session) {
+        view.warnings.extend(read.problems);
+    }
     view.judgement_journal = session.read_judgement_journal()?;
     view.judgements = crate::store::replay_judgements(&view.judgement_journal);
     // `verdicts/latest.json` is the newest run; without it, every run in name (= time)
