@@ -8,4 +8,5 @@ pub mod phases;
 /// The prepared project lives below the agents, which read it; kept here under its old
 /// name.
 pub use crate::project as prepare;
+pub mod stages;
 pub mod summary;

@@ -259,33 +259,6 @@ impl Orchestrator {
                 next.extend(self.maybe_group());
                 next
             }
-            (Task::SingleOp { op_id }, outcome) => {
-                let kept = matches!(outcome, Outcome::Generated { kept } if kept > 0);
-                if self.options.challenger && kept {
-                    self.set_op(op_id, OpState::Challenging);
-                    vec![Task::SingleChallenge {
-                        op_id: op_id.clone(),
-                    }]
-                } else {
-                    self.set_op(op_id, OpState::Done);
-                    Vec::new()
-                }
-            }
-            (Task::SingleChallenge { op_id }, outcome) => {
-                if matches!(outcome, Outcome::Reviewed { hints } if hints > 0) {
-                    self.set_op(op_id, OpState::Regenerating);
-                    vec![Task::SingleRegen {
-                        op_id: op_id.clone(),
-                    }]
-                } else {
-                    self.set_op(op_id, OpState::Done);
-                    Vec::new()
-                }
-            }
-            (Task::SingleRegen { op_id }, _) => {
-                self.set_op(op_id, OpState::Done);
-                Vec::new()
-            }
             (Task::Group, outcome) => {
                 self.grouping = Some(Some(true));
                 let ids = match outcome {
@@ -299,35 +272,10 @@ impl Orchestrator {
                     })
                     .collect()
             }
-            (Task::MultiOp { group_id }, outcome) => {
-                let kept = matches!(outcome, Outcome::Generated { kept } if kept > 0);
-                if self.options.challenger && kept {
-                    self.groups
-                        .insert(group_id.clone(), GroupState::Challenging);
-                    vec![Task::MultiChallenge {
-                        group_id: group_id.clone(),
-                    }]
-                } else {
-                    self.groups.insert(group_id.clone(), GroupState::Done);
-                    Vec::new()
-                }
-            }
-            (Task::MultiChallenge { group_id }, outcome) => {
-                if matches!(outcome, Outcome::Reviewed { hints } if hints > 0) {
-                    self.groups
-                        .insert(group_id.clone(), GroupState::Regenerating);
-                    vec![Task::MultiRegen {
-                        group_id: group_id.clone(),
-                    }]
-                } else {
-                    self.groups.insert(group_id.clone(), GroupState::Done);
-                    Vec::new()
-                }
-            }
-            (Task::MultiRegen { group_id }, _) => {
-                self.groups.insert(group_id.clone(), GroupState::Done);
-                Vec::new()
-            }
+            (task, outcome) => match task.stage() {
+                Some((target, stage)) => self.advance(target, stage, &outcome),
+                None => Vec::new(),
+            },
         }
     }
 
@@ -344,13 +292,7 @@ impl Orchestrator {
                 self.set_op(op_id, OpState::Failed { agent, reason });
                 self.maybe_group()
             }
-            // A failed review or regeneration keeps the oracles already generated.
-            Task::SingleChallenge { op_id } | Task::SingleRegen { op_id } => {
-                self.notes
-                    .push(format!("{agent} failed for {op_id}: {reason}"));
-                self.set_op(op_id, OpState::Done);
-                Vec::new()
-            }
+
             Task::Group => {
                 self.notes.push(format!("grouping failed: {reason}"));
                 self.grouping = Some(Some(false));
@@ -361,10 +303,14 @@ impl Orchestrator {
                     .insert(group_id.clone(), GroupState::Failed { agent, reason });
                 Vec::new()
             }
-            Task::MultiChallenge { group_id } | Task::MultiRegen { group_id } => {
-                self.notes
-                    .push(format!("{agent} failed for {group_id}: {reason}"));
-                self.groups.insert(group_id.clone(), GroupState::Done);
+            // A failed review or regeneration keeps the oracles already generated.
+            Task::SingleChallenge { .. }
+            | Task::SingleRegen { .. }
+            | Task::MultiChallenge { .. }
+            | Task::MultiRegen { .. } => {
+                if let Some((target, _)) = task.stage() {
+                    self.review_failed(target, &agent, &reason);
+                }
                 Vec::new()
             }
         }
@@ -432,7 +378,7 @@ impl Orchestrator {
     }
 
     /// Updates an op's state unless it already failed; returns whether it was updated.
-    fn set_op(&mut self, op_id: &str, state: OpState) -> bool {
+    pub(super) fn set_op(&mut self, op_id: &str, state: OpState) -> bool {
         match self.ops.get_mut(op_id) {
             Some(OpState::Failed { .. }) | None => false,
             Some(s) => {
