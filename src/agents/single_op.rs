@@ -33,6 +33,18 @@ fn inputs(ctx: &AgentCtx, op_id: &str) -> Result<Inputs, String> {
     Ok(Inputs { context, bundle })
 }
 
+/// Normalizes a generation or regeneration answer against the operation's verified
+/// context and bundle, with the run's options.
+fn normalize(
+    ctx: &AgentCtx,
+    op_id: &str,
+    inp: &Inputs,
+    answer: &serde_json::Value,
+) -> crate::agents::normalize::NormalizeOutcome<crate::model::Oracle> {
+    let index = bundle_index(&inp.bundle);
+    normalize_single_with(op_id, answer, Some(&inp.context), &index, ctx.normalize)
+}
+
 async fn save(ctx: &AgentCtx, suite: SuiteRecord) -> Result<(), String> {
     let record = suite.clone();
     ctx.write(move |s| s.write_suite(&record)).await?;
@@ -73,14 +85,7 @@ pub async fn generate(ctx: &AgentCtx, op_id: &str) -> Result<usize, String> {
             ),
         )
         .await?;
-    let index = bundle_index(&inp.bundle);
-    let outcome = normalize_single_with(
-        op_id,
-        &answer.value,
-        Some(&inp.context),
-        &index,
-        ctx.normalize,
-    );
+    let outcome = normalize(ctx, op_id, &inp, &answer.value);
     let mut suite = SuiteRecord::new(op_id);
     suite.normalization.push(outcome.report());
     suite.oracles = outcome.kept;
@@ -173,14 +178,7 @@ pub async fn regenerate(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
             ),
         )
         .await?;
-    let index = bundle_index(&inp.bundle);
-    let outcome = normalize_single_with(
-        op_id,
-        &answer.value,
-        Some(&inp.context),
-        &index,
-        ctx.normalize,
-    );
+    let outcome = normalize(ctx, op_id, &inp, &answer.value);
     let regen = merge(&suite.oracles, &hints, outcome.kept.clone());
     let rel = format!("regen/{}.json", op_slug(op_id));
     let doc = serde_json::json!({"normalization": outcome.report(), "merge": regen});

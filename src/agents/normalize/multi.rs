@@ -94,17 +94,17 @@ pub fn normalize_multi_with(
                 unreferenced::problems(&s.assertions, ctx, true, &prefix)
             })
             .collect();
-        if problems.is_empty() {
-            candidates.push((oracle, entry.clone()));
-        } else if opts.keep_unreferenced {
-            for (rule_id, detail) in problems {
-                rec.flag(&oracle.test_id, rule_id, detail);
-            }
-            candidates.push((oracle, entry.clone()));
-        } else {
-            rec.set_aside(&oracle.test_id, &problems, entry);
-            set_aside.push(oracle);
-        }
+        let test_id = oracle.test_id.clone();
+        let sorted = (oracle, entry.clone());
+        unreferenced::sort(
+            sorted,
+            &test_id,
+            problems,
+            opts,
+            &mut rec,
+            &mut candidates,
+            &mut set_aside,
+        );
     }
     let kept = dedupe(candidates, &mut rec);
     unreferenced::unique_ids(

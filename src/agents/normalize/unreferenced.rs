@@ -103,6 +103,31 @@ fn unknown_statuses(
     out
 }
 
+/// Sorts one normalized oracle by its unreferenced `problems`: none → a candidate for
+/// the last rule (dedupe); with `keep_unreferenced` → a candidate with one flag per
+/// problem; otherwise → set aside, with one drop entry listing the problems.
+pub(super) fn sort<T>(
+    (oracle, entry): (T, serde_json::Value),
+    test_id: &str,
+    problems: Vec<Problem>,
+    opts: NormalizeOptions,
+    rec: &mut super::parse::Recorder,
+    candidates: &mut Vec<(T, serde_json::Value)>,
+    set_aside: &mut Vec<T>,
+) {
+    if problems.is_empty() {
+        candidates.push((oracle, entry));
+    } else if opts.keep_unreferenced {
+        for (rule_id, detail) in problems {
+            rec.flag(test_id, rule_id, detail);
+        }
+        candidates.push((oracle, entry));
+    } else {
+        rec.set_aside(test_id, &problems, &entry);
+        set_aside.push(oracle);
+    }
+}
+
 /// Makes the ids of set-aside items unique against `taken` (the kept ones and each
 /// other), so restoring one never collides with a kept oracle: `<id>_dropped`,
 /// `<id>_dropped_2`...
