@@ -136,25 +136,9 @@ pub struct DpRecord {
     pub missing: Vec<String>,
     /// op_ids in the answer that are not in the list (their oracles are refused).
     pub unknown_ops: Vec<String>,
-    pub oracles: usize,
-    /// Oracles whose primary assertion type is status (no field assertion; Table 9).
-    #[serde(default)]
-    pub status_oracles: usize,
-    /// Oracles with at least one field assertion (Table 9 #Field).
-    #[serde(default)]
-    pub field_oracles: usize,
-    /// Status assertions over all kept oracles.
-    pub status_assertions: usize,
-    /// Field assertions over all kept oracles.
-    pub field_assertions: usize,
-    /// Oracles normalization dropped (0 when not normalized).
-    pub dropped: usize,
-    /// Entries that could not be read as oracles at all when not normalized (no
-    /// assertions list, an unknown assertion op, ...), one line each naming why.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unparsed: Vec<String>,
-    /// Rule id → how often it fired, over all operations (empty when not normalized).
-    pub normalization: BTreeMap<String, usize>,
+    /// What was kept, dropped or unreadable, over all operations.
+    #[serde(flatten)]
+    pub tally: Tally,
     pub source_files: usize,
     pub source_omitted: Vec<String>,
     pub source_chars: usize,
@@ -207,29 +191,57 @@ pub fn convert(op_id: &str, raw: Vec<Value>, normalize: bool, index: &BundleInde
     }
 }
 
-/// Adds an operation's kept oracles to the counts of a baseline record.
-pub fn count_oracles(
-    kept: &[Oracle],
-    status_oracles: &mut usize,
-    field_oracles: &mut usize,
-    status_assertions: &mut usize,
-    field_assertions: &mut usize,
-) {
-    for o in kept {
-        let mut has_field = false;
-        for a in &o.assertions {
-            match a {
-                Assertion::Status { .. } => *status_assertions += 1,
-                Assertion::Field { .. } => {
-                    *field_assertions += 1;
-                    has_field = true;
-                }
+/// The counts both baselines keep of their answers (serialised flat into their records).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Tally {
+    pub oracles: usize,
+    /// Oracles whose primary assertion type is status (no field assertion; Table 9).
+    #[serde(default)]
+    pub status_oracles: usize,
+    /// Oracles with at least one field assertion (Table 9 #Field).
+    #[serde(default)]
+    pub field_oracles: usize,
+    /// Status assertions over all kept oracles.
+    pub status_assertions: usize,
+    /// Field assertions over all kept oracles.
+    pub field_assertions: usize,
+    /// Oracles normalization dropped (0 when not normalized).
+    pub dropped: usize,
+    /// Entries that could not be read as oracles at all when not normalized (no
+    /// assertions list, an unknown assertion op, ...), one line each naming why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unparsed: Vec<String>,
+    /// Rule id → how often it fired, over all operations (empty when not normalized).
+    pub normalization: BTreeMap<String, usize>,
+}
+
+impl Tally {
+    /// Adds one operation's converted answer.
+    pub fn add(&mut self, converted: &Converted) {
+        if let Some(report) = &converted.report {
+            self.dropped += report.dropped.len();
+            for (rule, n) in &report.counts {
+                *self.normalization.entry(rule.clone()).or_default() += n;
             }
         }
-        if has_field {
-            *field_oracles += 1;
-        } else {
-            *status_oracles += 1;
+        self.unparsed.extend(converted.unparsed.iter().cloned());
+        self.oracles += converted.kept.len();
+        for o in &converted.kept {
+            let mut has_field = false;
+            for a in &o.assertions {
+                match a {
+                    Assertion::Status { .. } => self.status_assertions += 1,
+                    Assertion::Field { .. } => {
+                        self.field_assertions += 1;
+                        has_field = true;
+                    }
+                }
+            }
+            if has_field {
+                self.field_oracles += 1;
+            } else {
+                self.status_oracles += 1;
+            }
         }
     }
 }
@@ -281,21 +293,7 @@ pub async fn run(
             continue;
         }
         let converted = convert(&op_id, oracles, normalize, &index);
-        if let Some(report) = &converted.report {
-            rec.dropped += report.dropped.len();
-            for (rule, n) in &report.counts {
-                *rec.normalization.entry(rule.clone()).or_default() += n;
-            }
-        }
-        rec.unparsed.extend(converted.unparsed.iter().cloned());
-        count_oracles(
-            &converted.kept,
-            &mut rec.status_oracles,
-            &mut rec.field_oracles,
-            &mut rec.status_assertions,
-            &mut rec.field_assertions,
-        );
-        rec.oracles += converted.kept.len();
+        rec.tally.add(&converted);
         if !converted.kept.is_empty() {
             rec.answered.push(op_id.clone());
         }
@@ -313,7 +311,7 @@ pub async fn run(
     ctx.session.write_json(RECORD_FILE, &rec)?;
     let message = format!(
         "direct prompting: {} oracles for {} of {} operations ({})",
-        rec.oracles,
+        rec.tally.oracles,
         rec.answered.len(),
         rec.operations,
         if normalize {

@@ -13,7 +13,7 @@
 //! pipeline's single-op normalization (without a source context, which does not exist).
 
 use crate::agents::baseline::{
-    BaselineError, KIND_SETTING, KIND_SPEC, NORMALIZED_SETTING, RECORD_FILE, convert, count_oracles,
+    BaselineError, KIND_SETTING, KIND_SPEC, NORMALIZED_SETTING, RECORD_FILE, convert,
 };
 use crate::agents::normalize::BundleIndex;
 use crate::agents::runtime::AgentCtx;
@@ -40,20 +40,9 @@ pub struct SpecRecord {
     pub missing: Vec<String>,
     /// op_id → why its call failed (model unreachable, answer without `oracles`, ...).
     pub failed: BTreeMap<String, String>,
-    pub oracles: usize,
-    /// Oracles whose primary assertion type is status (Table 9 #Status).
-    pub status_oracles: usize,
-    /// Oracles with at least one field assertion (Table 9 #Field).
-    pub field_oracles: usize,
-    pub status_assertions: usize,
-    pub field_assertions: usize,
-    /// Oracles normalization dropped (0 when not normalized).
-    pub dropped: usize,
-    /// Entries that could not be read as oracles when not normalized, one line each.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unparsed: Vec<String>,
-    /// Rule id → how often it fired (empty when not normalized).
-    pub normalization: BTreeMap<String, usize>,
+    /// What was kept, dropped or unreadable, over all operations.
+    #[serde(flatten)]
+    pub tally: super::baseline::Tally,
     pub tokens_in: u64,
     pub tokens_out: u64,
 }
@@ -137,21 +126,7 @@ pub async fn run(ctx: &AgentCtx, normalize: bool) -> Result<SpecRecord, Baseline
         };
         rec.completed += 1;
         let converted = convert(&r.op_id, list, normalize, &index);
-        if let Some(report) = &converted.report {
-            rec.dropped += report.dropped.len();
-            for (rule, n) in &report.counts {
-                *rec.normalization.entry(rule.clone()).or_default() += n;
-            }
-        }
-        rec.unparsed.extend(converted.unparsed.iter().cloned());
-        count_oracles(
-            &converted.kept,
-            &mut rec.status_oracles,
-            &mut rec.field_oracles,
-            &mut rec.status_assertions,
-            &mut rec.field_assertions,
-        );
-        rec.oracles += converted.kept.len();
+        rec.tally.add(&converted);
         if converted.kept.is_empty() {
             rec.missing.push(r.op_id.clone());
         } else {
@@ -165,7 +140,7 @@ pub async fn run(ctx: &AgentCtx, normalize: bool) -> Result<SpecRecord, Baseline
     ctx.session.write_json(RECORD_FILE, &rec)?;
     let message = format!(
         "spec-only: {} oracles for {} of {} operations, {} calls failed",
-        rec.oracles,
+        rec.tally.oracles,
         rec.answered.len(),
         rec.operations,
         rec.failed.len()

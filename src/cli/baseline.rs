@@ -176,9 +176,9 @@ fn run_dp(args: DpArgs) -> color_eyre::Result<i32> {
 /// The short human summary.
 fn render(r: &DpRecord) -> String {
     let kept = if r.normalized {
-        format!("normalized, {} dropped", r.dropped)
+        format!("normalized, {} dropped", r.tally.dropped)
     } else {
-        format!("not normalized, {} unparsable", r.unparsed.len())
+        format!("not normalized, {} unparsable", r.tally.unparsed.len())
     };
     let mut s = format!(
         "direct prompting: {} operations, {} answered, {} missing\n\
@@ -187,11 +187,11 @@ fn render(r: &DpRecord) -> String {
         r.operations,
         r.answered.len(),
         r.missing.len(),
-        r.oracles,
-        r.status_oracles,
-        r.field_oracles,
-        r.status_assertions,
-        r.field_assertions,
+        r.tally.oracles,
+        r.tally.status_oracles,
+        r.tally.field_oracles,
+        r.tally.status_assertions,
+        r.tally.field_assertions,
         r.tokens_in,
         r.tokens_out,
         if r.cache_hit {
@@ -206,9 +206,9 @@ fn render(r: &DpRecord) -> String {
             r.unknown_ops.join(", ")
         ));
     }
-    if !r.unparsed.is_empty() {
+    if !r.tally.unparsed.is_empty() {
         s.push_str("unparsable entries (not normalized, so not repaired):\n");
-        for u in &r.unparsed {
+        for u in &r.tally.unparsed {
             s.push_str(&format!("  {}\n", crate::text::escape_controls(u)));
         }
     }
@@ -234,12 +234,15 @@ mod tests {
             missing: vec!["GET /b".into(), "GET /c".into()],
             unknown_ops: vec!["GET /x".into()],
             normalized: true,
-            oracles: 4,
-            status_oracles: 2,
-            field_oracles: 2,
-            status_assertions: 4,
-            field_assertions: 2,
-            dropped: 1,
+            tally: crate::agents::baseline::Tally {
+                oracles: 4,
+                status_oracles: 2,
+                field_oracles: 2,
+                status_assertions: 4,
+                field_assertions: 2,
+                dropped: 1,
+                ..Default::default()
+            },
             source_files: 9,
             source_omitted: vec!["A.java".into()],
             tokens_in: 1200,

@@ -95,9 +95,9 @@ pub fn run(args: SpecArgs) -> color_eyre::Result<i32> {
 /// The short human summary.
 fn render(r: &SpecRecord) -> String {
     let kept = if r.normalized {
-        format!("normalized, {} dropped", r.dropped)
+        format!("normalized, {} dropped", r.tally.dropped)
     } else {
-        format!("not normalized, {} unparsable", r.unparsed.len())
+        format!("not normalized, {} unparsable", r.tally.unparsed.len())
     };
     let mut s = format!(
         "spec-only: {} operations, {} answered, {} without oracles, {} failed\n\
@@ -107,15 +107,15 @@ fn render(r: &SpecRecord) -> String {
         r.answered.len(),
         r.missing.len(),
         r.failed.len(),
-        r.oracles,
-        r.status_oracles,
-        r.field_oracles,
-        r.status_assertions,
-        r.field_assertions,
+        r.tally.oracles,
+        r.tally.status_oracles,
+        r.tally.field_oracles,
+        r.tally.status_assertions,
+        r.tally.field_assertions,
         r.tokens_in,
         r.tokens_out,
     );
-    for u in &r.unparsed {
+    for u in &r.tally.unparsed {
         s.push_str(&format!(
             "  unparsable: {}\n",
             crate::text::escape_controls(u)
