@@ -32,8 +32,7 @@ fn cases_file() -> std::path::PathBuf {
 
 fn cases() -> Vec<Case> {
     let path = cases_file();
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let doc: Value = serde_json::from_str(&text).expect("semantics.json is JSON");
     let text_of = |c: &Value, key: &str| -> String {
         c[key]

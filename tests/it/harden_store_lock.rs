@@ -104,7 +104,8 @@ fn a_lock_left_by_a_killed_process_does_not_block() {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "helper_holds_the_lock_until_killed",
+            // The test's name in the one integration test binary (tests/it).
+            "harden_store_lock::helper_holds_the_lock_until_killed",
             "--ignored",
             "--test-threads=1",
         ])

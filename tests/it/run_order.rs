@@ -9,12 +9,7 @@ use mastor::runner::RunReport;
 use runner_support::{mastor, private_fixture};
 use serde_json::json;
 
-fn run(
-    url: &str,
-    dir: &std::path::Path,
-    suite: serde_json::Value,
-    extra: &[&str],
-) -> RunReport {
+fn run(url: &str, dir: &std::path::Path, suite: serde_json::Value, extra: &[&str]) -> RunReport {
     let path = dir.join("suite.json");
     std::fs::write(&path, serde_json::to_string_pretty(&suite).unwrap()).unwrap();
     let mut args = vec![

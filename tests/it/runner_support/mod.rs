@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-pub use crate::export_common::repo_root;
 use crate::export_common::FixtureApi;
+pub use crate::export_common::repo_root;
 
 /// Base URL of the fixture server shared by every test in this process that only reads
 /// (started once, on first call, with the stale-status bug off). A test that writes to the
