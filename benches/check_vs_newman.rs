@@ -16,7 +16,7 @@
 //! Run: `cargo bench --bench check_vs_newman` (bench profile) or add `--profile dev`;
 //! needs what scripts/setup.sh installs (newman).
 
-#[path = "../tests/export_common/mod.rs"]
+#[path = "../tests/it/export_common/mod.rs"]
 mod export_common;
 
 use export_common::{FixtureApi, newman, repo_root};

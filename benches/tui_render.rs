@@ -3,7 +3,7 @@
 //! then accept-all on a 100,000-oracle session.
 //! Targets: open < 0.5 s, frame < 16 ms, < 200 MB; accept-all of 100,000 < 2 s.
 
-#[path = "../tests/tui_common/mod.rs"]
+#[path = "../tests/it/tui_common/mod.rs"]
 mod tui_common;
 
 use mastor::tui::driver::{Options, open_session};

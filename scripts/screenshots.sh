@@ -13,7 +13,7 @@ tmux new-session -d -s mastor-keep "sleep 900"
 mkdir -p "$out"
 
 cargo build --quiet
-MASTOR_DEMO_DIR="$work/demo" cargo test --quiet --test tui_e2e write_demo_session -- --ignored >/dev/null
+MASTOR_DEMO_DIR="$work/demo" cargo test --quiet --test it -- --ignored --exact tui_e2e::write_demo_session >/dev/null
 bin="$target/debug/mastor"
 chrome="$(command -v chromium || command -v chromium-browser)"
 
@@ -49,5 +49,5 @@ shot oracles-light light Enter
 
 # The same session with metamorphic tests (and the loop report) for their screen.
 rm -rf "$work/demo"
-MASTOR_DEMO_DIR="$work/demo" cargo test --quiet --test tui_metamorphic write_demo_session -- --ignored >/dev/null
+MASTOR_DEMO_DIR="$work/demo" cargo test --quiet --test it -- --ignored --exact tui_metamorphic::write_demo_session >/dev/null
 shot metamorphic dark 4 j

@@ -4,7 +4,7 @@
 //! agents turn them into contexts and oracles, the store keeps them, the reviewer curates
 //! them, the runner runs them and the exporters write them out. The modules are layered
 //! in that spirit; a module may use only modules of a lower layer (never its own layer,
-//! never a higher one). `tests/layering.rs` reads this list and every `crate::` path in
+//! never a higher one). `tests/it/layering.rs` reads this list and every `crate::` path in
 //! `src/`, and fails on any edge it forbids.
 //!
 //! 1. `text`, `model`, `prompts`: plain data and text, used by everyone.

@@ -19,8 +19,8 @@ use crate::runner::relations::Documented;
 use serde_json::json;
 use std::path::Path;
 
-const STEPS_PY: &str = include_str!("../metamorphic/assets/mastor_steps.py");
-const ENVIRONMENT_PY: &str = include_str!("../metamorphic/assets/environment.py");
+const STEPS_PY: &str = include_str!("assets/python/mastor_steps.py");
+const ENVIRONMENT_PY: &str = include_str!("assets/python/environment.py");
 
 /// Exports `tests` as a behave suite without status documentation (any non-5xx status is
 /// accepted by the contract check).

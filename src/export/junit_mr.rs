@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// The relations support class, verbatim.
-const RELATIONS: &str = include_str!("assets/MastorRelations.java");
+const RELATIONS: &str = include_str!("assets/java/MastorRelations.java");
 
 /// Writes `MetamorphicTests.java` and `MastorRelations.java` when the input selects any
 /// metamorphic test; records files and items in `report`.

@@ -28,7 +28,7 @@ use std::path::Path;
 /// File name of the collection inside the output directory.
 pub const FILE_NAME: &str = "mastor.postman_collection.json";
 
-const LIBRARY: &str = include_str!("assets/mastor-assert.js");
+const LIBRARY: &str = include_str!("assets/js/mastor-assert.js");
 
 /// Placeholder marking a whole-value capture in a body until the JSON text is written.
 const JSON_MARK: &str = "\u{1}mastor-json:";

@@ -3,7 +3,7 @@
 //! and binds exactly as exported sequences have them.
 //!
 //! Every request's test script runs the shared assertion library in collecting mode and
-//! then `mastorMrStep` (`assets/mastor-relations.js`), which records the exchange and adds
+//! then `mastorMrStep` (`assets/js/mastor-relations.js`), which records the exchange and adds
 //! one test per step (`execution failed: ...` on 5xx, an undocumented status or a failed
 //! step assertion or capture); the last request's script also adds `<o_id> :: relations`,
 //! which fails with `relation violated: ...` or `execution failed: ...` as `mastor check`
@@ -17,7 +17,7 @@ use crate::runner::relations::Documented;
 use serde_json::{Value, json};
 
 /// The relations library, verbatim.
-pub(super) const LIBRARY: &str = include_str!("assets/mastor-relations.js");
+pub(super) const LIBRARY: &str = include_str!("assets/js/mastor-relations.js");
 
 /// The folder of one metamorphic test.
 pub(super) fn folder(t: &MetamorphicTest, documented: &Documented) -> Result<Value, ExportError> {

@@ -8,7 +8,8 @@
 //!   limit, JSON extraction with one corrective re-ask, and a response cache;
 //! - [`repair`]: extraction and repair of JSON that a model wrapped or broke;
 //! - [`record`]: the per-call [`CallRecord`], prices and the [`Ledger`] roll-ups;
-//! - [`scripted`]: a real HTTP server that answers from a test-controlled [`scripted::Script`].
+//! - `scripted` (feature `test-support`, for tests and benches): a real HTTP server that
+//!   answers from a test-controlled script.
 //!
 //! What it deliberately does not do: build prompts (agents do, from `prompts/`), decide
 //! what a call means for the pipeline, or persist records in a session (the caller gets
@@ -22,6 +23,7 @@ pub mod record;
 pub mod redact;
 pub mod repair;
 mod request;
+#[cfg(feature = "test-support")]
 pub mod scripted;
 mod secret;
 mod sse;
