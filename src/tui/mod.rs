@@ -26,6 +26,7 @@ pub mod keymap;
 pub mod live;
 pub mod loader;
 pub mod metamorphic;
+pub mod popups;
 pub mod review;
 pub mod state;
 pub mod theme;

@@ -8,7 +8,8 @@
 
 use super::action::Action;
 use super::keymap::Key;
-use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id, validate_edit};
+use super::popups::{Confirm, ConfirmQuit, Export, Help, Note};
+use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id};
 use super::state::{
     App, InputTarget, LineInput, LiveState, Popup, Screen, StatusFilter, Tab, clamp,
 };
@@ -93,8 +94,8 @@ fn key_effects(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         }
         return Vec::new();
     }
-    if app.popups.last().is_some() {
-        return popup_key(app, key);
+    if let Some(effects) = super::popups::handle_key(app, key) {
+        return effects;
     }
     if app.input.is_some() {
         line_input_key(app, key);
@@ -113,174 +114,6 @@ pub fn handle_mouse(app: &mut App, ev: MouseEvent) -> Vec<Effect> {
         MouseEventKind::ScrollDown => handle_action(app, Action::Down),
         MouseEventKind::ScrollUp => handle_action(app, Action::Up),
         _ => Vec::new(),
-    }
-}
-
-fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let Some(top) = app.popups.last_mut() else {
-        return Vec::new();
-    };
-    match top {
-        Popup::Help => {
-            let k = Key::from_event(&key);
-            let action = app.keymap.lookup(&["global"], k);
-            if matches!(action, Some(Action::Help | Action::Back | Action::Quit))
-                || key.code == KeyCode::Enter
-            {
-                app.popups.pop();
-            }
-            Vec::new()
-        }
-        Popup::Confirm { accept, o_ids } => match key.code {
-            KeyCode::Char('y') | KeyCode::Enter => {
-                let (accept, o_ids) = (*accept, std::mem::take(o_ids));
-                app.popups.pop();
-                if accept {
-                    let ds = o_ids
-                        .into_iter()
-                        .map(|o| decision(o, Decision::Accepted, None, None))
-                        .collect();
-                    app.start_bulk(ds)
-                } else {
-                    app.popups.push(Popup::Note {
-                        o_ids,
-                        text: String::new(),
-                    });
-                    Vec::new()
-                }
-            }
-            KeyCode::Char('n') | KeyCode::Esc => {
-                app.popups.pop();
-                app.notify("bulk decision cancelled");
-                Vec::new()
-            }
-            _ => Vec::new(),
-        },
-        Popup::ConfirmQuit => {
-            match key.code {
-                KeyCode::Char('y') | KeyCode::Enter => {
-                    app.popups.pop();
-                    app.quit = true;
-                }
-                KeyCode::Char('n') | KeyCode::Esc => {
-                    app.popups.pop();
-                    app.notify("the run goes on");
-                }
-                _ => {}
-            }
-            Vec::new()
-        }
-        Popup::Note { o_ids, text } => match key.code {
-            KeyCode::Enter => {
-                let note = (!text.trim().is_empty()).then(|| text.trim().to_string());
-                let o_ids = std::mem::take(o_ids);
-                app.popups.pop();
-                let ds = o_ids
-                    .into_iter()
-                    .map(|o| decision(o, Decision::Rejected, None, note.clone()))
-                    .collect();
-                app.start_bulk(ds)
-            }
-            KeyCode::Esc => {
-                app.popups.pop();
-                app.notify("rejection cancelled");
-                Vec::new()
-            }
-            KeyCode::Backspace => {
-                text.pop();
-                Vec::new()
-            }
-            KeyCode::Char(c) if !ctrl => {
-                text.push(c);
-                Vec::new()
-            }
-            _ => Vec::new(),
-        },
-        Popup::Editor {
-            o_id,
-            multi,
-            textarea,
-            error,
-        } => {
-            if key.code == KeyCode::Esc {
-                app.popups.pop();
-                app.notify("edit cancelled");
-                return Vec::new();
-            }
-            if ctrl && key.code == KeyCode::Char('s') {
-                let text = textarea.lines().join("\n");
-                match validate_edit(o_id, *multi, &text) {
-                    Ok(value) => {
-                        let o_id = o_id.clone();
-                        app.popups.pop();
-                        return vec![Effect::Record(decision(
-                            o_id,
-                            Decision::Edited,
-                            Some(value),
-                            None,
-                        ))];
-                    }
-                    Err(e) => *error = Some(e),
-                }
-                return Vec::new();
-            }
-            textarea.input(key);
-            Vec::new()
-        }
-        Popup::Rerun { .. } => super::jobs::rerun_popup_key(app, key),
-        Popup::Judge { .. } => super::judge::popup_key(app, key),
-        Popup::RunOracles { url } => match key.code {
-            KeyCode::Esc => {
-                app.popups.pop();
-                app.notify("oracle run cancelled");
-                Vec::new()
-            }
-            KeyCode::Enter => {
-                let url = url.trim().to_string();
-                app.popups.pop();
-                super::jobs::start_oracle_run(app, url)
-            }
-            KeyCode::Backspace => {
-                url.pop();
-                Vec::new()
-            }
-            KeyCode::Char(c) if !ctrl => {
-                url.push(c);
-                Vec::new()
-            }
-            _ => Vec::new(),
-        },
-        Popup::Export {
-            dest,
-            format,
-            result,
-        } => {
-            if result.is_some() {
-                if matches!(key.code, KeyCode::Enter | KeyCode::Esc) {
-                    app.popups.pop();
-                }
-                return Vec::new();
-            }
-            match key.code {
-                KeyCode::Esc => {
-                    app.popups.pop();
-                }
-                KeyCode::Enter => {
-                    return vec![Effect::Export {
-                        format: *format,
-                        dest: PathBuf::from(dest.clone()),
-                    }];
-                }
-                KeyCode::Tab => *format = (*format + 1) % super::export::formats().len(),
-                KeyCode::Backspace => {
-                    dest.pop();
-                }
-                KeyCode::Char(c) if !ctrl => dest.push(c),
-                _ => {}
-            }
-            Vec::new()
-        }
     }
 }
 
@@ -336,9 +169,11 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         return Vec::new();
     }
     match action {
-        Action::Quit if app.live == LiveState::Running => app.popups.push(Popup::ConfirmQuit),
+        Action::Quit if app.live == LiveState::Running => {
+            app.popups.push(Popup::ConfirmQuit(ConfirmQuit))
+        }
         Action::Quit => app.quit = true,
-        Action::Help => app.popups.push(Popup::Help),
+        Action::Help => app.popups.push(Popup::Help(Help)),
         Action::Back => back(app),
         Action::Open => open(app),
         Action::Up => move_cursor(app, -1),
@@ -442,10 +277,7 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Reject => {
             if let Some(o_id) = selected_o_id(app) {
-                app.popups.push(Popup::Note {
-                    o_ids: vec![o_id],
-                    text: String::new(),
-                });
+                app.popups.push(Popup::Note(Note::new(vec![o_id])));
             }
         }
         Action::Edit | Action::EditExternal => {
@@ -476,19 +308,16 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
             if o_ids.is_empty() {
                 app.notify("no oracles in the filtered list");
             } else {
-                app.popups.push(Popup::Confirm {
+                app.popups.push(Popup::Confirm(Confirm {
                     accept: action == Action::BulkAccept,
                     o_ids,
-                });
+                }));
             }
         }
         Action::Export => {
             let dest = app.view.dir.join("export");
-            app.popups.push(Popup::Export {
-                dest: dest.display().to_string(),
-                format: 0,
-                result: None,
-            });
+            let dest = dest.display().to_string();
+            app.popups.push(Popup::Export(Export::new(dest)));
         }
         Action::NextRef | Action::PrevRef
             if app.screen == Screen::Operation && app.tab == Tab::Bundle =>

@@ -9,7 +9,6 @@ mod metamorphic;
 mod operation;
 mod operations;
 mod oracles;
-mod popups;
 
 use super::action::Action;
 use super::state::{App, Screen};
@@ -42,7 +41,7 @@ impl Widget for &App {
             Screen::Metamorphic => metamorphic::draw(self, body, buf),
         }
         draw_footer(self, footer, buf);
-        popups::draw(self, area, buf);
+        crate::tui::popups::render(self, area, buf);
     }
 }
 

@@ -1,0 +1,91 @@
+//! The export dialog: destination and format, then the outcome in place.
+
+use super::{KeyResult, Layer, dialog};
+use crate::tui::state::App;
+use crate::tui::update::Effect;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use std::path::PathBuf;
+
+/// Export of the reviewed suite: destination being typed, then the result.
+#[derive(Debug)]
+pub struct Export {
+    /// Destination path so far.
+    pub dest: String,
+    /// Index into `export::formats()`.
+    pub format: usize,
+    /// Outcome once the driver has exported (`App::export_done`).
+    pub result: Option<Result<String, String>>,
+}
+
+impl Export {
+    /// The dialog for exporting into `dest`, first format.
+    pub fn new(dest: String) -> Export {
+        Export {
+            dest,
+            format: 0,
+            result: None,
+        }
+    }
+}
+
+impl Layer for Export {
+    fn handle_key(&mut self, _app: &mut App, key: KeyEvent) -> KeyResult {
+        if self.result.is_some() {
+            return match key.code {
+                KeyCode::Enter | KeyCode::Esc => KeyResult::Close(Vec::new()),
+                _ => KeyResult::Ignored,
+            };
+        }
+        match key.code {
+            KeyCode::Esc => return KeyResult::Close(Vec::new()),
+            KeyCode::Enter => {
+                return KeyResult::Consumed(vec![Effect::Export {
+                    format: self.format,
+                    dest: PathBuf::from(self.dest.clone()),
+                }]);
+            }
+            KeyCode::Tab => {
+                self.format = (self.format + 1) % crate::tui::export::formats().len();
+            }
+            KeyCode::Backspace => {
+                self.dest.pop();
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => self.dest.push(c),
+            _ => return KeyResult::Ignored,
+        }
+        KeyResult::Consumed(Vec::new())
+    }
+
+    fn render(&self, app: &App, area: Rect, buf: &mut Buffer) {
+        let formats = crate::tui::export::formats();
+        let fname = formats.get(self.format).map(|f| f.name()).unwrap_or("?");
+        let suite = crate::tui::export::reviewed_suite(&app.view);
+        let mut lines = vec![
+            Line::from(vec![
+                Span::styled("format: ", app.theme.muted),
+                Span::styled(fname.to_string(), app.theme.accent),
+                Span::styled("  (tab: next format)", app.theme.muted),
+            ]),
+            Line::from(vec![
+                Span::styled("to: ", app.theme.muted),
+                Span::raw(self.dest.clone()),
+                Span::styled("▏", app.theme.accent),
+            ]),
+            Line::raw(format!(
+                "includes {} accepted/edited oracles, {} multi-op, {} metamorphic",
+                suite.oracles.len(),
+                suite.multi_op.len(),
+                suite.metamorphic.len()
+            )),
+        ];
+        lines.push(match &self.result {
+            None => Line::from(Span::styled("enter: export · esc: cancel", app.theme.muted)),
+            Some(Ok(msg)) => Line::from(Span::styled(format!("✓ {msg}"), app.theme.done)),
+            Some(Err(msg)) => Line::from(Span::styled(format!("✗ {msg}"), app.theme.error)),
+        });
+        dialog(app, "Export", lines, (area, 76, 9), buf);
+    }
+}

@@ -1,0 +1,79 @@
+//! The optional note of a true / false positive judgement of a failed test.
+
+use super::{KeyResult, Layer, dialog};
+use crate::store::{JudgedVerdict, Judgement, Positive};
+use crate::tui::state::App;
+use crate::tui::update::Effect;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+/// Judging `o_id`'s failed `verdict`, with a note being typed.
+#[derive(Debug)]
+pub struct Judge {
+    /// The judged item.
+    pub o_id: String,
+    /// True or false positive.
+    pub judgement: Positive,
+    /// The failure being judged.
+    pub verdict: JudgedVerdict,
+    /// The note so far.
+    pub text: String,
+}
+
+impl Layer for Judge {
+    fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
+        match key.code {
+            KeyCode::Enter => {
+                let text = self.text.trim();
+                let j = Judgement {
+                    o_id: std::mem::take(&mut self.o_id),
+                    judgement: self.judgement,
+                    note: (!text.is_empty()).then(|| text.to_string()),
+                    at: chrono::Utc::now().to_rfc3339(),
+                    verdict: self.verdict.clone(),
+                };
+                KeyResult::Close(vec![Effect::Judge(j)])
+            }
+            KeyCode::Esc => {
+                app.notify("judgement cancelled");
+                KeyResult::Close(Vec::new())
+            }
+            KeyCode::Backspace => {
+                self.text.pop();
+                KeyResult::Consumed(Vec::new())
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.text.push(c);
+                KeyResult::Consumed(Vec::new())
+            }
+            _ => KeyResult::Ignored,
+        }
+    }
+
+    fn render(&self, app: &App, area: Rect, buf: &mut Buffer) {
+        let run = self
+            .verdict
+            .run_at
+            .as_deref()
+            .unwrap_or("time not recorded");
+        let lines = vec![
+            Line::raw(format!("Judge {} a {}", self.o_id, self.judgement.words())),
+            Line::styled(
+                format!("latest verdict: {} (run {run})", self.verdict.outcome),
+                app.theme.muted,
+            ),
+            Line::from(vec![
+                Span::styled("note: ", app.theme.muted),
+                Span::raw(self.text.clone()),
+                Span::styled("▏", app.theme.accent),
+            ]),
+            Line::from(Span::styled(
+                "enter: judge (note optional) · esc: cancel",
+                app.theme.muted,
+            )),
+        ];
+        dialog(app, self.judgement.mark(), lines, (area, 70, 8), buf);
+    }
+}

@@ -1,0 +1,79 @@
+//! The optional note of a rejection (one oracle, or every one of a bulk reject).
+
+use super::{KeyResult, Layer, dialog};
+use crate::model::Decision;
+use crate::tui::review::decision;
+use crate::tui::state::App;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+/// Rejection note for `o_ids`, being typed.
+#[derive(Debug)]
+pub struct Note {
+    /// The items rejected on Enter.
+    pub o_ids: Vec<String>,
+    /// The note so far.
+    pub text: String,
+}
+
+impl Note {
+    /// An empty note for rejecting `o_ids`.
+    pub fn new(o_ids: Vec<String>) -> Note {
+        Note {
+            o_ids,
+            text: String::new(),
+        }
+    }
+}
+
+impl Layer for Note {
+    fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
+        match key.code {
+            KeyCode::Enter => {
+                let text = self.text.trim();
+                let note = (!text.is_empty()).then(|| text.to_string());
+                let ds = std::mem::take(&mut self.o_ids)
+                    .into_iter()
+                    .map(|o| decision(o, Decision::Rejected, None, note.clone()))
+                    .collect();
+                KeyResult::Close(app.start_bulk(ds))
+            }
+            KeyCode::Esc => {
+                app.notify("rejection cancelled");
+                KeyResult::Close(Vec::new())
+            }
+            KeyCode::Backspace => {
+                self.text.pop();
+                KeyResult::Consumed(Vec::new())
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.text.push(c);
+                KeyResult::Consumed(Vec::new())
+            }
+            _ => KeyResult::Ignored,
+        }
+    }
+
+    fn render(&self, app: &App, area: Rect, buf: &mut Buffer) {
+        let what = if self.o_ids.len() == 1 {
+            self.o_ids[0].clone()
+        } else {
+            format!("{} oracles", self.o_ids.len())
+        };
+        let lines = vec![
+            Line::raw(format!("Reject {what}")),
+            Line::from(vec![
+                Span::styled("note: ", app.theme.muted),
+                Span::raw(self.text.clone()),
+                Span::styled("▏", app.theme.accent),
+            ]),
+            Line::from(Span::styled(
+                "enter: reject (note optional) · esc: cancel",
+                app.theme.muted,
+            )),
+        ];
+        dialog(app, "Reject", lines, (area, 70, 7), buf);
+    }
+}
