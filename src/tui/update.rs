@@ -121,22 +121,23 @@ fn line_input_key(app: &mut App, key: KeyEvent) {
     let Some(input) = app.input.as_mut() else {
         return;
     };
-    match key.code {
-        KeyCode::Enter => {
+    let action = app.keymap.lookup(&["popup"], Key::from_event(&key));
+    match (action, key.code) {
+        (Some(Action::Confirm), _) => {
             app.input = None;
         }
-        KeyCode::Esc => {
+        (Some(Action::Cancel), _) => {
             input.text.clear();
             let target = input.target;
             app.input = None;
             apply_input(app, target, String::new());
         }
-        KeyCode::Backspace => {
+        (_, KeyCode::Backspace) => {
             input.text.pop();
             let (t, s) = (input.target, input.text.clone());
             apply_input(app, t, s);
         }
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+        (_, KeyCode::Char(c)) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
             input.text.push(c);
             let (t, s) = (input.target, input.text.clone());
             apply_input(app, t, s);
@@ -345,6 +346,13 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ScrollUp | Action::ScrollDetailUp => app.scroll -= 5,
         Action::Rerun => super::jobs::open_rerun_popup(app),
         Action::RunOracles => super::jobs::open_run_popup(app),
+        // Popup keys: the popup layers handle them, a screen has no use for them.
+        Action::Yes
+        | Action::No
+        | Action::Confirm
+        | Action::Cancel
+        | Action::Save
+        | Action::NextFormat => {}
     }
     Vec::new()
 }

@@ -1,13 +1,14 @@
 //! Asks before a bulk decision: accepting goes ahead, rejecting asks for a note next.
 
-use super::{KeyResult, Layer, Note, Popup, dialog};
+use super::{KeyResult, Layer, Note, Popup, action, dialog, yes_no_line};
 use crate::model::Decision;
+use crate::tui::action::Action;
 use crate::tui::review::decision;
 use crate::tui::state::App;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 
 /// Confirmation of a bulk accept or reject of `o_ids`.
 #[derive(Debug)]
@@ -20,8 +21,8 @@ pub struct Confirm {
 
 impl Layer for Confirm {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
-        match key.code {
-            KeyCode::Char('y') | KeyCode::Enter => {
+        match action(app, &key) {
+            Some(Action::Yes | Action::Confirm) => {
                 let o_ids = std::mem::take(&mut self.o_ids);
                 if self.accept {
                     let ds = o_ids
@@ -34,7 +35,7 @@ impl Layer for Confirm {
                     KeyResult::Close(Vec::new())
                 }
             }
-            KeyCode::Char('n') | KeyCode::Esc => {
+            Some(Action::No | Action::Cancel) => {
                 app.notify("bulk decision cancelled");
                 KeyResult::Close(Vec::new())
             }
@@ -50,12 +51,7 @@ impl Layer for Confirm {
                 self.o_ids.len()
             )),
             Line::raw(""),
-            Line::from(vec![
-                Span::styled("y", app.theme.key),
-                Span::raw(" / enter: yes    "),
-                Span::styled("n", app.theme.key),
-                Span::raw(" / esc: no"),
-            ]),
+            yes_no_line(app, "yes", "no"),
         ];
         dialog(app, format!("{verb} all"), lines, (area, 60, 7), buf);
     }

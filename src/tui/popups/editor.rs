@@ -1,14 +1,15 @@
 //! The inline JSON editor of an oracle or metamorphic test; an invalid edit stays open
 //! with the reason shown under the text.
 
-use super::{KeyResult, Layer, centered};
+use super::{KeyResult, Layer, action, centered, key_label};
 use crate::model::Decision;
+use crate::tui::action::Action;
 use crate::tui::review::{decision, validate_edit};
 use crate::tui::state::App;
 use crate::tui::ui::block;
 use crate::tui::update::Effect;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Span;
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
@@ -29,11 +30,12 @@ pub struct Editor {
 
 impl Layer for Editor {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
-        if key.code == KeyCode::Esc {
+        let action = action(app, &key);
+        if action == Some(Action::Cancel) {
             app.notify("edit cancelled");
             return KeyResult::Close(Vec::new());
         }
-        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('s') {
+        if action == Some(Action::Save) {
             let text = self.textarea.lines().join("\n");
             return match validate_edit(&self.o_id, self.multi, &text) {
                 Ok(value) => {
@@ -59,8 +61,10 @@ impl Layer for Editor {
         );
         Clear.render(r, buf);
         let title = format!(
-            "Edit {} · ctrl-s: validate and keep · esc: cancel",
-            self.o_id
+            "Edit {} · {}: validate and keep · {}: cancel",
+            self.o_id,
+            key_label(app, Action::Save),
+            key_label(app, Action::Cancel)
         );
         let b = block(app, title, true).style(app.theme.popup);
         let inner = b.inner(r);

@@ -1,6 +1,7 @@
 //! The export dialog: destination and format, then the outcome in place.
 
-use super::{KeyResult, Layer, dialog};
+use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog, key_label};
+use crate::tui::action::Action;
 use crate::tui::state::App;
 use crate::tui::update::Effect;
 use ratatui::buffer::Buffer;
@@ -32,28 +33,31 @@ impl Export {
 }
 
 impl Layer for Export {
-    fn handle_key(&mut self, _app: &mut App, key: KeyEvent) -> KeyResult {
+    fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
+        let action = action(app, &key);
         if self.result.is_some() {
-            return match key.code {
-                KeyCode::Enter | KeyCode::Esc => KeyResult::Close(Vec::new()),
+            return match action {
+                Some(Action::Confirm | Action::Cancel) => KeyResult::Close(Vec::new()),
                 _ => KeyResult::Ignored,
             };
         }
-        match key.code {
-            KeyCode::Esc => return KeyResult::Close(Vec::new()),
-            KeyCode::Enter => {
+        match (action, key.code) {
+            (Some(Action::Cancel), _) => return KeyResult::Close(Vec::new()),
+            (Some(Action::Confirm), _) => {
                 return KeyResult::Consumed(vec![Effect::Export {
                     format: self.format,
                     dest: PathBuf::from(self.dest.clone()),
                 }]);
             }
-            KeyCode::Tab => {
+            (Some(Action::NextFormat), _) => {
                 self.format = (self.format + 1) % crate::tui::export::formats().len();
             }
-            KeyCode::Backspace => {
+            (_, KeyCode::Backspace) => {
                 self.dest.pop();
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => self.dest.push(c),
+            (_, KeyCode::Char(c)) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.dest.push(c)
+            }
             _ => return KeyResult::Ignored,
         }
         KeyResult::Consumed(Vec::new())
@@ -67,7 +71,10 @@ impl Layer for Export {
             Line::from(vec![
                 Span::styled("format: ", app.theme.muted),
                 Span::styled(fname.to_string(), app.theme.accent),
-                Span::styled("  (tab: next format)", app.theme.muted),
+                Span::styled(
+                    format!("  ({}: next format)", key_label(app, Action::NextFormat)),
+                    app.theme.muted,
+                ),
             ]),
             Line::from(vec![
                 Span::styled("to: ", app.theme.muted),
@@ -82,7 +89,7 @@ impl Layer for Export {
             )),
         ];
         lines.push(match &self.result {
-            None => Line::from(Span::styled("enter: export · esc: cancel", app.theme.muted)),
+            None => confirm_cancel_hint(app, "export"),
             Some(Ok(msg)) => Line::from(Span::styled(format!("✓ {msg}"), app.theme.done)),
             Some(Err(msg)) => Line::from(Span::styled(format!("✗ {msg}"), app.theme.error)),
         });

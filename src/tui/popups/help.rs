@@ -1,12 +1,12 @@
 //! The key reference, generated from the loaded keymap so it cannot drift from it.
 
-use super::{KeyResult, Layer, centered};
+use super::{KeyResult, Layer, action, centered};
 use crate::tui::action::Action;
 use crate::tui::keymap::Key;
 use crate::tui::state::App;
 use crate::tui::ui::block;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
@@ -17,9 +17,9 @@ pub struct Help;
 
 impl Layer for Help {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
-        let action = app.keymap.lookup(&["global"], Key::from_event(&key));
-        if matches!(action, Some(Action::Help | Action::Back | Action::Quit))
-            || key.code == KeyCode::Enter
+        let global = app.keymap.lookup(&["global"], Key::from_event(&key));
+        if matches!(global, Some(Action::Help | Action::Back | Action::Quit))
+            || matches!(action(app, &key), Some(Action::Confirm | Action::Cancel))
         {
             KeyResult::Close(Vec::new())
         } else {
@@ -33,7 +33,16 @@ impl Layer for Help {
         let mut lines = rows(app);
         // Two columns when the terminal is too short for one.
         let inner_h = r.height.saturating_sub(2) as usize;
-        let b = block(app, "Keys (? or esc to close)", true).style(app.theme.popup);
+        let title = format!(
+            "Keys ({} or {} to close)",
+            app.keymap
+                .hint(&["global"], Action::Help)
+                .unwrap_or_default(),
+            app.keymap
+                .hint(&["global"], Action::Back)
+                .unwrap_or_default()
+        );
+        let b = block(app, title, true).style(app.theme.popup);
         let inner = b.inner(r);
         b.render(r, buf);
         if lines.len() > inner_h {

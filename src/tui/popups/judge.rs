@@ -1,7 +1,8 @@
 //! The optional note of a true / false positive judgement of a failed test.
 
-use super::{KeyResult, Layer, dialog};
+use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog};
 use crate::store::{JudgedVerdict, Judgement, Positive};
+use crate::tui::action::Action;
 use crate::tui::state::App;
 use crate::tui::update::Effect;
 use ratatui::buffer::Buffer;
@@ -24,8 +25,8 @@ pub struct Judge {
 
 impl Layer for Judge {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
-        match key.code {
-            KeyCode::Enter => {
+        match (action(app, &key), key.code) {
+            (Some(Action::Confirm), _) => {
                 let text = self.text.trim();
                 let j = Judgement {
                     o_id: std::mem::take(&mut self.o_id),
@@ -36,15 +37,15 @@ impl Layer for Judge {
                 };
                 KeyResult::Close(vec![Effect::Judge(j)])
             }
-            KeyCode::Esc => {
+            (Some(Action::Cancel), _) => {
                 app.notify("judgement cancelled");
                 KeyResult::Close(Vec::new())
             }
-            KeyCode::Backspace => {
+            (_, KeyCode::Backspace) => {
                 self.text.pop();
                 KeyResult::Consumed(Vec::new())
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            (_, KeyCode::Char(c)) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
                 self.text.push(c);
                 KeyResult::Consumed(Vec::new())
             }
@@ -69,10 +70,7 @@ impl Layer for Judge {
                 Span::raw(self.text.clone()),
                 Span::styled("▏", app.theme.accent),
             ]),
-            Line::from(Span::styled(
-                "enter: judge (note optional) · esc: cancel",
-                app.theme.muted,
-            )),
+            confirm_cancel_hint(app, "judge (note optional)"),
         ];
         dialog(app, self.judgement.mark(), lines, (area, 70, 8), buf);
     }

@@ -27,6 +27,8 @@ pub use quit::ConfirmQuit;
 pub use rerun::Rerun;
 pub use run_oracles::RunOracles;
 
+use super::action::Action;
+use super::keymap::Key;
 use super::state::App;
 use super::update::Effect;
 use ratatui::buffer::Buffer;
@@ -137,6 +139,39 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// The `[popup]` keymap action bound to `key`, if any.
+pub(crate) fn action(app: &App, key: &KeyEvent) -> Option<Action> {
+    app.keymap.lookup(&["popup"], Key::from_event(key))
+}
+
+/// The first key of a `[popup]` action, as hints show it.
+pub(crate) fn key_label(app: &App, action: Action) -> String {
+    app.keymap.hint(&["popup"], action).unwrap_or_default()
+}
+
+/// The `y / enter: {yes}    n / esc: {no}` line of a yes / no question.
+pub(crate) fn yes_no_line(app: &App, yes: &str, no: &str) -> ratatui::text::Line<'static> {
+    use ratatui::text::{Line, Span};
+    Line::from(vec![
+        Span::styled(key_label(app, Action::Yes), app.theme.key),
+        Span::raw(format!(" / {}: {yes}    ", key_label(app, Action::Confirm))),
+        Span::styled(key_label(app, Action::No), app.theme.key),
+        Span::raw(format!(" / {}: {no}", key_label(app, Action::Cancel))),
+    ])
+}
+
+/// The `enter: {confirm} · esc: cancel` hint line of a dialog.
+pub(crate) fn confirm_cancel_hint(app: &App, confirm: &str) -> ratatui::text::Line<'static> {
+    ratatui::text::Line::styled(
+        format!(
+            "{}: {confirm} · {}: cancel",
+            key_label(app, Action::Confirm),
+            key_label(app, Action::Cancel)
+        ),
+        app.theme.muted,
+    )
+}
+
 /// A `w` x `h` rectangle centred in `area` (clipped to it).
 pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
@@ -176,7 +211,11 @@ mod tests {
     use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
     fn app() -> App {
-        App::new(SessionView::default(), Keymap::default_keymap(), Theme::dark())
+        App::new(
+            SessionView::default(),
+            Keymap::default_keymap(),
+            Theme::dark(),
+        )
     }
 
     fn key(code: KeyCode) -> KeyEvent {
@@ -234,5 +273,23 @@ mod tests {
             [Popup::Note(n)] => assert_eq!(n.o_ids, ["a", "b"]),
             other => panic!("confirm closes and the note opens, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn popup_keys_and_hints_come_from_the_keymap() {
+        let keymap = Keymap::with_overrides("[popup]\ncancel = [\"ctrl-g\"]\n", "k.toml").unwrap();
+        let mut app = App::new(SessionView::default(), keymap, Theme::dark());
+        assert_eq!(
+            confirm_cancel_hint(&app, "reject").to_string(),
+            "enter: reject · ^g: cancel"
+        );
+        app.popups.push(Popup::Note(Note::new(vec!["o".into()])));
+        handle_key(&mut app, key(KeyCode::Esc));
+        assert_eq!(app.popups.len(), 1, "esc is no longer cancel");
+        handle_key(
+            &mut app,
+            KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL),
+        );
+        assert!(app.popups.is_empty());
     }
 }

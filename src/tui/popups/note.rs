@@ -1,7 +1,8 @@
 //! The optional note of a rejection (one oracle, or every one of a bulk reject).
 
-use super::{KeyResult, Layer, dialog};
+use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog};
 use crate::model::Decision;
+use crate::tui::action::Action;
 use crate::tui::review::decision;
 use crate::tui::state::App;
 use ratatui::buffer::Buffer;
@@ -30,8 +31,8 @@ impl Note {
 
 impl Layer for Note {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
-        match key.code {
-            KeyCode::Enter => {
+        match (action(app, &key), key.code) {
+            (Some(Action::Confirm), _) => {
                 let text = self.text.trim();
                 let note = (!text.is_empty()).then(|| text.to_string());
                 let ds = std::mem::take(&mut self.o_ids)
@@ -40,15 +41,15 @@ impl Layer for Note {
                     .collect();
                 KeyResult::Close(app.start_bulk(ds))
             }
-            KeyCode::Esc => {
+            (Some(Action::Cancel), _) => {
                 app.notify("rejection cancelled");
                 KeyResult::Close(Vec::new())
             }
-            KeyCode::Backspace => {
+            (_, KeyCode::Backspace) => {
                 self.text.pop();
                 KeyResult::Consumed(Vec::new())
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            (_, KeyCode::Char(c)) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
                 self.text.push(c);
                 KeyResult::Consumed(Vec::new())
             }
@@ -69,10 +70,7 @@ impl Layer for Note {
                 Span::raw(self.text.clone()),
                 Span::styled("▏", app.theme.accent),
             ]),
-            Line::from(Span::styled(
-                "enter: reject (note optional) · esc: cancel",
-                app.theme.muted,
-            )),
+            confirm_cancel_hint(app, "reject (note optional)"),
         ];
         dialog(app, "Reject", lines, (area, 70, 7), buf);
     }

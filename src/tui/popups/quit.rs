@@ -1,11 +1,12 @@
 //! Asks before quitting while a live run is in progress, since quitting stops it.
 
-use super::{KeyResult, Layer, dialog};
+use super::{KeyResult, Layer, action, dialog, yes_no_line};
+use crate::tui::action::Action;
 use crate::tui::state::App;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 
 /// Quit confirmation during a live run.
 #[derive(Debug, Default)]
@@ -13,12 +14,12 @@ pub struct ConfirmQuit;
 
 impl Layer for ConfirmQuit {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
-        match key.code {
-            KeyCode::Char('y') | KeyCode::Enter => {
+        match action(app, &key) {
+            Some(Action::Yes | Action::Confirm) => {
                 app.quit = true;
                 KeyResult::Close(Vec::new())
             }
-            KeyCode::Char('n') | KeyCode::Esc => {
+            Some(Action::No | Action::Cancel) => {
                 app.notify("the run goes on");
                 KeyResult::Close(Vec::new())
             }
@@ -33,12 +34,7 @@ impl Layer for ConfirmQuit {
                 "(completed calls are cached: `mastor run` resumes it)",
                 app.theme.muted,
             ),
-            Line::from(vec![
-                Span::styled("y", app.theme.key),
-                Span::raw(" / enter: stop and quit    "),
-                Span::styled("n", app.theme.key),
-                Span::raw(" / esc: keep watching"),
-            ]),
+            yes_no_line(app, "stop and quit", "keep watching"),
         ];
         dialog(app, "Quit", lines, (area, 60, 7), buf);
     }

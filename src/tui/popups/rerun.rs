@@ -1,12 +1,13 @@
 //! Which agent a re-run of one operation starts from (earlier agents replay their
 //! cached answers).
 
-use super::{KeyResult, Layer, centered};
+use super::{KeyResult, Layer, action, centered, confirm_cancel_hint, key_label};
+use crate::tui::action::Action;
 use crate::tui::jobs::{RERUN_FROM, start_rerun};
 use crate::tui::state::App;
 use crate::tui::ui::block;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
@@ -25,16 +26,14 @@ pub struct Rerun {
 
 impl Layer for Rerun {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
-        match key.code {
-            KeyCode::Esc => {
+        match action(app, &key) {
+            Some(Action::Cancel) => {
                 app.notify("re-run cancelled");
                 return KeyResult::Close(Vec::new());
             }
-            KeyCode::Up | KeyCode::Char('k') => self.choice = self.choice.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.choice = (self.choice + 1).min(RERUN_FROM.len() - 1)
-            }
-            KeyCode::Enter => {
+            Some(Action::Up) => self.choice = self.choice.saturating_sub(1),
+            Some(Action::Down) => self.choice = (self.choice + 1).min(RERUN_FROM.len() - 1),
+            Some(Action::Confirm) => {
                 let from = RERUN_FROM[self.choice].0.map(str::to_string);
                 let op_id = std::mem::take(&mut self.op_id);
                 return KeyResult::Close(start_rerun(app, op_id, from));
@@ -62,10 +61,14 @@ impl Layer for Rerun {
             "earlier agents replay their cached answers · the old result stays until it finishes",
             app.theme.muted,
         )));
-        lines.push(Line::from(Span::styled(
-            "↑/↓: choose · enter: re-run · esc: cancel",
-            app.theme.muted,
-        )));
+        let choose = format!(
+            "{}/{}: choose · ",
+            key_label(app, Action::Up),
+            key_label(app, Action::Down)
+        );
+        let mut hint = confirm_cancel_hint(app, "re-run");
+        hint.spans.insert(0, Span::styled(choose, app.theme.muted));
+        lines.push(hint);
         Paragraph::new(lines)
             .style(app.theme.popup)
             .wrap(Wrap { trim: false })

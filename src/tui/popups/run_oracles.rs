@@ -1,6 +1,7 @@
 //! Asks for the base URL of the API to run the accepted and edited oracles against.
 
-use super::{KeyResult, Layer, dialog};
+use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog};
+use crate::tui::action::Action;
 use crate::tui::state::App;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -16,20 +17,20 @@ pub struct RunOracles {
 
 impl Layer for RunOracles {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
-        match key.code {
-            KeyCode::Esc => {
+        match (action(app, &key), key.code) {
+            (Some(Action::Cancel), _) => {
                 app.notify("oracle run cancelled");
                 KeyResult::Close(Vec::new())
             }
-            KeyCode::Enter => {
+            (Some(Action::Confirm), _) => {
                 let url = self.url.trim().to_string();
                 KeyResult::Close(crate::tui::jobs::start_oracle_run(app, url))
             }
-            KeyCode::Backspace => {
+            (_, KeyCode::Backspace) => {
                 self.url.pop();
                 KeyResult::Consumed(Vec::new())
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            (_, KeyCode::Char(c)) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
                 self.url.push(c);
                 KeyResult::Consumed(Vec::new())
             }
@@ -45,10 +46,7 @@ impl Layer for RunOracles {
                 Span::raw(self.url.clone()),
                 Span::styled("▏", app.theme.accent),
             ]),
-            Line::from(Span::styled(
-                "enter: run (verdicts are saved to the session) · esc: cancel",
-                app.theme.muted,
-            )),
+            confirm_cancel_hint(app, "run (verdicts are saved to the session)"),
         ];
         dialog(app, "Run oracles", lines, (area, 76, 7), buf);
     }

@@ -95,7 +95,18 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
             Span::styled(" / ", t.key),
             Span::raw(input.text.clone()),
             Span::styled("▏", t.accent),
-            Span::styled("   enter keep · esc clear", t.muted),
+            Span::styled(
+                format!(
+                    "   {} keep · {} clear",
+                    app.keymap
+                        .hint(&["popup"], Action::Confirm)
+                        .unwrap_or_default(),
+                    app.keymap
+                        .hint(&["popup"], Action::Cancel)
+                        .unwrap_or_default()
+                ),
+                t.muted,
+            ),
         ])
         .render(area, buf);
         return;
