@@ -462,7 +462,7 @@ fn export_as(b: &mut Bench, format: usize, dest: &Path) -> String {
     })) = b.app.popups.last_mut()
     {
         *f = format;
-        *d = dest.display().to_string();
+        *d = mastor::tui::line_edit::LineEdit::new(dest.display().to_string());
     }
     press(b, "<enter>");
     let msg = match b.app.popups.last() {

@@ -249,7 +249,7 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     assert!(handle_key(&mut app, ctrl('t')).is_empty());
     match app.popups.last() {
         Some(Popup::RunOracles(mastor::tui::popups::RunOracles { url })) => {
-            assert_eq!(url, "http://127.0.0.1:9")
+            assert_eq!(url.text(), "http://127.0.0.1:9")
         }
         other => panic!("expected the run popup, got {other:?}"),
     }
@@ -272,7 +272,7 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     handle_key(&mut app, ctrl('t'));
     match app.popups.last() {
         Some(Popup::RunOracles(mastor::tui::popups::RunOracles { url })) => {
-            assert_eq!(url, "http://127.0.0.1:1")
+            assert_eq!(url.text(), "http://127.0.0.1:1")
         }
         other => panic!("expected the run popup, got {other:?}"),
     }

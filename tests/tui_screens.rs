@@ -269,7 +269,7 @@ fn export_writes_accepted_and_edited_oracles_only() {
         dest: d, ..
     })) = b.app.popups.last_mut()
     {
-        *d = dest.display().to_string();
+        *d = mastor::tui::line_edit::LineEdit::new(dest.display().to_string());
     }
     press(&mut b, "<enter>");
     let suite: SuiteFile = serde_json::from_slice(&std::fs::read(&dest).unwrap()).unwrap();
@@ -365,7 +365,7 @@ fn export_dialog_offers_the_export_module_formats() {
     })) = b.app.popups.last_mut()
     {
         assert_eq!(*format, 1, "tab moves to the next format");
-        *d = out.display().to_string();
+        *d = mastor::tui::line_edit::LineEdit::new(out.display().to_string());
     }
     press(&mut b, "<enter>");
     match b.app.popups.last() {

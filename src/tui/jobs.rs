@@ -213,7 +213,9 @@ pub fn open_run_popup(app: &mut App) {
         .clone()
         .or_else(|| app.jobs.last_api_url.clone())
         .unwrap_or_default();
-    app.popups.push(Popup::RunOracles(RunOracles { url }));
+    app.popups.push(Popup::RunOracles(RunOracles {
+        url: super::line_edit::LineEdit::new(url),
+    }));
 }
 
 /// The run popup was accepted with `url`: checks it and asks for the run.

@@ -125,7 +125,7 @@ pub(crate) fn mark(app: &mut App, judgement: Positive) -> Vec<Effect> {
             o_id,
             judgement,
             verdict,
-            text: String::new(),
+            text: Default::default(),
         })),
         None => {
             let why = app.view.not_failed_reason(&o_id);

@@ -23,6 +23,7 @@ pub mod highlight;
 pub mod jobs;
 pub mod judge;
 pub mod keymap;
+pub mod line_edit;
 pub mod live;
 pub mod loader;
 pub mod metamorphic;

@@ -73,8 +73,10 @@ pub enum InputTarget {
 /// A single-line text being typed (filters, search).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineInput {
+    /// What the text filters or searches.
     pub target: InputTarget,
-    pub text: String,
+    /// The text and its cursor.
+    pub edit: super::line_edit::LineEdit,
 }
 
 /// One reviewable item of the current list.

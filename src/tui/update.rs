@@ -8,13 +8,14 @@
 
 use super::action::Action;
 use super::keymap::Key;
+use super::line_edit::LineEdit;
 use super::popups::{Confirm, ConfirmQuit, Export, Help, Note};
 use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id};
 use super::state::{
     App, InputTarget, LineInput, LiveState, Popup, Screen, StatusFilter, Tab, clamp,
 };
 use crate::model::{Decision, ReviewDecision, ReviewState};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
 use std::path::PathBuf;
 
 /// Work the driver must do on behalf of the state.
@@ -121,28 +122,19 @@ fn line_input_key(app: &mut App, key: KeyEvent) {
     let Some(input) = app.input.as_mut() else {
         return;
     };
-    let action = app.keymap.lookup(&["popup"], Key::from_event(&key));
-    match (action, key.code) {
-        (Some(Action::Confirm), _) => {
-            app.input = None;
-        }
-        (Some(Action::Cancel), _) => {
-            input.text.clear();
+    match app.keymap.lookup(&["popup"], Key::from_event(&key)) {
+        Some(Action::Confirm) => app.input = None,
+        Some(Action::Cancel) => {
             let target = input.target;
             app.input = None;
             apply_input(app, target, String::new());
         }
-        (_, KeyCode::Backspace) => {
-            input.text.pop();
-            let (t, s) = (input.target, input.text.clone());
-            apply_input(app, t, s);
+        _ => {
+            if input.edit.input(key) {
+                let (t, s) = (input.target, input.edit.text().to_string());
+                apply_input(app, t, s);
+            }
         }
-        (_, KeyCode::Char(c)) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-            input.text.push(c);
-            let (t, s) = (input.target, input.text.clone());
-            apply_input(app, t, s);
-        }
-        _ => {}
     }
 }
 
@@ -224,7 +216,10 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
                 }
                 _ => (InputTarget::ListFilter, app.filters.text.clone()),
             };
-            app.input = Some(LineInput { target, text });
+            app.input = Some(LineInput {
+                target,
+                edit: LineEdit::new(text),
+            });
         }
         Action::ClearFilter => {
             app.filters = Default::default();

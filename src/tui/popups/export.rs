@@ -1,11 +1,12 @@
 //! The export dialog: destination and format, then the outcome in place.
 
-use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog, key_label};
+use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog, input_line, key_label};
 use crate::tui::action::Action;
+use crate::tui::line_edit::LineEdit;
 use crate::tui::state::App;
 use crate::tui::update::Effect;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use std::path::PathBuf;
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 #[derive(Debug)]
 pub struct Export {
     /// Destination path so far.
-    pub dest: String,
+    pub dest: LineEdit,
     /// Index into `export::formats()`.
     pub format: usize,
     /// Outcome once the driver has exported (`App::export_done`).
@@ -25,7 +26,7 @@ impl Export {
     /// The dialog for exporting into `dest`, first format.
     pub fn new(dest: String) -> Export {
         Export {
-            dest,
+            dest: LineEdit::new(dest),
             format: 0,
             result: None,
         }
@@ -41,24 +42,20 @@ impl Layer for Export {
                 _ => KeyResult::Ignored,
             };
         }
-        match (action, key.code) {
-            (Some(Action::Cancel), _) => return KeyResult::Close(Vec::new()),
-            (Some(Action::Confirm), _) => {
+        match action {
+            Some(Action::Cancel) => return KeyResult::Close(Vec::new()),
+            Some(Action::Confirm) => {
                 return KeyResult::Consumed(vec![Effect::Export {
                     format: self.format,
-                    dest: PathBuf::from(self.dest.clone()),
+                    dest: PathBuf::from(self.dest.text()),
                 }]);
             }
-            (Some(Action::NextFormat), _) => {
+            Some(Action::NextFormat) => {
                 self.format = (self.format + 1) % crate::tui::export::formats().len();
             }
-            (_, KeyCode::Backspace) => {
-                self.dest.pop();
+            _ => {
+                self.dest.input(key);
             }
-            (_, KeyCode::Char(c)) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                self.dest.push(c)
-            }
-            _ => return KeyResult::Ignored,
         }
         KeyResult::Consumed(Vec::new())
     }
@@ -76,11 +73,7 @@ impl Layer for Export {
                     app.theme.muted,
                 ),
             ]),
-            Line::from(vec![
-                Span::styled("to: ", app.theme.muted),
-                Span::raw(self.dest.clone()),
-                Span::styled("▏", app.theme.accent),
-            ]),
+            input_line(app, "to: ", &self.dest),
             Line::raw(format!(
                 "includes {} accepted/edited oracles, {} multi-op, {} metamorphic",
                 suite.oracles.len(),

@@ -1,14 +1,15 @@
 //! The optional note of a true / false positive judgement of a failed test.
 
-use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog};
+use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog, input_line};
 use crate::store::{JudgedVerdict, Judgement, Positive};
 use crate::tui::action::Action;
+use crate::tui::line_edit::LineEdit;
 use crate::tui::state::App;
 use crate::tui::update::Effect;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 
 /// Judging `o_id`'s failed `verdict`, with a note being typed.
 #[derive(Debug)]
@@ -20,14 +21,14 @@ pub struct Judge {
     /// The failure being judged.
     pub verdict: JudgedVerdict,
     /// The note so far.
-    pub text: String,
+    pub text: LineEdit,
 }
 
 impl Layer for Judge {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
-        match (action(app, &key), key.code) {
-            (Some(Action::Confirm), _) => {
-                let text = self.text.trim();
+        match action(app, &key) {
+            Some(Action::Confirm) => {
+                let text = self.text.text().trim();
                 let j = Judgement {
                     o_id: std::mem::take(&mut self.o_id),
                     judgement: self.judgement,
@@ -37,19 +38,14 @@ impl Layer for Judge {
                 };
                 KeyResult::Close(vec![Effect::Judge(j)])
             }
-            (Some(Action::Cancel), _) => {
+            Some(Action::Cancel) => {
                 app.notify("judgement cancelled");
                 KeyResult::Close(Vec::new())
             }
-            (_, KeyCode::Backspace) => {
-                self.text.pop();
+            _ => {
+                self.text.input(key);
                 KeyResult::Consumed(Vec::new())
             }
-            (_, KeyCode::Char(c)) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                self.text.push(c);
-                KeyResult::Consumed(Vec::new())
-            }
-            _ => KeyResult::Ignored,
         }
     }
 
@@ -65,11 +61,7 @@ impl Layer for Judge {
                 format!("latest verdict: {} (run {run})", self.verdict.outcome),
                 app.theme.muted,
             ),
-            Line::from(vec![
-                Span::styled("note: ", app.theme.muted),
-                Span::raw(self.text.clone()),
-                Span::styled("▏", app.theme.accent),
-            ]),
+            input_line(app, "note: ", &self.text),
             confirm_cancel_hint(app, "judge (note optional)"),
         ];
         dialog(app, self.judgement.mark(), lines, (area, 70, 8), buf);

@@ -172,6 +172,18 @@ pub(crate) fn confirm_cancel_hint(app: &App, confirm: &str) -> ratatui::text::Li
     )
 }
 
+/// A `label` then the line being typed, with its cursor.
+pub(crate) fn input_line(
+    app: &App,
+    label: &str,
+    edit: &super::line_edit::LineEdit,
+) -> ratatui::text::Line<'static> {
+    use ratatui::text::{Line, Span};
+    let mut spans = vec![Span::styled(label.to_string(), app.theme.muted)];
+    spans.extend(edit.spans(app.theme.accent));
+    Line::from(spans)
+}
+
 /// A `w` x `h` rectangle centred in `area` (clipped to it).
 pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
@@ -237,7 +249,7 @@ mod tests {
             Some(Vec::new())
         );
         match app.popups.last() {
-            Some(Popup::Note(n)) => assert_eq!(n.text, "x"),
+            Some(Popup::Note(n)) => assert_eq!(n.text.text(), "x"),
             other => panic!("the note stays open, got {other:?}"),
         }
         handle_key(&mut app, key(KeyCode::Esc));
@@ -254,7 +266,7 @@ mod tests {
         handle_key(&mut app, key(KeyCode::Char('x')));
         assert_eq!(app.popups.len(), 2);
         match app.popups.first() {
-            Some(Popup::Note(n)) => assert_eq!(n.text, "x"),
+            Some(Popup::Note(n)) => assert_eq!(n.text.text(), "x"),
             other => panic!("expected the note, got {other:?}"),
         }
         handle_key(&mut app, key(KeyCode::Esc));

@@ -1,14 +1,15 @@
 //! The optional note of a rejection (one oracle, or every one of a bulk reject).
 
-use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog};
+use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog, input_line};
 use crate::model::Decision;
 use crate::tui::action::Action;
+use crate::tui::line_edit::LineEdit;
 use crate::tui::review::decision;
 use crate::tui::state::App;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 
 /// Rejection note for `o_ids`, being typed.
 #[derive(Debug)]
@@ -16,7 +17,7 @@ pub struct Note {
     /// The items rejected on Enter.
     pub o_ids: Vec<String>,
     /// The note so far.
-    pub text: String,
+    pub text: LineEdit,
 }
 
 impl Note {
@@ -24,16 +25,16 @@ impl Note {
     pub fn new(o_ids: Vec<String>) -> Note {
         Note {
             o_ids,
-            text: String::new(),
+            text: LineEdit::default(),
         }
     }
 }
 
 impl Layer for Note {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
-        match (action(app, &key), key.code) {
-            (Some(Action::Confirm), _) => {
-                let text = self.text.trim();
+        match action(app, &key) {
+            Some(Action::Confirm) => {
+                let text = self.text.text().trim();
                 let note = (!text.is_empty()).then(|| text.to_string());
                 let ds = std::mem::take(&mut self.o_ids)
                     .into_iter()
@@ -41,19 +42,14 @@ impl Layer for Note {
                     .collect();
                 KeyResult::Close(app.start_bulk(ds))
             }
-            (Some(Action::Cancel), _) => {
+            Some(Action::Cancel) => {
                 app.notify("rejection cancelled");
                 KeyResult::Close(Vec::new())
             }
-            (_, KeyCode::Backspace) => {
-                self.text.pop();
+            _ => {
+                self.text.input(key);
                 KeyResult::Consumed(Vec::new())
             }
-            (_, KeyCode::Char(c)) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                self.text.push(c);
-                KeyResult::Consumed(Vec::new())
-            }
-            _ => KeyResult::Ignored,
         }
     }
 
@@ -65,11 +61,7 @@ impl Layer for Note {
         };
         let lines = vec![
             Line::raw(format!("Reject {what}")),
-            Line::from(vec![
-                Span::styled("note: ", app.theme.muted),
-                Span::raw(self.text.clone()),
-                Span::styled("▏", app.theme.accent),
-            ]),
+            input_line(app, "note: ", &self.text),
             confirm_cancel_hint(app, "reject (note optional)"),
         ];
         dialog(app, "Reject", lines, (area, 70, 7), buf);
