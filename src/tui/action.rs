@@ -121,4 +121,16 @@ actions! {
     ScrollDetailDown = "scroll_detail_down", "scroll detail down";
     /// Scroll the detail pane of the metamorphic screen up.
     ScrollDetailUp = "scroll_detail_up", "scroll detail up";
+    /// Popups: answer yes to a question.
+    Yes = "yes", "yes";
+    /// Popups: answer no to a question.
+    No = "no", "no";
+    /// Popups: confirm (submit the typed text, start, close).
+    Confirm = "confirm", "confirm";
+    /// Popups: cancel and close.
+    Cancel = "cancel", "cancel";
+    /// JSON editor: validate and keep the edit.
+    Save = "save", "validate and keep";
+    /// Export dialog: next export format.
+    NextFormat = "next_format", "next format";
 }

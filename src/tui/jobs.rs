@@ -11,13 +11,13 @@
 
 use super::live::{self, LiveMsg};
 use super::loader;
+use super::popups::{Rerun, RunOracles};
 use super::state::{App, LiveState, Popup, Screen};
 use super::store::Session;
 use super::update::Effect;
 use crate::agents::Agent;
 use crate::runner::{self, RunConfig};
 use crate::suite::{self, Only};
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
 use std::time::{Duration, Instant};
@@ -175,29 +175,7 @@ pub fn open_rerun_popup(app: &mut App) {
         app.error("no operation to re-run");
         return;
     };
-    app.popups.push(Popup::Rerun { op_id, choice: 0 });
-}
-
-/// Keys of the re-run popup: up/down choose the agent, enter starts, esc cancels.
-pub fn rerun_popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
-    let Some(Popup::Rerun { op_id, choice }) = app.popups.last_mut() else {
-        return Vec::new();
-    };
-    match key.code {
-        KeyCode::Esc => {
-            app.popups.pop();
-            app.notify("re-run cancelled");
-        }
-        KeyCode::Up | KeyCode::Char('k') => *choice = choice.saturating_sub(1),
-        KeyCode::Down | KeyCode::Char('j') => *choice = (*choice + 1).min(RERUN_FROM.len() - 1),
-        KeyCode::Enter => {
-            let (op_id, from) = (op_id.clone(), RERUN_FROM[*choice].0.map(str::to_string));
-            app.popups.pop();
-            return start_rerun(app, op_id, from);
-        }
-        _ => {}
-    }
-    Vec::new()
+    app.popups.push(Popup::Rerun(Rerun { op_id, choice: 0 }));
 }
 
 /// Starts the re-run of `op_id` from agent `from` (all agents when `None`), unless
@@ -235,7 +213,9 @@ pub fn open_run_popup(app: &mut App) {
         .clone()
         .or_else(|| app.jobs.last_api_url.clone())
         .unwrap_or_default();
-    app.popups.push(Popup::RunOracles { url });
+    app.popups.push(Popup::RunOracles(RunOracles {
+        url: super::line_edit::LineEdit::new(url),
+    }));
 }
 
 /// The run popup was accepted with `url`: checks it and asks for the run.

@@ -9,13 +9,13 @@
 //! the state only once `judgements.jsonl` holds them. Nothing here draws.
 
 use super::filters::JudgedFilter;
+use super::popups;
 use super::state::{App, Popup};
 use super::update::Effect;
 use super::view::SessionView;
 use crate::model::Outcome;
 use crate::positives::{Positives, applying, failed_mr, failed_oracle};
 use crate::store::{JudgedVerdict, Judgement, JudgementEntry, JudgementUndo, Positive};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 impl SessionView {
     /// The latest failed verdict of `o_id`, `None` when it passed, was skipped or never
@@ -121,12 +121,12 @@ pub(crate) fn mark(app: &mut App, judgement: Positive) -> Vec<Effect> {
         return Vec::new();
     };
     match app.view.failure(&o_id) {
-        Some(verdict) => app.popups.push(Popup::Judge {
+        Some(verdict) => app.popups.push(Popup::Judge(popups::Judge {
             o_id,
             judgement,
             verdict,
-            text: String::new(),
-        }),
+            text: Default::default(),
+        })),
         None => {
             let why = app.view.not_failed_reason(&o_id);
             app.notify(format!("only a failed test can be judged: {why} ({o_id})"));
@@ -166,42 +166,6 @@ pub(crate) fn undo(app: &mut App) -> Vec<Effect> {
             Vec::new()
         }
     }
-}
-
-/// Keys of the note popup: text, Enter judges, Esc cancels.
-pub(crate) fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
-    let Some(Popup::Judge {
-        o_id,
-        judgement,
-        verdict,
-        text,
-    }) = app.popups.last_mut()
-    else {
-        return Vec::new();
-    };
-    match key.code {
-        KeyCode::Enter => {
-            let j = Judgement {
-                o_id: std::mem::take(o_id),
-                judgement: *judgement,
-                note: (!text.trim().is_empty()).then(|| text.trim().to_string()),
-                at: chrono::Utc::now().to_rfc3339(),
-                verdict: verdict.clone(),
-            };
-            app.popups.pop();
-            return vec![Effect::Judge(j)];
-        }
-        KeyCode::Esc => {
-            app.popups.pop();
-            app.notify("judgement cancelled");
-        }
-        KeyCode::Backspace => {
-            text.pop();
-        }
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => text.push(c),
-        _ => {}
-    }
-    Vec::new()
 }
 
 impl App {

@@ -2,8 +2,9 @@
 //!
 //! A bad user keymap fails loudly, naming the section, action or key that is wrong,
 //! instead of silently losing a binding. The help overlay and the footer are generated
-//! from the loaded keymap. Text-entry modes (filter, note, JSON editor) do not go
-//! through the keymap: there, keys are text, Esc cancels and Enter confirms.
+//! from the loaded keymap, and so are the popups' key hints. In text-entry modes (filter,
+//! note, JSON editor) keys are text except those of the `[popup]` section (confirm,
+//! cancel, save), which is looked up first.
 
 use super::action::Action;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -13,7 +14,17 @@ use std::collections::BTreeMap;
 pub const DEFAULT_KEYMAP: &str = include_str!("keymap.toml");
 
 /// Keymap sections, in lookup priority order (most specific first).
-pub const SECTIONS: [&str; 5] = ["operation", "metamorphic", "review", "list", "global"];
+pub const SECTIONS: [&str; 6] = [
+    "operation",
+    "metamorphic",
+    "review",
+    "list",
+    "global",
+    "popup",
+];
+
+/// Sections the help overlay lists: popups show their own keys.
+const HELP_SECTIONS: [&str; 5] = ["operation", "metamorphic", "review", "list", "global"];
 
 /// A keymap file that cannot be used, and exactly why.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -21,7 +32,7 @@ pub enum KeymapError {
     #[error("keymap {source_name}: not valid TOML: {reason}")]
     Toml { source_name: String, reason: String },
     #[error(
-        "keymap {source_name}: unknown section [{section}] (known: global, list, review, metamorphic, operation)"
+        "keymap {source_name}: unknown section [{section}] (known: global, list, review, metamorphic, operation, popup)"
     )]
     UnknownSection {
         source_name: String,
@@ -249,7 +260,7 @@ impl Keymap {
     /// (section, key labels, description) rows for the help overlay, in action order.
     pub fn help_rows(&self) -> Vec<(&'static str, String, &'static str)> {
         let mut rows = Vec::new();
-        for section in SECTIONS.iter().rev() {
+        for section in HELP_SECTIONS.iter().rev() {
             for &action in Action::ALL {
                 let keys = self.keys_for(section, action);
                 if !keys.is_empty() {
@@ -295,6 +306,15 @@ mod tests {
         }
         let q = Key::parse("q").unwrap();
         assert_eq!(map.lookup(&["list", "global"], q), Some(Action::Quit));
+    }
+
+    #[test]
+    fn popup_section_binds_dialog_keys_and_stays_out_of_help() {
+        let map = Keymap::default_keymap();
+        let enter = Key::parse("enter").unwrap();
+        assert_eq!(map.lookup(&["popup"], enter), Some(Action::Confirm));
+        assert_eq!(map.keys_for("popup", Action::Save), ["^s"]);
+        assert!(map.help_rows().iter().all(|(s, _, _)| *s != "popup"));
     }
 
     #[test]

@@ -122,7 +122,7 @@ pub fn apply(session: &Session, app: &mut App, msg: LiveMsg) -> bool {
             }
             // The quit question is moot once nothing runs.
             app.popups
-                .retain(|p| !matches!(p, super::state::Popup::ConfirmQuit));
+                .retain(|p| !matches!(p, super::state::Popup::ConfirmQuit(_)));
             true
         }
     }

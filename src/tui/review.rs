@@ -6,6 +6,7 @@
 //! is not on disk. Edited oracles must still parse as the oracle schema and keep their
 //! ids before they are kept.
 
+use super::popups::Editor;
 use super::state::{App, ItemRef, Popup, Screen, Tab};
 use super::update::Effect;
 use crate::model::{Decision, MultiOpOracle, Oracle, ReviewDecision};
@@ -114,12 +115,12 @@ pub(crate) fn open_editor(
 ) {
     let mut textarea = TextArea::new(text.lines().map(str::to_string).collect());
     textarea.set_line_number_style(app.theme.line_number);
-    app.popups.push(Popup::Editor {
+    app.popups.push(Popup::Editor(Editor {
         o_id,
         multi,
         textarea: Box::new(textarea),
         error,
-    });
+    }));
 }
 
 /// Checks edited JSON against the oracle schema and that it still is the same oracle
@@ -296,8 +297,8 @@ impl App {
 
     /// The export finished (or failed): show the summary in the dialog.
     pub fn export_done(&mut self, outcome: Result<String, String>) {
-        if let Some(Popup::Export { result, .. }) = self.popups.last_mut() {
-            *result = Some(outcome);
+        if let Some(Popup::Export(export)) = self.popups.last_mut() {
+            export.result = Some(outcome);
         } else if let Err(e) = outcome {
             self.error(e);
         }

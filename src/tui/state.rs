@@ -7,12 +7,12 @@
 pub use super::filters::{Filters, SortKey, StatusFilter, op_has_status};
 use super::highlight::Highlighter;
 use super::keymap::Keymap;
+pub use super::popups::Popup;
 use super::theme::Theme;
 use super::view::{OpView, SessionView};
 use crate::model::{EvidenceRef, ReviewState};
 use crate::store::LockHolder;
 use chrono::{DateTime, Utc};
-use ratatui_textarea::TextArea;
 
 /// Top-level screens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,55 +73,10 @@ pub enum InputTarget {
 /// A single-line text being typed (filters, search).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineInput {
+    /// What the text filters or searches.
     pub target: InputTarget,
-    pub text: String,
-}
-
-/// Layers drawn over the screen; the top one gets the keys first.
-#[derive(Debug)]
-pub enum Popup {
-    Help,
-    /// Asks before a bulk decision on `o_ids`.
-    Confirm {
-        accept: bool,
-        o_ids: Vec<String>,
-    },
-    /// Optional note for a rejection of `o_ids`.
-    Note {
-        o_ids: Vec<String>,
-        text: String,
-    },
-    /// Optional note for judging `o_id`'s failed `verdict` a true or false positive.
-    Judge {
-        o_id: String,
-        judgement: crate::store::Positive,
-        verdict: crate::store::JudgedVerdict,
-        text: String,
-    },
-    /// Inline JSON editor; `error` is the last validation failure, shown in place.
-    Editor {
-        o_id: String,
-        multi: bool,
-        textarea: Box<TextArea<'static>>,
-        error: Option<String>,
-    },
-    /// Asks before quitting while a live run is in progress (quitting stops the run).
-    ConfirmQuit,
-    /// Which agent a re-run of `op_id` starts from: index into `jobs::RERUN_FROM`.
-    Rerun {
-        op_id: String,
-        choice: usize,
-    },
-    /// Base URL of the API to run the accepted oracles against, being typed.
-    RunOracles {
-        url: String,
-    },
-    /// Export dialog: destination being typed, then the result.
-    Export {
-        dest: String,
-        format: usize,
-        result: Option<Result<String, String>>,
-    },
+    /// The text and its cursor.
+    pub edit: super::line_edit::LineEdit,
 }
 
 /// One reviewable item of the current list.

@@ -8,12 +8,14 @@
 
 use super::action::Action;
 use super::keymap::Key;
-use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id, validate_edit};
+use super::line_edit::LineEdit;
+use super::popups::{Confirm, ConfirmQuit, Export, Help, Note};
+use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id};
 use super::state::{
     App, InputTarget, LineInput, LiveState, Popup, Screen, StatusFilter, Tab, clamp,
 };
 use crate::model::{Decision, ReviewDecision, ReviewState};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
 use std::path::PathBuf;
 
 /// Work the driver must do on behalf of the state.
@@ -93,8 +95,8 @@ fn key_effects(app: &mut App, key: KeyEvent) -> Vec<Effect> {
         }
         return Vec::new();
     }
-    if app.popups.last().is_some() {
-        return popup_key(app, key);
+    if let Some(effects) = super::popups::handle_key(app, key) {
+        return effects;
     }
     if app.input.is_some() {
         line_input_key(app, key);
@@ -116,199 +118,23 @@ pub fn handle_mouse(app: &mut App, ev: MouseEvent) -> Vec<Effect> {
     }
 }
 
-fn popup_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let Some(top) = app.popups.last_mut() else {
-        return Vec::new();
-    };
-    match top {
-        Popup::Help => {
-            let k = Key::from_event(&key);
-            let action = app.keymap.lookup(&["global"], k);
-            if matches!(action, Some(Action::Help | Action::Back | Action::Quit))
-                || key.code == KeyCode::Enter
-            {
-                app.popups.pop();
-            }
-            Vec::new()
-        }
-        Popup::Confirm { accept, o_ids } => match key.code {
-            KeyCode::Char('y') | KeyCode::Enter => {
-                let (accept, o_ids) = (*accept, std::mem::take(o_ids));
-                app.popups.pop();
-                if accept {
-                    let ds = o_ids
-                        .into_iter()
-                        .map(|o| decision(o, Decision::Accepted, None, None))
-                        .collect();
-                    app.start_bulk(ds)
-                } else {
-                    app.popups.push(Popup::Note {
-                        o_ids,
-                        text: String::new(),
-                    });
-                    Vec::new()
-                }
-            }
-            KeyCode::Char('n') | KeyCode::Esc => {
-                app.popups.pop();
-                app.notify("bulk decision cancelled");
-                Vec::new()
-            }
-            _ => Vec::new(),
-        },
-        Popup::ConfirmQuit => {
-            match key.code {
-                KeyCode::Char('y') | KeyCode::Enter => {
-                    app.popups.pop();
-                    app.quit = true;
-                }
-                KeyCode::Char('n') | KeyCode::Esc => {
-                    app.popups.pop();
-                    app.notify("the run goes on");
-                }
-                _ => {}
-            }
-            Vec::new()
-        }
-        Popup::Note { o_ids, text } => match key.code {
-            KeyCode::Enter => {
-                let note = (!text.trim().is_empty()).then(|| text.trim().to_string());
-                let o_ids = std::mem::take(o_ids);
-                app.popups.pop();
-                let ds = o_ids
-                    .into_iter()
-                    .map(|o| decision(o, Decision::Rejected, None, note.clone()))
-                    .collect();
-                app.start_bulk(ds)
-            }
-            KeyCode::Esc => {
-                app.popups.pop();
-                app.notify("rejection cancelled");
-                Vec::new()
-            }
-            KeyCode::Backspace => {
-                text.pop();
-                Vec::new()
-            }
-            KeyCode::Char(c) if !ctrl => {
-                text.push(c);
-                Vec::new()
-            }
-            _ => Vec::new(),
-        },
-        Popup::Editor {
-            o_id,
-            multi,
-            textarea,
-            error,
-        } => {
-            if key.code == KeyCode::Esc {
-                app.popups.pop();
-                app.notify("edit cancelled");
-                return Vec::new();
-            }
-            if ctrl && key.code == KeyCode::Char('s') {
-                let text = textarea.lines().join("\n");
-                match validate_edit(o_id, *multi, &text) {
-                    Ok(value) => {
-                        let o_id = o_id.clone();
-                        app.popups.pop();
-                        return vec![Effect::Record(decision(
-                            o_id,
-                            Decision::Edited,
-                            Some(value),
-                            None,
-                        ))];
-                    }
-                    Err(e) => *error = Some(e),
-                }
-                return Vec::new();
-            }
-            textarea.input(key);
-            Vec::new()
-        }
-        Popup::Rerun { .. } => super::jobs::rerun_popup_key(app, key),
-        Popup::Judge { .. } => super::judge::popup_key(app, key),
-        Popup::RunOracles { url } => match key.code {
-            KeyCode::Esc => {
-                app.popups.pop();
-                app.notify("oracle run cancelled");
-                Vec::new()
-            }
-            KeyCode::Enter => {
-                let url = url.trim().to_string();
-                app.popups.pop();
-                super::jobs::start_oracle_run(app, url)
-            }
-            KeyCode::Backspace => {
-                url.pop();
-                Vec::new()
-            }
-            KeyCode::Char(c) if !ctrl => {
-                url.push(c);
-                Vec::new()
-            }
-            _ => Vec::new(),
-        },
-        Popup::Export {
-            dest,
-            format,
-            result,
-        } => {
-            if result.is_some() {
-                if matches!(key.code, KeyCode::Enter | KeyCode::Esc) {
-                    app.popups.pop();
-                }
-                return Vec::new();
-            }
-            match key.code {
-                KeyCode::Esc => {
-                    app.popups.pop();
-                }
-                KeyCode::Enter => {
-                    return vec![Effect::Export {
-                        format: *format,
-                        dest: PathBuf::from(dest.clone()),
-                    }];
-                }
-                KeyCode::Tab => *format = (*format + 1) % super::export::formats().len(),
-                KeyCode::Backspace => {
-                    dest.pop();
-                }
-                KeyCode::Char(c) if !ctrl => dest.push(c),
-                _ => {}
-            }
-            Vec::new()
-        }
-    }
-}
-
 fn line_input_key(app: &mut App, key: KeyEvent) {
     let Some(input) = app.input.as_mut() else {
         return;
     };
-    match key.code {
-        KeyCode::Enter => {
-            app.input = None;
-        }
-        KeyCode::Esc => {
-            input.text.clear();
+    match app.keymap.lookup(&["popup"], Key::from_event(&key)) {
+        Some(Action::Confirm) => app.input = None,
+        Some(Action::Cancel) => {
             let target = input.target;
             app.input = None;
             apply_input(app, target, String::new());
         }
-        KeyCode::Backspace => {
-            input.text.pop();
-            let (t, s) = (input.target, input.text.clone());
-            apply_input(app, t, s);
+        _ => {
+            if input.edit.input(key) {
+                let (t, s) = (input.target, input.edit.text().to_string());
+                apply_input(app, t, s);
+            }
         }
-        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-            input.text.push(c);
-            let (t, s) = (input.target, input.text.clone());
-            apply_input(app, t, s);
-        }
-        _ => {}
     }
 }
 
@@ -336,9 +162,11 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         return Vec::new();
     }
     match action {
-        Action::Quit if app.live == LiveState::Running => app.popups.push(Popup::ConfirmQuit),
+        Action::Quit if app.live == LiveState::Running => {
+            app.popups.push(Popup::ConfirmQuit(ConfirmQuit))
+        }
         Action::Quit => app.quit = true,
-        Action::Help => app.popups.push(Popup::Help),
+        Action::Help => app.popups.push(Popup::Help(Help)),
         Action::Back => back(app),
         Action::Open => open(app),
         Action::Up => move_cursor(app, -1),
@@ -388,7 +216,10 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
                 }
                 _ => (InputTarget::ListFilter, app.filters.text.clone()),
             };
-            app.input = Some(LineInput { target, text });
+            app.input = Some(LineInput {
+                target,
+                edit: LineEdit::new(text),
+            });
         }
         Action::ClearFilter => {
             app.filters = Default::default();
@@ -442,10 +273,7 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Reject => {
             if let Some(o_id) = selected_o_id(app) {
-                app.popups.push(Popup::Note {
-                    o_ids: vec![o_id],
-                    text: String::new(),
-                });
+                app.popups.push(Popup::Note(Note::new(vec![o_id])));
             }
         }
         Action::Edit | Action::EditExternal => {
@@ -476,19 +304,16 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
             if o_ids.is_empty() {
                 app.notify("no oracles in the filtered list");
             } else {
-                app.popups.push(Popup::Confirm {
+                app.popups.push(Popup::Confirm(Confirm {
                     accept: action == Action::BulkAccept,
                     o_ids,
-                });
+                }));
             }
         }
         Action::Export => {
             let dest = app.view.dir.join("export");
-            app.popups.push(Popup::Export {
-                dest: dest.display().to_string(),
-                format: 0,
-                result: None,
-            });
+            let dest = dest.display().to_string();
+            app.popups.push(Popup::Export(Export::new(dest)));
         }
         Action::NextRef | Action::PrevRef
             if app.screen == Screen::Operation && app.tab == Tab::Bundle =>
@@ -516,6 +341,13 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ScrollUp | Action::ScrollDetailUp => app.scroll -= 5,
         Action::Rerun => super::jobs::open_rerun_popup(app),
         Action::RunOracles => super::jobs::open_run_popup(app),
+        // Popup keys: the popup layers handle them, a screen has no use for them.
+        Action::Yes
+        | Action::No
+        | Action::Confirm
+        | Action::Cancel
+        | Action::Save
+        | Action::NextFormat => {}
     }
     Vec::new()
 }

@@ -44,7 +44,7 @@ fn review_in_tmux_survives_relaunch() {
     t.wait_for("rejected GET /pets#bi_limit_0", 20);
     // Edit the third: append to its description, validate and keep.
     t.keys(&["Down", "e"]);
-    t.wait_for("ctrl-s: validate and keep", 20);
+    t.wait_for("^s: validate and keep", 20);
     t.keys(&["Down", "Down", "Down", "End", "Left", "Left"]);
     t.text(" (edited)");
     t.keys(&["C-s"]);

@@ -151,7 +151,10 @@ fn metamorphic_failures_are_judged_with_a_note_undone_and_kept() {
     assert!(lines(&b).is_empty());
     // The violated relation is a real bug; the failed execution a wrong test.
     press(&mut b, "<down>T");
-    assert!(matches!(b.app.popups.last(), Some(Popup::Judge { .. })));
+    assert!(matches!(
+        b.app.popups.last(),
+        Some(Popup::Judge(mastor::tui::popups::Judge { .. }))
+    ));
     assert!(screen(&b.app, 120, 40).contains("Judge mr#b_violated a true positive"));
     press(&mut b, "status not updated<enter><down>F<enter>");
     let l = lines(&b);

@@ -295,7 +295,7 @@ fn quitting_while_running_asks_first() {
     let (session, mut app) = live_app(dir.path());
     mastor::tui::update::handle_key(&mut app, key('q'));
     assert!(!app.quit);
-    assert!(matches!(app.popups.last(), Some(Popup::ConfirmQuit)));
+    assert!(matches!(app.popups.last(), Some(Popup::ConfirmQuit(_))));
     mastor::tui::update::handle_key(&mut app, key('n'));
     assert!(!app.quit);
     assert!(app.popups.is_empty());

@@ -251,7 +251,7 @@ fn accept_reject_edit_and_invalid_edits_reach_the_journal() {
     // the test: each shows its error in place and journals nothing.
     press(&mut b, "<down>ex<C-s>");
     let err = |b: &Bench| match b.app.popups.last() {
-        Some(Popup::Editor { error: Some(e), .. }) => e.clone(),
+        Some(Popup::Editor(mastor::tui::popups::Editor { error: Some(e), .. })) => e.clone(),
         other => panic!("expected the editor with an error, got {other:?}"),
     };
     assert!(err(&b).starts_with("not a metamorphic test"), "{}", err(&b));
@@ -327,7 +327,7 @@ fn accept_reject_edit_and_invalid_edits_reach_the_journal() {
 fn set_editor(b: &mut Bench, v: &Value) {
     let text = serde_json::to_string_pretty(v).unwrap();
     match b.app.popups.last_mut() {
-        Some(Popup::Editor { textarea, .. }) => {
+        Some(Popup::Editor(mastor::tui::popups::Editor { textarea, .. })) => {
             **textarea = ratatui_textarea::TextArea::new(text.lines().map(str::to_string).collect())
         }
         other => panic!("expected the editor, got {other:?}"),
@@ -408,11 +408,11 @@ fn external_editor_edits_are_validated_like_inline_ones() {
         Ok(v.to_string())
     });
     match b.app.popups.last() {
-        Some(Popup::Editor {
+        Some(Popup::Editor(mastor::tui::popups::Editor {
             o_id,
             error: Some(e),
             ..
-        }) => {
+        })) => {
             assert_eq!(o_id, "mr#create_grows_list");
             assert!(e.contains("`relations`"), "{e}");
         }
@@ -457,19 +457,19 @@ fn a_session_with_only_metamorphic_tests_opens_on_them() {
 /// Sets the export dialog's format and destination, then exports; returns the summary.
 fn export_as(b: &mut Bench, format: usize, dest: &Path) -> String {
     press(b, "x");
-    if let Some(Popup::Export {
+    if let Some(Popup::Export(mastor::tui::popups::Export {
         dest: d, format: f, ..
-    }) = b.app.popups.last_mut()
+    })) = b.app.popups.last_mut()
     {
         *f = format;
-        *d = dest.display().to_string();
+        *d = mastor::tui::line_edit::LineEdit::new(dest.display().to_string());
     }
     press(b, "<enter>");
     let msg = match b.app.popups.last() {
-        Some(Popup::Export {
+        Some(Popup::Export(mastor::tui::popups::Export {
             result: Some(Ok(msg)),
             ..
-        }) => msg.clone(),
+        })) => msg.clone(),
         other => panic!("expected an export result, got {other:?}"),
     };
     press(b, "<esc>");

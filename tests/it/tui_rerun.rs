@@ -70,7 +70,9 @@ fn ctrl_r_asks_which_agent_to_start_from() {
 
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
     match app.popups.last() {
-        Some(Popup::Rerun { op_id: o, choice }) => assert_eq!((o, *choice), (&op_id, 0)),
+        Some(Popup::Rerun(mastor::tui::popups::Rerun { op_id: o, choice })) => {
+            assert_eq!((o, *choice), (&op_id, 0))
+        }
         other => panic!("expected the re-run popup, got {other:?}"),
     }
     // Down past the end stays on the last choice; up comes back.
@@ -228,7 +230,9 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
     let selected = app.view.ops[app.selected_op().unwrap()].op_id.clone();
     match app.popups.last() {
-        Some(Popup::Rerun { op_id, .. }) => assert_eq!(op_id, &selected),
+        Some(Popup::Rerun(mastor::tui::popups::Rerun { op_id, .. })) => {
+            assert_eq!(op_id, &selected)
+        }
         other => panic!("expected the re-run popup, got {other:?}"),
     }
     assert!(handle_key(&mut app, code(KeyCode::Esc)).is_empty());
@@ -244,7 +248,9 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     app.jobs.api_url = Some("http://127.0.0.1:9".into());
     assert!(handle_key(&mut app, ctrl('t')).is_empty());
     match app.popups.last() {
-        Some(Popup::RunOracles { url }) => assert_eq!(url, "http://127.0.0.1:9"),
+        Some(Popup::RunOracles(mastor::tui::popups::RunOracles { url })) => {
+            assert_eq!(url.text(), "http://127.0.0.1:9")
+        }
         other => panic!("expected the run popup, got {other:?}"),
     }
     assert!(handle_key(&mut app, code(KeyCode::Backspace)).is_empty());
@@ -265,7 +271,9 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     app.jobs.api_url = None;
     handle_key(&mut app, ctrl('t'));
     match app.popups.last() {
-        Some(Popup::RunOracles { url }) => assert_eq!(url, "http://127.0.0.1:1"),
+        Some(Popup::RunOracles(mastor::tui::popups::RunOracles { url })) => {
+            assert_eq!(url.text(), "http://127.0.0.1:1")
+        }
         other => panic!("expected the run popup, got {other:?}"),
     }
 

@@ -154,7 +154,10 @@ fn accept_reject_with_note_edit_and_undo_reach_the_journal() {
     press(&mut b, "<down>e");
     press(&mut b, "x<C-s>");
     match b.app.popups.last() {
-        Some(mastor::tui::state::Popup::Editor { error: Some(e), .. }) => {
+        Some(mastor::tui::state::Popup::Editor(mastor::tui::popups::Editor {
+            error: Some(e),
+            ..
+        })) => {
             assert!(e.contains("not an oracle"), "{e}")
         }
         other => panic!("expected the editor with an error, got {other:?}"),
@@ -262,8 +265,11 @@ fn export_writes_accepted_and_edited_oracles_only() {
     press(&mut b, "<enter>a<down>r<enter><down>E");
     let dest = b.session.dir().join("out.json");
     press(&mut b, "x");
-    if let Some(mastor::tui::state::Popup::Export { dest: d, .. }) = b.app.popups.last_mut() {
-        *d = dest.display().to_string();
+    if let Some(mastor::tui::state::Popup::Export(mastor::tui::popups::Export {
+        dest: d, ..
+    })) = b.app.popups.last_mut()
+    {
+        *d = mastor::tui::line_edit::LineEdit::new(dest.display().to_string());
     }
     press(&mut b, "<enter>");
     let suite: SuiteFile = serde_json::from_slice(&std::fs::read(&dest).unwrap()).unwrap();
@@ -271,10 +277,10 @@ fn export_writes_accepted_and_edited_oracles_only() {
     assert_eq!(ids, ["fv_limit_10", "fi_limit_abc"]);
     assert_eq!(suite.review["GET /pets#fi_limit_abc"], ReviewState::Edited);
     match b.app.popups.last() {
-        Some(mastor::tui::state::Popup::Export {
+        Some(mastor::tui::state::Popup::Export(mastor::tui::popups::Export {
             result: Some(Ok(msg)),
             ..
-        }) => {
+        })) => {
             assert!(msg.contains("wrote 2 oracles"), "{msg}")
         }
         other => panic!("expected an export result, got {other:?}"),
@@ -352,19 +358,21 @@ fn export_dialog_offers_the_export_module_formats() {
     press(&mut b, "<enter>a<down>a");
     let out = b.session.dir().join("junit-out");
     press(&mut b, "x<tab>");
-    if let Some(mastor::tui::state::Popup::Export {
-        dest: d, format, ..
-    }) = b.app.popups.last_mut()
+    if let Some(mastor::tui::state::Popup::Export(mastor::tui::popups::Export {
+        dest: d,
+        format,
+        ..
+    })) = b.app.popups.last_mut()
     {
         assert_eq!(*format, 1, "tab moves to the next format");
-        *d = out.display().to_string();
+        *d = mastor::tui::line_edit::LineEdit::new(out.display().to_string());
     }
     press(&mut b, "<enter>");
     match b.app.popups.last() {
-        Some(mastor::tui::state::Popup::Export {
+        Some(mastor::tui::state::Popup::Export(mastor::tui::popups::Export {
             result: Some(Ok(msg)),
             ..
-        }) => {
+        })) => {
             assert!(msg.contains("2 tests"), "{msg}")
         }
         other => panic!("expected an export result, got {other:?}"),

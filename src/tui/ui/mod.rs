@@ -9,7 +9,6 @@ mod metamorphic;
 mod operation;
 mod operations;
 mod oracles;
-mod popups;
 
 use super::action::Action;
 use super::state::{App, Screen};
@@ -42,7 +41,7 @@ impl Widget for &App {
             Screen::Metamorphic => metamorphic::draw(self, body, buf),
         }
         draw_footer(self, footer, buf);
-        popups::draw(self, area, buf);
+        crate::tui::popups::render(self, area, buf);
     }
 }
 
@@ -92,13 +91,21 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
 fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     if let Some(input) = &app.input {
-        Line::from(vec![
-            Span::styled(" / ", t.key),
-            Span::raw(input.text.clone()),
-            Span::styled("▏", t.accent),
-            Span::styled("   enter keep · esc clear", t.muted),
-        ])
-        .render(area, buf);
+        let mut spans = vec![Span::styled(" / ", t.key)];
+        spans.extend(input.edit.spans(t.accent));
+        spans.push(Span::styled(
+            format!(
+                "   {} keep · {} clear",
+                app.keymap
+                    .hint(&["popup"], Action::Confirm)
+                    .unwrap_or_default(),
+                app.keymap
+                    .hint(&["popup"], Action::Cancel)
+                    .unwrap_or_default()
+            ),
+            t.muted,
+        ));
+        Line::from(spans).render(area, buf);
         return;
     }
     if let Some((msg, is_err)) = &app.status {

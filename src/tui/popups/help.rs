@@ -1,0 +1,83 @@
+//! The key reference, generated from the loaded keymap so it cannot drift from it.
+
+use super::{KeyResult, Layer, action, centered};
+use crate::tui::action::Action;
+use crate::tui::keymap::Key;
+use crate::tui::state::App;
+use crate::tui::ui::block;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::KeyEvent;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Widget};
+
+/// The help overlay.
+#[derive(Debug, Default)]
+pub struct Help;
+
+impl Layer for Help {
+    fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
+        let global = app.keymap.lookup(&["global"], Key::from_event(&key));
+        if matches!(global, Some(Action::Help | Action::Back | Action::Quit))
+            || matches!(action(app, &key), Some(Action::Confirm | Action::Cancel))
+        {
+            KeyResult::Close(Vec::new())
+        } else {
+            KeyResult::Ignored
+        }
+    }
+
+    fn render(&self, app: &App, area: Rect, buf: &mut Buffer) {
+        let r = centered(area, 72, area.height.saturating_sub(2));
+        Clear.render(r, buf);
+        let mut lines = rows(app);
+        // Two columns when the terminal is too short for one.
+        let inner_h = r.height.saturating_sub(2) as usize;
+        let title = format!(
+            "Keys ({} or {} to close)",
+            app.keymap
+                .hint(&["global"], Action::Help)
+                .unwrap_or_default(),
+            app.keymap
+                .hint(&["global"], Action::Back)
+                .unwrap_or_default()
+        );
+        let b = block(app, title, true).style(app.theme.popup);
+        let inner = b.inner(r);
+        b.render(r, buf);
+        if lines.len() > inner_h {
+            let [a, c] =
+                Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                    .areas(inner);
+            let right = lines.split_off(lines.len().div_ceil(2));
+            Paragraph::new(lines).render(a, buf);
+            Paragraph::new(right).render(c, buf);
+        } else {
+            Paragraph::new(lines).render(inner, buf);
+        }
+    }
+}
+
+/// One line per bound action, under a `[section]` heading per keymap section.
+fn rows(app: &App) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut last = "";
+    for (section, keys, desc) in app.keymap.help_rows() {
+        if section != last {
+            lines.push(Line::from(Span::styled(
+                format!("[{section}]"),
+                app.theme.title,
+            )));
+            last = section;
+        }
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {keys:<11}"), app.theme.key),
+            Span::raw(desc),
+        ]));
+    }
+    lines.push(Line::from(Span::styled(
+        format!("theme: {} · keys from keymap.toml", app.theme.name),
+        app.theme.muted,
+    )));
+    lines
+}
