@@ -152,7 +152,8 @@ fn apply_input(app: &mut App, target: InputTarget, text: String) {
     }
 }
 
-/// Applies one action.
+/// Applies one action: review actions may return effects; filters and navigation change
+/// the view only.
 pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
     app.status = None;
     if writes_session(action)
@@ -161,51 +162,82 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         app.error(message);
         return Vec::new();
     }
+    if let Some(effects) = review_action(app, action) {
+        return effects;
+    }
+    if !filter_action(app, action) {
+        navigate(app, action);
+    }
+    Vec::new()
+}
+
+/// Decisions, judgements, bulk actions, export and runs; `None` for other actions.
+fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
     match action {
-        Action::Quit if app.live == LiveState::Running => {
-            app.popups.push(Popup::ConfirmQuit(ConfirmQuit))
-        }
-        Action::Quit => app.quit = true,
-        Action::Help => app.popups.push(Popup::Help(Help)),
-        Action::Back => back(app),
-        Action::Open => open(app),
-        Action::Up => move_cursor(app, -1),
-        Action::Down => move_cursor(app, 1),
-        Action::PageUp => move_cursor(app, -(app.page as i64)),
-        Action::PageDown => move_cursor(app, app.page as i64),
-        Action::Top => move_cursor(app, i64::MIN / 2),
-        Action::Bottom => move_cursor(app, i64::MAX / 2),
-        Action::NextTab | Action::PrevTab => {
-            if app.screen == Screen::Operation {
-                let i = Tab::ALL.iter().position(|t| *t == app.tab).unwrap_or(0);
-                let n = Tab::ALL.len();
-                let next = if action == Action::NextTab {
-                    i + 1
-                } else {
-                    i + n - 1
-                };
-                app.tab = Tab::ALL[next % n];
-                app.scroll = 0;
-                app.ref_idx = 0;
+        Action::Accept => {
+            if let Some(o_id) = selected_o_id(app) {
+                return Some(vec![Effect::Record(decision(
+                    o_id,
+                    Decision::Accepted,
+                    None,
+                    None,
+                ))]);
             }
         }
-        Action::ShowOperations => {
-            app.screen = Screen::Operations;
-            app.refresh_lists();
+        Action::Reject => {
+            if let Some(o_id) = selected_o_id(app) {
+                app.popups.push(Popup::Note(Note::new(vec![o_id])));
+            }
         }
-        Action::ShowGroups => {
-            app.screen = Screen::Groups;
-            app.refresh_items();
+        Action::Edit | Action::EditExternal => {
+            if let Some((o_id, multi, text)) = edit_text(app) {
+                if action == Action::EditExternal {
+                    return Some(vec![Effect::ExternalEdit { o_id, multi, text }]);
+                }
+                open_editor(app, o_id, multi, &text, None);
+            }
         }
-        Action::ShowCosts => app.screen = Screen::Costs,
-        Action::ShowMetamorphic if app.screen != Screen::Metamorphic => {
-            app.screen = Screen::Metamorphic;
-            app.item_cursor = 0;
-            app.scroll = 0;
-            app.item_filter.clear();
-            app.refresh_items();
+        Action::Undo => {
+            let target = app
+                .undo_stack
+                .last()
+                .cloned()
+                .or_else(|| selected_o_id(app).filter(|o| app.view.decisions.contains_key(o)));
+            match target {
+                Some(o_id) => return Some(vec![Effect::Undo(o_id)]),
+                None => app.notify("nothing to undo"),
+            }
         }
-        Action::ShowMetamorphic => {}
+        Action::TruePositive => return Some(super::judge::mark(app, crate::store::Positive::Tp)),
+        Action::FalsePositive => return Some(super::judge::mark(app, crate::store::Positive::Fp)),
+        Action::UndoJudgement => return Some(super::judge::undo(app)),
+        Action::CycleJudged => super::judge::cycle_filter(app),
+        Action::BulkAccept | Action::BulkReject => {
+            let o_ids = bulk_targets(app);
+            if o_ids.is_empty() {
+                app.notify("no oracles in the filtered list");
+            } else {
+                app.popups.push(Popup::Confirm(Confirm {
+                    accept: action == Action::BulkAccept,
+                    o_ids,
+                }));
+            }
+        }
+        Action::Export => {
+            let dest = app.view.dir.join("export");
+            let dest = dest.display().to_string();
+            app.popups.push(Popup::Export(Export::new(dest)));
+        }
+        Action::Rerun => super::jobs::open_rerun_popup(app),
+        Action::RunOracles => super::jobs::open_run_popup(app),
+        _ => return None,
+    }
+    Some(Vec::new())
+}
+
+/// The list filters and sort order; false for other actions.
+fn filter_action(app: &mut App, action: Action) -> bool {
+    match action {
         Action::Filter => {
             let (target, text) = match app.screen {
                 Screen::Operation if app.tab == Tab::Bundle => {
@@ -261,60 +293,56 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
             app.filters.state = cycle(&all, app.filters.state.as_ref());
             app.refresh_lists();
         }
-        Action::Accept => {
-            if let Some(o_id) = selected_o_id(app) {
-                return vec![Effect::Record(decision(
-                    o_id,
-                    Decision::Accepted,
-                    None,
-                    None,
-                ))];
-            }
+        _ => return false,
+    }
+    true
+}
+
+/// Moving between screens, tabs, items, evidence refs and scroll positions.
+fn navigate(app: &mut App, action: Action) {
+    match action {
+        Action::Quit if app.live == LiveState::Running => {
+            app.popups.push(Popup::ConfirmQuit(ConfirmQuit))
         }
-        Action::Reject => {
-            if let Some(o_id) = selected_o_id(app) {
-                app.popups.push(Popup::Note(Note::new(vec![o_id])));
-            }
-        }
-        Action::Edit | Action::EditExternal => {
-            if let Some((o_id, multi, text)) = edit_text(app) {
-                if action == Action::EditExternal {
-                    return vec![Effect::ExternalEdit { o_id, multi, text }];
-                }
-                open_editor(app, o_id, multi, &text, None);
-            }
-        }
-        Action::Undo => {
-            let target = app
-                .undo_stack
-                .last()
-                .cloned()
-                .or_else(|| selected_o_id(app).filter(|o| app.view.decisions.contains_key(o)));
-            match target {
-                Some(o_id) => return vec![Effect::Undo(o_id)],
-                None => app.notify("nothing to undo"),
-            }
-        }
-        Action::TruePositive => return super::judge::mark(app, crate::store::Positive::Tp),
-        Action::FalsePositive => return super::judge::mark(app, crate::store::Positive::Fp),
-        Action::UndoJudgement => return super::judge::undo(app),
-        Action::CycleJudged => super::judge::cycle_filter(app),
-        Action::BulkAccept | Action::BulkReject => {
-            let o_ids = bulk_targets(app);
-            if o_ids.is_empty() {
-                app.notify("no oracles in the filtered list");
+        Action::Quit => app.quit = true,
+        Action::Help => app.popups.push(Popup::Help(Help)),
+        Action::Back => back(app),
+        Action::Open => open(app),
+        Action::Up => move_cursor(app, -1),
+        Action::Down => move_cursor(app, 1),
+        Action::PageUp => move_cursor(app, -(app.page as i64)),
+        Action::PageDown => move_cursor(app, app.page as i64),
+        Action::Top => move_cursor(app, i64::MIN / 2),
+        Action::Bottom => move_cursor(app, i64::MAX / 2),
+        Action::NextTab | Action::PrevTab if app.screen == Screen::Operation => {
+            let i = Tab::ALL.iter().position(|t| *t == app.tab).unwrap_or(0);
+            let n = Tab::ALL.len();
+            let next = if action == Action::NextTab {
+                i + 1
             } else {
-                app.popups.push(Popup::Confirm(Confirm {
-                    accept: action == Action::BulkAccept,
-                    o_ids,
-                }));
-            }
+                i + n - 1
+            };
+            app.tab = Tab::ALL[next % n];
+            app.scroll = 0;
+            app.ref_idx = 0;
         }
-        Action::Export => {
-            let dest = app.view.dir.join("export");
-            let dest = dest.display().to_string();
-            app.popups.push(Popup::Export(Export::new(dest)));
+        Action::ShowOperations => {
+            app.screen = Screen::Operations;
+            app.refresh_lists();
         }
+        Action::ShowGroups => {
+            app.screen = Screen::Groups;
+            app.refresh_items();
+        }
+        Action::ShowCosts => app.screen = Screen::Costs,
+        Action::ShowMetamorphic if app.screen != Screen::Metamorphic => {
+            app.screen = Screen::Metamorphic;
+            app.item_cursor = 0;
+            app.scroll = 0;
+            app.item_filter.clear();
+            app.refresh_items();
+        }
+        Action::ShowMetamorphic => {}
         Action::NextRef | Action::PrevRef
             if app.screen == Screen::Operation && app.tab == Tab::Bundle =>
         {
@@ -339,8 +367,6 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::ScrollDown | Action::ScrollDetailDown => app.scroll += 5,
         Action::ScrollUp | Action::ScrollDetailUp => app.scroll -= 5,
-        Action::Rerun => super::jobs::open_rerun_popup(app),
-        Action::RunOracles => super::jobs::open_run_popup(app),
         // Popup keys: the popup layers handle them, a screen has no use for them.
         Action::Yes
         | Action::No
@@ -348,8 +374,9 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::Cancel
         | Action::Save
         | Action::NextFormat => {}
+
+        _ => {}
     }
-    Vec::new()
 }
 
 /// In the Bundle tab, moves to the next (or previous) file containing the search text.
