@@ -47,6 +47,33 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
 
     // The pipeline writes the scan report (`{"operations": [...], ...}`); a bare list
     // of operations is accepted too.
+    load_operations(session, &mut view)?;
+    let probe = view.ops.iter().find_map(|o| o.bundle.first().cloned());
+    view.project_root = resolve_project_root(&view.dir, &manifest.project_root, probe.as_deref());
+    load_records(session, &mut view)?;
+    load_calls(session, &mut view)?;
+    for e in session.read_events()? {
+        view.apply_event(&e);
+    }
+    view.journal = session.read_review_journal()?;
+    view.decisions = super::store::replay(&view.journal);
+    // Edits that cannot be used (an edited oracle that no longer parses) are reported as
+    // the session reader reports them to `check` and `export`, not dropped silently.
+    if let Ok(read) = crate::suite::session::read(session) {
+        view.warnings.extend(read.problems);
+    }
+    view.judgement_journal = session.read_judgement_journal()?;
+    view.judgements = crate::store::replay_judgements(&view.judgement_journal);
+    // `verdicts/latest.json` is the newest run; without it, every run in name (= time)
+    // order, so the newest still wins.
+    load_verdicts(session, &mut view)?;
+    super::metamorphic::load_into(session, &mut view);
+    load_sources(&mut view);
+    Ok(view)
+}
+
+/// The scanned operations (`operations.json`): the scan report or a bare list.
+fn load_operations(session: &Session, view: &mut SessionView) -> Result<(), LoadError> {
     let ops_raw: Value = session.read_operations()?.unwrap_or(Value::Null);
     let ops: &[Value] = match &ops_raw {
         Value::Array(a) => a,
@@ -66,19 +93,22 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
         view.ops.push(op);
     }
 
-    let probe = view.ops.iter().find_map(|o| o.bundle.first().cloned());
-    view.project_root = resolve_project_root(&view.dir, &manifest.project_root, probe.as_deref());
+    Ok(())
+}
+
+/// Contexts, suites (with set-aside oracles and regenerations) and groups.
+fn load_records(session: &Session, view: &mut SessionView) -> Result<(), LoadError> {
     for name in json_files(session, "contexts")? {
         let rel = format!("contexts/{name}");
         if let Some(ctx) = session.read_json::<SourceContext>(&rel)? {
-            let idx = op_slot(&mut view, &ctx.op_id);
+            let idx = op_slot(view, &ctx.op_id);
             view.ops[idx].context = Some(ctx);
         }
     }
     for name in json_files(session, "suites")? {
         let rel = format!("suites/{name}");
         if let Some(suite) = session.read_json::<SuiteRecord>(&rel)? {
-            let idx = op_slot(&mut view, &suite.op_id);
+            let idx = op_slot(view, &suite.op_id);
             let op = &mut view.ops[idx];
             op.oracles = suite.oracles;
             for o in suite.set_aside {
@@ -123,6 +153,11 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
             });
         }
     }
+    Ok(())
+}
+
+/// Call records, attached to their operation.
+fn load_calls(session: &Session, view: &mut SessionView) -> Result<(), LoadError> {
     for name in json_files(session, "calls")? {
         let rel = format!("calls/{name}");
         match session.read_json::<Value>(&rel) {
@@ -138,20 +173,11 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
             Err(e) => view.warnings.push(e.to_string()),
         }
     }
-    for e in session.read_events()? {
-        view.apply_event(&e);
-    }
-    view.journal = session.read_review_journal()?;
-    view.decisions = super::store::replay(&view.journal);
-    // Edits that cannot be used (an edited oracle that no longer parses) are reported as
-    // the session reader reports them to `check` and `export`, not dropped silently.
-    if let Ok(read) = crate::suite::session::read(session) {
-        view.warnings.extend(read.problems);
-    }
-    view.judgement_journal = session.read_judgement_journal()?;
-    view.judgements = crate::store::replay_judgements(&view.judgement_journal);
-    // `verdicts/latest.json` is the newest run; without it, every run in name (= time)
-    // order, so the newest still wins.
+    Ok(())
+}
+
+/// `verdicts/latest.json`, else every run in name (= time) order, so the newest wins.
+fn load_verdicts(session: &Session, view: &mut SessionView) -> Result<(), LoadError> {
     let latest = crate::suite::session::LATEST_VERDICTS;
     let verdict_files = if session.path(latest)?.is_file() {
         vec![latest.trim_start_matches("verdicts/").to_string()]
@@ -166,9 +192,7 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
             Err(e) => view.warnings.push(e.to_string()),
         }
     }
-    super::metamorphic::load_into(session, &mut view);
-    load_sources(&mut view);
-    Ok(view)
+    Ok(())
 }
 
 /// Why normalization set `test_id` aside: the latest drop entry naming it (or the id it
