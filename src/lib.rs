@@ -17,7 +17,8 @@
 //! 8. `agents`: the model-calling agents and normalization.
 //! 9. `pipeline`: the orchestrator and its driver.
 //! 10. `metamorphic`: the ARMeta loop.
-//! 11. `positives`: true and false positives judged on failed verdicts, and TPR.
+//! 11. `positives`, `mutate`: true and false positives judged on failed verdicts, and TPR;
+//!     mutation analysis (seeded faults, which oracles catch them).
 //! 12. `export`: JUnit, Postman, Markdown, JSON, Gherkin.
 //! 13. `tui`: the workbench.
 //! 14. `cli`: the subcommands.
@@ -28,6 +29,7 @@ pub mod export;
 pub mod llm;
 pub mod metamorphic;
 pub mod model;
+pub mod mutate;
 pub mod oracle;
 pub mod pipeline;
 pub mod positives;

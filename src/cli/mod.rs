@@ -16,6 +16,7 @@ pub mod compare;
 pub mod export;
 pub mod import;
 pub mod metamorphic;
+pub mod mutate;
 mod prompts_cmd;
 pub mod report;
 mod run;
@@ -129,6 +130,9 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Semantically unique metamorphic tests across sessions (ARMeta's title slug).
     MetamorphicUnique(unique::UniqueArgs),
+    /// Mutation analysis: seed faults into the project's Java source and measure which
+    /// the suite catches (score per operation, kills per oracle, survivors).
+    Mutate(Box<mutate::MutateArgs>),
     /// Cost table in the style of the paper's Tables 12-13 (calls, tokens, cost, time,
     /// cost per operation), one row per session plus median and mean; Markdown or CSV.
     Report(report::ReportArgs),
@@ -150,6 +154,7 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Compare(args) => compare::run(args),
         Command::MetamorphicUnique(args) => unique::run(args),
         Command::Report(args) => report::run(args),
+        Command::Mutate(args) => mutate::run(*args),
     }
 }
 

@@ -1,0 +1,421 @@
+//! One mutation analysis from start to end, for the CLI and the workbench alike: read the
+//! suite and what its operations reach, list the mutants, run the baseline and the
+//! mutants (reusing what an earlier run with the same inputs already did), and write the
+//! results.
+
+use super::build::{self, BuildMode, Workspace};
+use super::execute::{self, Setup};
+use super::matrix::{Matrix, MutantOutcome, Status, Summary};
+use super::mutants::{self, Mutant, Shard, SourceFile};
+use super::results::{BaselineFile, Results};
+use super::server::StartSpec;
+use crate::project::Prepared;
+use crate::runner::{Plan, RunConfig};
+use crate::spec::Exclusions;
+use crate::store::{MANIFEST_FILE, Session};
+use crate::suite::{self, Only, session};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What to analyse and how; the CLI's flags, one to one.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// A session directory or a suite file.
+    pub input: PathBuf,
+    /// The Java project (a session's own project when `None`).
+    pub project: Option<PathBuf>,
+    /// The spec, for a suite file's bundles (found in the project when `None`).
+    pub spec: Option<PathBuf>,
+    pub only: Option<Only>,
+    pub ops: Vec<String>,
+    /// Globs over project-relative paths choosing the files to mutate.
+    pub files: Vec<String>,
+    pub max_mutants: Option<usize>,
+    pub seed: u64,
+    pub in_diff: Option<PathBuf>,
+    pub shard: Option<Shard>,
+    pub build: Option<String>,
+    pub start: Option<String>,
+    pub ready: String,
+    pub ready_timeout: Duration,
+    pub timeout: Option<Duration>,
+    pub jobs: usize,
+    pub request_timeout: Duration,
+    /// Results directory (a session's `mutation/` when `None`).
+    pub out: Option<PathBuf>,
+}
+
+/// The suite and what it reaches.
+pub struct Target {
+    pub plan: Plan,
+    pub project: PathBuf,
+    pub results: Results,
+    /// Project-relative file → operations whose bundle contains it.
+    pub file_ops: BTreeMap<String, Vec<String>>,
+    /// Operations some selected oracle calls.
+    pub covered_ops: BTreeSet<String>,
+    /// Warnings met while reading (edits that no longer parse, ...).
+    pub warnings: Vec<String>,
+    pub suite_hash: String,
+}
+
+/// What a run did.
+pub struct Report {
+    pub matrix: Matrix,
+    pub summary: Summary,
+    pub mutants: Vec<Mutant>,
+    /// Mutants run now, and reused from an earlier run.
+    pub ran: usize,
+    pub reused: usize,
+    pub baseline_reused: bool,
+    /// Mutants that could not be run at all (not a build failure: an I/O error, ...).
+    pub errors: Vec<String>,
+    pub suite_ms: u64,
+    pub start_ms: u64,
+    pub timeout: Duration,
+    pub elapsed: Duration,
+}
+
+/// Reads the suite (selected as `check` selects it) and the bundles of its operations.
+pub fn load_target(opts: &Options) -> Result<Target, String> {
+    let is_session = opts.input.join(MANIFEST_FILE).exists();
+    let mut warnings = Vec::new();
+    let (suite_file, project, file_ops, results) = if is_session {
+        let store = Session::open(&opts.input).map_err(|e| e.to_string())?;
+        let loaded = session::read(&store).map_err(|e| e.to_string())?;
+        warnings.extend(loaded.problems);
+        let project = match &opts.project {
+            Some(p) => p.clone(),
+            None => PathBuf::from(store.manifest().project_root),
+        };
+        let ops: Option<Value> = store.read_operations().map_err(|e| e.to_string())?;
+        let file_ops = match ops {
+            Some(v) => session_bundles(&v),
+            None => project_bundles(&project, opts.spec.as_deref())?,
+        };
+        let out = opts.out.clone().unwrap_or(opts.input.join("mutation"));
+        (loaded.suite, project, file_ops, Results::new(out))
+    } else {
+        if opts.input.is_dir() {
+            return Err(format!(
+                "{} is a directory but not a mastor session (no {MANIFEST_FILE})",
+                opts.input.display()
+            ));
+        }
+        let loaded = suite::load_file_with(&opts.input, suite::LoadOptions::default())
+            .map_err(|e| e.to_string())?;
+        if let Some(p) = loaded.problems.first() {
+            return Err(format!(
+                "{}: {} entr(ies) cannot be run, first: {p}",
+                opts.input.display(),
+                loaded.problems.len()
+            ));
+        }
+        let project = opts
+            .project
+            .clone()
+            .ok_or("--project DIR is required with a suite file")?;
+        let out = opts
+            .out
+            .clone()
+            .ok_or("--out DIR is required with a suite file (a session keeps its own)")?;
+        let file_ops = project_bundles(&project, opts.spec.as_deref())?;
+        (loaded.suite, project, file_ops, Results::new(out))
+    };
+    if !project.is_dir() {
+        return Err(format!("project {} is not a directory", project.display()));
+    }
+    let only = opts.only.unwrap_or(if is_session {
+        Only::Accepted
+    } else {
+        Only::All
+    });
+    let plan = suite::select(&suite_file, only, &opts.ops)?;
+    if plan.is_empty() {
+        return Err(format!(
+            "nothing to run in {} (only: {only:?}); accept oracles in review or pass --only all",
+            opts.input.display()
+        ));
+    }
+    let covered_ops = plan_ops(&plan);
+    let suite_hash = hash_plan(&plan);
+    Ok(Target {
+        plan,
+        project,
+        results,
+        file_ops,
+        covered_ops,
+        warnings,
+        suite_hash,
+    })
+}
+
+/// `operations.json`'s bundles: file → op_ids.
+fn session_bundles(ops: &Value) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let list = ops.get("operations").unwrap_or(ops);
+    for op in list.as_array().into_iter().flatten() {
+        let Some(op_id) = op.get("op_id").and_then(Value::as_str) else {
+            continue;
+        };
+        let files = op.pointer("/bundle/files").and_then(Value::as_array);
+        for f in files.into_iter().flatten().filter_map(Value::as_str) {
+            out.entry(f.to_string())
+                .or_default()
+                .push(op_id.to_string());
+        }
+    }
+    out
+}
+
+/// The bundles from analysing the project afresh (a suite file has no scan stored).
+fn project_bundles(
+    project: &Path,
+    spec: Option<&Path>,
+) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let prepared = Prepared::load(project, spec, &Exclusions::default(), &[])
+        .map_err(|e| format!("cannot analyse {}: {e}", project.display()))?;
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for op in &prepared.selected {
+        if let Some(bundle) = prepared.bundle_for(op, None) {
+            for f in &bundle.files {
+                out.entry(f.clone()).or_default().push(op.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn plan_ops(plan: &Plan) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = plan.oracles.iter().map(|o| o.op_id.clone()).collect();
+    for m in &plan.multi_op {
+        out.extend(m.steps.iter().map(|s| s.op_id.clone()));
+    }
+    for t in &plan.metamorphic {
+        out.extend(t.seed.iter().chain(&t.follow_up).map(|s| s.op_id.clone()));
+    }
+    out
+}
+
+fn hash_plan(plan: &Plan) -> String {
+    let mut h = Sha256::new();
+    for o in &plan.oracles {
+        h.update(serde_json::to_string(o).unwrap_or_default());
+    }
+    for m in &plan.multi_op {
+        h.update(serde_json::to_string(m).unwrap_or_default());
+    }
+    for t in &plan.metamorphic {
+        h.update(serde_json::to_string(t).unwrap_or_default());
+    }
+    hex::encode(h.finalize())
+}
+
+/// A file that was not mutated, and why.
+pub type Unmutated = (String, String);
+
+/// The full mutant list (before `--shard`), and files that were not mutated with why.
+pub fn list_mutants(
+    target: &Target,
+    opts: &Options,
+) -> Result<(Vec<Mutant>, Vec<Unmutated>), String> {
+    let paths: Vec<String> = if opts.files.is_empty() {
+        target
+            .file_ops
+            .iter()
+            .filter(|(_, ops)| ops.iter().any(|o| target.covered_ops.contains(o)))
+            .map(|(f, _)| f.clone())
+            .collect()
+    } else {
+        let mut set = globset::GlobSetBuilder::new();
+        for g in &opts.files {
+            let glob = globset::Glob::new(g).map_err(|e| format!("--files `{g}`: {e}"))?;
+            set.add(glob);
+        }
+        let set = set.build().map_err(|e| e.to_string())?;
+        build::java_files(&target.project)
+            .iter()
+            .filter_map(|p| p.strip_prefix(&target.project).ok())
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .filter(|rel| set.is_match(rel))
+            .collect()
+    };
+    if paths.is_empty() {
+        return Err(format!(
+            "no Java file to mutate in {} (the suite's operations have no bundle, or --files \
+             matched nothing)",
+            target.project.display()
+        ));
+    }
+    let mut files = Vec::new();
+    for rel in paths {
+        let text = std::fs::read_to_string(target.project.join(&rel))
+            .map_err(|e| format!("cannot read {rel}: {e}"))?;
+        let ops = target.file_ops.get(&rel).cloned().unwrap_or_default();
+        files.push(SourceFile {
+            path: rel,
+            text,
+            ops,
+        });
+    }
+    let (mut list, skipped) = mutants::generate(&files);
+    if let Some(diff) = &opts.in_diff {
+        let text = std::fs::read_to_string(diff)
+            .map_err(|e| format!("cannot read --in-diff {}: {e}", diff.display()))?;
+        let changed = super::diff::changed_lines(&text)
+            .map_err(|e| format!("--in-diff {}: {e}", diff.display()))?;
+        mutants::keep_in_diff(&mut list, &changed);
+    }
+    if let Some(max) = opts.max_mutants {
+        list = mutants::sample(list, max, opts.seed);
+    }
+    Ok((list, skipped))
+}
+
+/// The build and start settings for the project.
+pub fn setup(target: &Target, opts: &Options) -> Result<Setup, String> {
+    let mode = match &opts.build {
+        Some(cmd) => BuildMode::Command {
+            template: cmd.clone(),
+        },
+        None => Workspace::default_mode(&target.project).ok_or_else(|| {
+            format!(
+                "{} is built with Maven or Gradle: pass --build 'CMD {{dir}}' (and --start)",
+                target.project.display()
+            )
+        })?,
+    };
+    let start = match (&opts.start, &mode) {
+        (Some(s), _) => s.clone(),
+        (None, BuildMode::Javac { src_root }) => {
+            let main = build::main_class(&target.project.join(src_root))
+                .ok_or("no single class with a main method: pass --start 'CMD {dir} {port}'")?;
+            format!("exec java -cp {{classpath}} {main} {{port}}")
+        }
+        (None, BuildMode::Command { .. }) => {
+            return Err("--build needs --start 'CMD {dir} {port}'".into());
+        }
+    };
+    Ok(Setup {
+        workspace: Workspace {
+            project: target.project.clone(),
+            work: target.results.work_dir(),
+            mode,
+        },
+        start: StartSpec {
+            template: start,
+            ready_path: opts.ready.clone(),
+            ready_timeout: opts.ready_timeout,
+        },
+        plan: target.plan.clone(),
+        run: RunConfig {
+            timeout: opts.request_timeout,
+            ..RunConfig::default()
+        },
+        timeout: opts.timeout,
+        jobs: opts.jobs,
+    })
+}
+
+/// Runs the analysis of `mutants` (the full list; `--shard` picks this machine's share)
+/// and writes the results. `progress` hears of each mutant as it finishes.
+pub async fn execute(
+    target: &Target,
+    opts: &Options,
+    mutants: Vec<Mutant>,
+    progress: &(dyn Fn(&Mutant, &MutantOutcome) + Sync),
+) -> Result<Report, String> {
+    let t0 = Instant::now();
+    let setup = setup(target, opts)?;
+    let sources = sources_hash(&target.project);
+    let base_key = hex::encode(Sha256::digest(format!(
+        "{}\n{}\n{:?}\n{}\n{}",
+        target.suite_hash,
+        sources,
+        setup.workspace.mode,
+        setup.start.template,
+        setup.start.ready_path
+    )));
+    let stored = target.results.read_baseline().ok().flatten();
+    let (baseline, original, baseline_reused) = match stored.filter(|b| b.key == base_key) {
+        Some(b) => (b, setup.workspace.build_original().await?, true),
+        None => {
+            let run = execute::baseline(&setup).await?;
+            let file = BaselineFile {
+                key: base_key.clone(),
+                suite_ms: run.suite_time.as_millis() as u64,
+                start_ms: run.start_time.as_millis() as u64,
+                baseline: run.baseline,
+            };
+            (file, run.original, false)
+        }
+    };
+    let timeout = opts
+        .timeout
+        .unwrap_or_else(|| execute::auto_timeout(Duration::from_millis(baseline.suite_ms)));
+    let mut runs = target.results.read_runs().unwrap_or_default();
+    let mut todo = Vec::new();
+    let mut reused = 0;
+    for (i, m) in mutants.iter().enumerate() {
+        if opts.shard.is_some_and(|s| !s.contains(i)) {
+            runs.remove(&m.id);
+            continue;
+        }
+        let key = hex::encode(Sha256::digest(format!("{base_key}\n{}\n{}", m.id, m.after)));
+        if !m.ops.iter().any(|o| target.covered_ops.contains(o)) {
+            let run = MutantOutcome {
+                mutant: m.id.clone(),
+                key,
+                status: Status::NotCovered,
+                failed: vec![],
+                detail: String::new(),
+            };
+            runs.insert(m.id.clone(), run);
+            continue;
+        }
+        if runs.get(&m.id).is_some_and(|r| r.key == key) {
+            reused += 1;
+            continue;
+        }
+        todo.push((m, key));
+    }
+    let ran = todo.len();
+    let outcomes = execute::run_all(&setup, &original, todo, timeout, progress).await;
+    let mut errors = Vec::new();
+    for o in outcomes {
+        match o {
+            Ok(run) => {
+                runs.insert(run.mutant.clone(), run);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    let (matrix, summary) = target.results.write_all(&mutants, &baseline, &runs)?;
+    Ok(Report {
+        matrix,
+        summary,
+        mutants,
+        ran,
+        reused,
+        baseline_reused,
+        errors,
+        suite_ms: baseline.suite_ms,
+        start_ms: baseline.start_ms,
+        timeout,
+        elapsed: t0.elapsed(),
+    })
+}
+
+/// A hash of every Java file of the project, so a changed source invalidates the
+/// baseline and every stored run.
+fn sources_hash(project: &Path) -> String {
+    let mut h = Sha256::new();
+    for f in build::java_files(project) {
+        h.update(f.display().to_string());
+        h.update(std::fs::read(&f).unwrap_or_default());
+    }
+    hex::encode(h.finalize())
+}

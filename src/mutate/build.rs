@@ -1,0 +1,336 @@
+//! Builds the original program and each mutant in a scratch overlay.
+//!
+//! A JDK-only project (no Maven or Gradle file) is built with `javac` alone: the original
+//! once, then each mutant by compiling only the changed file against the original
+//! classes into its own directory, which comes first on the class path. A mutant so
+//! builds in about one `javac` start. Constants another class inlined at compile time
+//! keep their original value (the same limit as any incremental Java build). Any other
+//! project is copied per mutant and built by the user's `--build 'CMD {dir}'`.
+//!
+//! A mutant that does not compile is *unviable*, with the compiler's first lines as the
+//! reason. Builds are kept and reused when the same mutant is asked for again.
+
+use super::mutants::Mutant;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio::process::Command;
+
+/// Longest wait for one build (the original's or a mutant's).
+pub const BUILD_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How the program is built.
+#[derive(Debug, Clone)]
+pub enum BuildMode {
+    /// `javac` of the sources under `src_root` (project-relative).
+    Javac { src_root: PathBuf },
+    /// A shell command with `{dir}` replaced by the copy of the project to build.
+    Command { template: String },
+}
+
+/// A built program, ready to start.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// The build directory (`{dir}` in the start command).
+    pub dir: PathBuf,
+    /// `{classpath}` in the start command (`javac` mode; empty otherwise).
+    pub classpath: String,
+}
+
+/// What building a mutant gave.
+#[derive(Debug, Clone)]
+pub enum BuildOutcome {
+    Built(Built),
+    /// It does not compile; the compiler's first lines say why.
+    Unviable(String),
+}
+
+/// The project, its scratch directory and how to build it.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub project: PathBuf,
+    pub work: PathBuf,
+    pub mode: BuildMode,
+}
+
+impl Workspace {
+    /// The build mode a project gets by default: `javac` when it has no Maven or Gradle
+    /// file, with its sources under `src/main/java` (or the project root).
+    pub fn default_mode(project: &Path) -> Option<BuildMode> {
+        let managed = ["pom.xml", "build.gradle", "build.gradle.kts"]
+            .iter()
+            .any(|f| project.join(f).exists());
+        if managed {
+            return None;
+        }
+        let src = if project.join("src/main/java").is_dir() {
+            PathBuf::from("src/main/java")
+        } else {
+            PathBuf::new()
+        };
+        Some(BuildMode::Javac { src_root: src })
+    }
+
+    /// Builds the unmutated program (reused while the sources are unchanged).
+    pub async fn build_original(&self) -> Result<Built, String> {
+        let dir = self.work.join("original");
+        match &self.mode {
+            BuildMode::Javac { src_root } => {
+                let root = self.project.join(src_root);
+                let files = java_files(&root);
+                if files.is_empty() {
+                    return Err(format!("no .java files under {}", root.display()));
+                }
+                let hash = hash_files(&files)?;
+                let classes = dir.join("classes");
+                let marker = dir.join(".sources-hash");
+                if std::fs::read_to_string(&marker).ok().as_deref() != Some(hash.as_str()) {
+                    let _ = std::fs::remove_dir_all(&dir);
+                    mkdir(&classes)?;
+                    let mut cmd = javac(&classes, None);
+                    cmd.args(&files);
+                    if let Err(why) = run(cmd, &dir.join("build.log")).await {
+                        return Err(format!("the original program does not compile: {why}"));
+                    }
+                    write(&marker, &hash)?;
+                }
+                Ok(Built {
+                    classpath: classes.display().to_string(),
+                    dir,
+                })
+            }
+            BuildMode::Command { template } => {
+                let copy = dir.join("project");
+                let _ = std::fs::remove_dir_all(&dir);
+                copy_project(&self.project, &copy, &self.work)?;
+                let cmd = shell(&template.replace("{dir}", &quote(&copy)));
+                run(cmd, &dir.join("build.log"))
+                    .await
+                    .map_err(|why| format!("the original program does not build: {why}"))?;
+                Ok(Built {
+                    dir: copy,
+                    classpath: String::new(),
+                })
+            }
+        }
+    }
+
+    /// Builds `mutant` (the original must be built first); a build kept from an earlier
+    /// run of the same mutant is reused.
+    pub async fn build_mutant(
+        &self,
+        mutant: &Mutant,
+        original: &Built,
+    ) -> Result<BuildOutcome, String> {
+        let dir = self.work.join("mutants").join(&mutant.id);
+        let source = std::fs::read_to_string(self.project.join(&mutant.file))
+            .map_err(|e| format!("cannot read {}: {e}", mutant.file))?;
+        if source.get(mutant.start..mutant.end) != Some(mutant.before.as_str()) {
+            return Err(format!(
+                "{} changed since the mutants were listed ({}:{} no longer reads `{}`)",
+                mutant.file, mutant.line, mutant.column, mutant.before
+            ));
+        }
+        let mutated = mutant.apply(&source);
+        let key = format!(
+            "{:x}",
+            Sha256::digest(format!("{}\n{mutated}", original.dir.display()))
+        );
+        let built_marker = dir.join(".built");
+        let unviable_marker = dir.join(".unviable");
+        if std::fs::read_to_string(&built_marker).ok().as_deref() == Some(key.as_str()) {
+            return Ok(BuildOutcome::Built(self.built(&dir, original)));
+        }
+        if let Ok(text) = std::fs::read_to_string(&unviable_marker)
+            && let Some(why) = text.strip_prefix(&format!("{key}\n"))
+        {
+            return Ok(BuildOutcome::Unviable(why.to_string()));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        let result = match &self.mode {
+            BuildMode::Javac { src_root } => {
+                let rel = Path::new(&mutant.file)
+                    .strip_prefix(src_root)
+                    .unwrap_or(Path::new(&mutant.file));
+                let file = dir.join("src").join(rel);
+                if let Some(parent) = file.parent() {
+                    mkdir(parent)?;
+                }
+                write(&file, &mutated)?;
+                let classes = dir.join("classes");
+                mkdir(&classes)?;
+                let mut cmd = javac(&classes, Some(&original.classpath));
+                cmd.arg(&file);
+                run(cmd, &dir.join("build.log")).await
+            }
+            BuildMode::Command { template } => {
+                let copy = dir.join("project");
+                copy_project(&self.project, &copy, &self.work)?;
+                write(&copy.join(&mutant.file), &mutated)?;
+                run(
+                    shell(&template.replace("{dir}", &quote(&copy))),
+                    &dir.join("build.log"),
+                )
+                .await
+            }
+        };
+        match result {
+            Ok(()) => {
+                write(&built_marker, &key)?;
+                Ok(BuildOutcome::Built(self.built(&dir, original)))
+            }
+            Err(why) => {
+                write(&unviable_marker, &format!("{key}\n{why}"))?;
+                Ok(BuildOutcome::Unviable(why))
+            }
+        }
+    }
+
+    fn built(&self, dir: &Path, original: &Built) -> Built {
+        match self.mode {
+            BuildMode::Javac { .. } => Built {
+                dir: dir.to_path_buf(),
+                classpath: format!("{}:{}", dir.join("classes").display(), original.classpath),
+            },
+            BuildMode::Command { .. } => Built {
+                dir: dir.join("project"),
+                classpath: String::new(),
+            },
+        }
+    }
+}
+
+/// The fully qualified name of the one class with a `main` method under `src_root`, for
+/// the default start command; `None` when there is none or more than one.
+pub fn main_class(src_root: &Path) -> Option<String> {
+    let re = regex::Regex::new(r"static\s+void\s+main\s*\(").ok()?;
+    let pkg = regex::Regex::new(r"(?m)^\s*package\s+([\w.]+)\s*;").ok()?;
+    let mut found = Vec::new();
+    for f in java_files(src_root) {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        if re.is_match(&text) {
+            let stem = f.file_stem()?.to_string_lossy().into_owned();
+            match pkg.captures(&text) {
+                Some(c) => found.push(format!("{}.{stem}", &c[1])),
+                None => found.push(stem),
+            }
+        }
+    }
+    (found.len() == 1).then(|| found.remove(0))
+}
+
+/// Every `.java` file under `root`, sorted.
+pub fn java_files(root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .build()
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|x| x == "java") && p.is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+fn javac(out_dir: &Path, classpath: Option<&str>) -> Command {
+    let mut cmd = Command::new("javac");
+    cmd.args([
+        "-encoding",
+        "UTF-8",
+        "-nowarn",
+        "-proc:none",
+        "-implicit:none",
+        "-d",
+    ])
+    .arg(out_dir);
+    if let Some(cp) = classpath {
+        cmd.args(["-cp", cp]);
+    }
+    cmd
+}
+
+fn shell(line: &str) -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", line]);
+    cmd
+}
+
+/// Runs a build command, bounded by [`BUILD_TIMEOUT`], with its output in `log`; `Err`
+/// carries the first lines of the output.
+async fn run(mut cmd: Command, log: &Path) -> Result<(), String> {
+    if let Some(parent) = log.parent() {
+        mkdir(parent)?;
+    }
+    cmd.stdin(std::process::Stdio::null()).kill_on_drop(true);
+    let out = match tokio::time::timeout(BUILD_TIMEOUT, cmd.output()).await {
+        Err(_) => return Err(format!("the build took longer than {BUILD_TIMEOUT:?}")),
+        Ok(Err(e)) => return Err(format!("cannot run the build: {e}")),
+        Ok(Ok(out)) => out,
+    };
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::write(log, &text);
+    if out.status.success() {
+        Ok(())
+    } else {
+        let head: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .take(4)
+            .collect();
+        Err(format!("{} ({})", head.join(" | "), out.status))
+    }
+}
+
+/// Copies the project for a command build, leaving out version control, build output
+/// and the scratch directory itself.
+fn copy_project(from: &Path, to: &Path, work: &Path) -> Result<(), String> {
+    let work = work.canonicalize().unwrap_or(work.to_path_buf());
+    let skip = [".git", "target", "build", "node_modules", ".gradle"];
+    let walker = ignore::WalkBuilder::new(from)
+        .hidden(false)
+        .git_ignore(false)
+        .filter_entry(move |e| {
+            let name = e.file_name().to_string_lossy();
+            let inside_work = e.path().canonicalize().is_ok_and(|p| p.starts_with(&work));
+            !(e.depth() > 0 && (skip.contains(&name.as_ref()) || inside_work))
+        })
+        .build();
+    for entry in walker.filter_map(Result::ok) {
+        let rel = entry.path().strip_prefix(from).unwrap_or(entry.path());
+        let dest = to.join(rel);
+        if entry.file_type().is_some_and(|t| t.is_dir()) {
+            mkdir(&dest)?;
+        } else {
+            std::fs::copy(entry.path(), &dest)
+                .map_err(|e| format!("cannot copy {}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn hash_files(files: &[PathBuf]) -> Result<String, String> {
+    let mut h = Sha256::new();
+    for f in files {
+        let bytes = std::fs::read(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        h.update(f.display().to_string().as_bytes());
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(&bytes);
+    }
+    Ok(hex::encode(h.finalize()))
+}
+
+fn mkdir(p: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
+}
+
+fn write(p: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+}
+
+/// Single-quotes a path for `sh`.
+pub fn quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+}

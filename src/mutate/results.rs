@@ -1,0 +1,181 @@
+//! The `mutation/` directory of a session (or `--out`): what each file holds, reuse of
+//! earlier runs, and the merge of shards.
+//!
+//! ```text
+//! mutants.jsonl   the mutant list (after --files, --in-diff, --max-mutants; before --shard)
+//! baseline.json   the oracles the matrix counts, and the baseline's timings
+//! runs.jsonl      one run per mutant, keyed by its inputs (reused while they match)
+//! matrix.json     which oracle killed which mutant, with the failing assertion
+//! summary.json    score, per operation, per operator, per oracle, redundant oracles
+//! work/           builds and server logs (scratch)
+//! ```
+
+use super::matrix::{self, Baseline, Matrix, MutantOutcome, Summary};
+use super::mutants::Mutant;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const MUTANTS_FILE: &str = "mutants.jsonl";
+pub const BASELINE_FILE: &str = "baseline.json";
+pub const RUNS_FILE: &str = "runs.jsonl";
+pub const MATRIX_FILE: &str = "matrix.json";
+pub const SUMMARY_FILE: &str = "summary.json";
+
+/// `baseline.json`: the baseline, the key it was computed for, and its timings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineFile {
+    pub key: String,
+    pub suite_ms: u64,
+    pub start_ms: u64,
+    pub baseline: Baseline,
+}
+
+/// A results directory.
+pub struct Results {
+    pub dir: PathBuf,
+}
+
+impl Results {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Results { dir: dir.into() }
+    }
+
+    pub fn work_dir(&self) -> PathBuf {
+        self.dir.join("work")
+    }
+
+    /// Runs stored earlier, by mutant id.
+    pub fn read_runs(&self) -> Result<BTreeMap<String, MutantOutcome>, String> {
+        Ok(read_jsonl::<MutantOutcome>(&self.dir.join(RUNS_FILE))?
+            .into_iter()
+            .map(|r| (r.mutant.clone(), r))
+            .collect())
+    }
+
+    pub fn read_mutants(&self) -> Result<Vec<Mutant>, String> {
+        read_jsonl(&self.dir.join(MUTANTS_FILE))
+    }
+
+    pub fn read_baseline(&self) -> Result<Option<BaselineFile>, String> {
+        let path = self.dir.join(BASELINE_FILE);
+        if !path.exists() {
+            return Ok(None);
+        }
+        read_json(&path).map(Some)
+    }
+
+    pub fn read_matrix(&self) -> Result<Matrix, String> {
+        read_json(&self.dir.join(MATRIX_FILE))
+    }
+
+    pub fn read_summary(&self) -> Result<Summary, String> {
+        read_json(&self.dir.join(SUMMARY_FILE))
+    }
+
+    /// Writes every file from the mutant list, the baseline and the runs (runs of
+    /// mutants no longer listed are dropped), and returns the matrix and summary.
+    pub fn write_all(
+        &self,
+        mutants: &[Mutant],
+        baseline: &BaselineFile,
+        runs: &BTreeMap<String, MutantOutcome>,
+    ) -> Result<(Matrix, Summary), String> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+        // Builds under work/ hold copies of the sources: keep them out of source walks
+        // (the `ignore` crate reads `.ignore`) and out of version control.
+        atomic_write(&self.dir.join(".ignore"), "work/\n")?;
+        atomic_write(&self.dir.join(".gitignore"), "work/\n")?;
+        write_jsonl(&self.dir.join(MUTANTS_FILE), mutants)?;
+        let kept: Vec<&MutantOutcome> = mutants.iter().filter_map(|m| runs.get(&m.id)).collect();
+        write_jsonl(&self.dir.join(RUNS_FILE), &kept)?;
+        write_json(&self.dir.join(BASELINE_FILE), baseline)?;
+        let (matrix, summary) = matrix::analyse(mutants, &baseline.baseline, runs);
+        write_json(&self.dir.join(MATRIX_FILE), &matrix)?;
+        write_json(&self.dir.join(SUMMARY_FILE), &summary)?;
+        Ok((matrix, summary))
+    }
+}
+
+/// Merges shard directories into `out`: the mutant lists must be identical, the
+/// baselines must agree on the oracles they count, and every run is kept. The matrix
+/// and summary are computed as a single run computes them.
+pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Matrix, Summary), String> {
+    let first = shards.first().ok_or("name at least one shard directory")?;
+    let first = Results::new(first);
+    let mutants = first.read_mutants()?;
+    let baseline = first
+        .read_baseline()?
+        .ok_or_else(|| format!("{} has no {BASELINE_FILE}", first.dir.display()))?;
+    let mut runs = BTreeMap::new();
+    for dir in shards {
+        let r = Results::new(dir);
+        if r.read_mutants()? != mutants {
+            return Err(format!(
+                "{} lists other mutants than {}: shards must come from the same sources and \
+                 options",
+                dir.display(),
+                first.dir.display()
+            ));
+        }
+        let b = r
+            .read_baseline()?
+            .ok_or_else(|| format!("{} has no {BASELINE_FILE}", dir.display()))?;
+        if b.baseline != baseline.baseline {
+            return Err(format!(
+                "{} excluded other oracles on the original than {}; re-run the shards",
+                dir.display(),
+                first.dir.display()
+            ));
+        }
+        for (id, run) in r.read_runs()? {
+            runs.insert(id, run);
+        }
+    }
+    Results::new(out).write_all(&mutants, &baseline, &runs)
+}
+
+fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, String> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, l)| {
+            serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))
+        })
+        .collect()
+}
+
+fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), String> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    text.push('\n');
+    atomic_write(path, &text)
+}
+
+fn write_jsonl<T: Serialize>(path: &Path, items: &[T]) -> Result<(), String> {
+    let mut text = String::new();
+    for i in items {
+        text.push_str(&serde_json::to_string(i).map_err(|e| e.to_string())?);
+        text.push('\n');
+    }
+    atomic_write(path, &text)
+}
+
+fn atomic_write(path: &Path, text: &str) -> Result<(), String> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

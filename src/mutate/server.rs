@@ -1,0 +1,156 @@
+//! Starts the API under test for one run, waits until it answers, and stops it with
+//! everything it started (the whole process group), so no server outlives its mutant.
+
+use super::build::{Built, quote};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio::process::{Child, Command};
+
+/// How to start the API and tell it is ready.
+#[derive(Debug, Clone)]
+pub struct StartSpec {
+    /// Shell command; `{dir}`, `{port}` and `{classpath}` are replaced, and `PORT` is set.
+    pub template: String,
+    /// Path requested until any HTTP answer comes back.
+    pub ready_path: String,
+    /// Longest wait for that answer.
+    pub ready_timeout: Duration,
+}
+
+/// A started API; stopped when dropped (or by [`Server::stop`]).
+pub struct Server {
+    child: Option<Child>,
+    pub base_url: String,
+    pub log: PathBuf,
+}
+
+/// A loopback port free at the time of the call.
+pub fn free_port() -> Result<u16, String> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| format!("no free port on 127.0.0.1: {e}"))?;
+    l.local_addr()
+        .map(|a| a.port())
+        .map_err(|e| format!("no free port on 127.0.0.1: {e}"))
+}
+
+impl StartSpec {
+    /// Starts `built` on a free port and waits until it answers; `Err` says why not
+    /// (the command failed, the server exited, or it did not answer in time), with the
+    /// tail of its log.
+    pub async fn start(&self, built: &Built, log: PathBuf) -> Result<Server, String> {
+        let port = free_port()?;
+        let line = self
+            .template
+            .replace("{dir}", &quote(&built.dir))
+            .replace(
+                "{classpath}",
+                &quote(std::path::Path::new(&built.classpath)),
+            )
+            .replace("{port}", &port.to_string());
+        if let Some(parent) = log.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        let out = std::fs::File::create(&log)
+            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let err = out
+            .try_clone()
+            .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
+        let child = Command::new("sh")
+            .args(["-c", &line])
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot run the start command `{line}`: {e}"))?;
+        let mut server = Server {
+            child: Some(child),
+            base_url: format!("http://127.0.0.1:{port}"),
+            log,
+        };
+        match self.wait_ready(&mut server).await {
+            Ok(()) => Ok(server),
+            Err(why) => {
+                server.stop().await;
+                Err(format!("{why}; log tail: {}", server.log_tail()))
+            }
+        }
+    }
+
+    async fn wait_ready(&self, server: &mut Server) -> Result<(), String> {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(1))
+            .no_proxy()
+            .build()
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        let url = format!("{}{}", server.base_url, self.ready_path);
+        let deadline = Instant::now() + self.ready_timeout;
+        loop {
+            if let Some(child) = server.child.as_mut()
+                && let Ok(Some(status)) = child.try_wait()
+            {
+                return Err(format!("the server exited before it answered ({status})"));
+            }
+            if client.get(&url).send().await.is_ok() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "the server did not answer {url} within {:?}",
+                    self.ready_timeout
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Server {
+    /// Stops the server's whole process group: TERM, then KILL after a second.
+    pub async fn stop(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        if let Some(pid) = child.id() {
+            signal_group(pid, libc::SIGTERM);
+            let waited = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
+            signal_group(pid, libc::SIGKILL);
+            if waited.is_err() {
+                let _ = child.wait().await;
+            }
+        }
+    }
+
+    /// The last lines of the server's log, on one line.
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().rev().take(5).collect();
+        let mut lines: Vec<&str> = lines.into_iter().rev().collect();
+        if lines.is_empty() {
+            lines.push("(empty)");
+        }
+        crate::text::escape_controls(&lines.join(" | ")).into_owned()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_ref()
+            && let Some(pid) = child.id()
+        {
+            signal_group(pid, libc::SIGKILL);
+        }
+    }
+}
+
+fn signal_group(pid: u32, signal: libc::c_int) {
+    // SAFETY: killpg only sends a signal; the group was created for this child alone
+    // (`process_group(0)`), so nothing else is hit.
+    unsafe {
+        libc::killpg(pid as libc::pid_t, signal);
+    }
+}
