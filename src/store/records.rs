@@ -89,6 +89,7 @@ pub struct Record<K: RecordKind> {
     /// targeted regeneration), so an oracle dropped by either pass can be explained.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub normalization: Vec<NormalizeReport>,
+    /// The challenger's review: the hints kept, which drive the one regeneration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ChallengerReview>,
     /// `test_id`s revised by the targeted regeneration pass.
@@ -219,7 +220,9 @@ fn add_unique<T: TestId>(kept: &[T], set_aside: &mut Vec<T>, items: Vec<T>) {
 /// What a record needs of its oracles: their id, and renaming one set aside whose id is
 /// taken.
 pub trait TestId {
+    /// The oracle's id, unique within its record.
     fn test_id(&self) -> &str;
+    /// Renames the oracle (a set-aside one whose id was taken).
     fn set_test_id(&mut self, id: String);
 }
 
