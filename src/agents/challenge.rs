@@ -5,29 +5,16 @@
 //! kept byte-for-byte whatever the model sends back, and every replacement is recorded as
 //! a before/after pair for the reviewer.
 
-use crate::model::{Hint, HintDimension, HintOrigin, MultiOpOracle, Oracle};
+use crate::model::{Hint, HintDimension, HintOrigin};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// The id hints use for the suite as a whole.
 pub const SUITE: &str = "suite";
 
-/// Anything with a test id: single-op and multi-op oracles.
-pub trait TestId {
-    fn test_id(&self) -> &str;
-}
-
-impl TestId for Oracle {
-    fn test_id(&self) -> &str {
-        &self.test_id
-    }
-}
-
-impl TestId for MultiOpOracle {
-    fn test_id(&self) -> &str {
-        &self.test_id
-    }
-}
+/// Anything with a test id: single-op and multi-op oracles (the records' own trait, so
+/// one bound serves the records and the merge).
+pub use crate::store::TestId;
 
 /// Hints kept and refused after checking them against the suite.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -231,6 +218,7 @@ pub fn merge<T: TestId + Clone + PartialEq>(
 mod tests {
     use super::*;
     use crate::model::Assertion;
+    use crate::model::Oracle;
     use serde_json::json;
 
     fn oracle(id: &str, status: u16) -> Oracle {

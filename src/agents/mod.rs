@@ -12,6 +12,7 @@ pub mod compress;
 pub mod discovery;
 pub mod extraction;
 pub mod fit;
+pub mod generation;
 pub mod groups;
 pub mod metamorphic;
 pub mod multi_op;

@@ -5,8 +5,10 @@
 //! After every transition the orchestrator's state is written to `state.json`, so a
 //! reviewer (or the TUI) sees where each operation stands, and failures keep their reason.
 
+use crate::agents::multi_op::GroupTarget;
 use crate::agents::runtime::AgentCtx;
-use crate::agents::{discovery, extraction, multi_op, semantic, single_op};
+use crate::agents::single_op::OpTarget;
+use crate::agents::{discovery, extraction, generation, semantic};
 use crate::pipeline::orchestrator::{Event, Orchestrator, Outcome, PipelineOptions, Task};
 use crate::store::{Event as StoreEvent, EventKind};
 use std::time::Instant;
@@ -150,23 +152,23 @@ async fn execute(ctx: &AgentCtx, task: &Task) -> Result<Outcome, String> {
             group_ids: semantic::run(ctx).await?,
         },
         Task::SingleOp { op_id } => Outcome::Generated {
-            kept: single_op::generate(ctx, op_id).await?,
+            kept: generation::generate::<OpTarget>(ctx, op_id).await?,
         },
         Task::SingleChallenge { op_id } => Outcome::Reviewed {
-            hints: single_op::challenge(ctx, op_id).await?,
+            hints: generation::challenge::<OpTarget>(ctx, op_id).await?,
         },
         Task::SingleRegen { op_id } => {
-            single_op::regenerate(ctx, op_id).await?;
+            generation::regenerate::<OpTarget>(ctx, op_id).await?;
             Outcome::Done
         }
         Task::MultiOp { group_id } => Outcome::Generated {
-            kept: multi_op::generate(ctx, group_id).await?,
+            kept: generation::generate::<GroupTarget>(ctx, group_id).await?,
         },
         Task::MultiChallenge { group_id } => Outcome::Reviewed {
-            hints: multi_op::challenge(ctx, group_id).await?,
+            hints: generation::challenge::<GroupTarget>(ctx, group_id).await?,
         },
         Task::MultiRegen { group_id } => {
-            multi_op::regenerate(ctx, group_id).await?;
+            generation::regenerate::<GroupTarget>(ctx, group_id).await?;
             Outcome::Done
         }
     })

@@ -50,7 +50,9 @@ pub use judgement::{
 };
 pub use lock::{LOCK_FILE, LockError, LockHolder, SessionLock};
 pub use manifest::{ConfigSummary, Manifest, PhaseState, PhaseStatus, looks_secret};
-pub use records::{GroupRecord, SuiteRecord};
+pub use records::{
+    Absent, GroupKind, GroupRecord, KeyField, Record, RecordKind, SuiteKind, SuiteRecord, TestId,
+};
 pub use review::{JournalEntry, Undo, replay};
 pub use slug::{MAX_READABLE, MAX_STEM_READABLE, id_file_stem, op_slug};
 pub use staging::StagedSession;
