@@ -74,6 +74,9 @@ pub struct MutateRunArgs {
     /// instead of the files in the bundles of the suite's operations.
     #[arg(long = "files", value_name = "GLOB")]
     pub files: Vec<String>,
+    /// Only these operators (comma-separated names, as `--list` prints them).
+    #[arg(long = "operator", value_delimiter = ',', value_name = "NAME")]
+    pub operators: Vec<crate::mutate::Operator>,
     /// At most N mutants: a sample spread over operators, the same on every run.
     #[arg(long, value_name = "N")]
     pub max_mutants: Option<usize>,
@@ -162,6 +165,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         only: a.only.map(Into::into),
         ops: a.ops,
         files: a.files,
+        operators: a.operators,
         max_mutants: a.max_mutants,
         seed: a.seed,
         in_diff: a.in_diff,

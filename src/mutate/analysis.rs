@@ -33,6 +33,8 @@ pub struct Options {
     pub ops: Vec<String>,
     /// Globs over project-relative paths choosing the files to mutate.
     pub files: Vec<String>,
+    /// Only these operators (all when empty).
+    pub operators: Vec<super::Operator>,
     pub max_mutants: Option<usize>,
     pub seed: u64,
     pub in_diff: Option<PathBuf>,
@@ -262,6 +264,9 @@ pub fn list_mutants(
         });
     }
     let (mut list, skipped) = mutants::generate(&files);
+    if !opts.operators.is_empty() {
+        list.retain(|m| opts.operators.contains(&m.operator));
+    }
     if let Some(diff) = &opts.in_diff {
         let text = std::fs::read_to_string(diff)
             .map_err(|e| format!("cannot read --in-diff {}: {e}", diff.display()))?;

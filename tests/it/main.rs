@@ -38,6 +38,7 @@ mod meta_fixture;
 mod meta_gherkin;
 mod meta_loop;
 mod mr_export_e2e;
+mod mutate_fixture;
 mod normalize_multi;
 mod normalize_props;
 mod normalize_single;
