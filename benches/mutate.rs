@@ -1,0 +1,135 @@
+//! Mutation benchmark on petstore-jdk with two workers: viable mutants per minute, and
+//! the overhead over the bare cost of one mutant measured in the same process (one
+//! `javac` of the changed file, one JVM start until the API answers, one suite run).
+//! Goal: at least 30 viable mutants per minute on 2 cores, overhead at most 1.3x.
+//! Run with `cargo bench --bench mutate` (needs a JDK); `MUTATE_BENCH_N` sets the
+//! number of mutants (default 30).
+
+use mastor::mutate::analysis::{self, Options};
+use mastor::mutate::build::BuildOutcome;
+use mastor::mutate::{Mutant, MutantOutcome, Operator};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let project = root.join("tests/fixtures/petstore-jdk");
+    let n: usize = std::env::var("MUTATE_BENCH_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    let out = tempfile::tempdir().expect("temp dir");
+    let jobs = 2;
+    let opts = Options {
+        input: project.join("suites/reference.json"),
+        project: Some(project.clone()),
+        spec: None,
+        only: None,
+        ops: vec![],
+        files: vec!["**/handlers/*.java".into(), "**/store/*.java".into()],
+        // Hangs (a removed response) cost a timeout each and measure nothing about speed.
+        operators: Operator::ALL
+            .into_iter()
+            .filter(|o| *o != Operator::VoidCall)
+            .collect(),
+        max_mutants: Some(n),
+        seed: 1,
+        in_diff: None,
+        shard: None,
+        build: None,
+        start: None,
+        ready: "/".into(),
+        ready_timeout: Duration::from_secs(30),
+        timeout: None,
+        jobs,
+        request_timeout: Duration::from_secs(5),
+        out: Some(out.path().join("results")),
+    };
+    let target = analysis::load_target(&opts).expect("reference suite and bundles");
+    let (mutants, _) = analysis::list_mutants(&target, &opts).expect("mutants");
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+
+    // The bare cost of one mutant, measured with the same pieces, one after the other.
+    let setup = analysis::setup(&target, &opts).expect("setup");
+    let original = rt.block_on(setup.workspace.build_original()).expect("original builds");
+    let (javac, start, suite) = rt.block_on(bare_cost(&setup, &original, &mutants));
+    let bare = javac + start + suite;
+
+    let quiet = |_: &Mutant, _: &MutantOutcome| {};
+    let t = Instant::now();
+    let report = rt
+        .block_on(analysis::execute(&target, &opts, mutants, &quiet))
+        .expect("analysis runs");
+    let elapsed = t.elapsed();
+    let baseline = Duration::from_millis(report.suite_ms * 2 + report.start_ms * 3);
+    let t = &report.summary.total;
+    let viable = t.mutants - t.unviable;
+    let mutant_time = elapsed.saturating_sub(baseline);
+    let per_minute = viable as f64 / mutant_time.as_secs_f64() * 60.0;
+    let per_mutant_cpu = mutant_time.as_secs_f64() * jobs as f64 / t.mutants.max(1) as f64;
+    println!("petstore-jdk, reference suite ({} oracles), {jobs} workers", report.matrix.oracles.len());
+    println!(
+        "bare cost of one mutant: javac {:.0} ms + start {:.0} ms + suite {:.0} ms = {:.0} ms",
+        ms(javac),
+        ms(start),
+        ms(suite),
+        ms(bare)
+    );
+    println!(
+        "{} mutants ({} viable, {} unviable, {} timeout) in {:.1} s after a {:.1} s baseline",
+        t.mutants,
+        viable,
+        t.unviable,
+        t.timeout,
+        mutant_time.as_secs_f64(),
+        baseline.as_secs_f64()
+    );
+    println!("viable mutants per minute: {per_minute:.1} (goal >= 30)");
+    println!(
+        "worker time per mutant: {:.0} ms = {:.2}x the bare cost (goal <= 1.3x)",
+        per_mutant_cpu * 1000.0,
+        per_mutant_cpu / bare.as_secs_f64()
+    );
+    println!("mutation score: {:?}", t.score);
+}
+
+/// javac of one changed file, one start until ready, one suite run (the first mutant
+/// that builds).
+async fn bare_cost(
+    setup: &mastor::mutate::execute::Setup,
+    original: &mastor::mutate::build::Built,
+    mutants: &[Mutant],
+) -> (Duration, Duration, Duration) {
+    for m in mutants {
+        let t = Instant::now();
+        let BuildOutcome::Built(built) = setup
+            .workspace
+            .build_mutant(m, original)
+            .await
+            .expect("build runs")
+        else {
+            continue;
+        };
+        let javac = t.elapsed();
+        let t = Instant::now();
+        let log = built.dir.join("bench-server.log");
+        let mut server = setup.start.start(original, log).await.expect("starts");
+        let start = t.elapsed();
+        let t = Instant::now();
+        let cfg = mastor::runner::RunConfig {
+            base_url: server.base_url.clone(),
+            ..setup.run.clone()
+        };
+        let _ = mastor::runner::run(&setup.plan, &cfg).await;
+        let suite = t.elapsed();
+        server.stop().await;
+        // The analysis must build it again, as it builds every other mutant.
+        let _ = std::fs::remove_dir_all(&built.dir);
+        return (javac, start, suite);
+    }
+    panic!("no mutant builds");
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
