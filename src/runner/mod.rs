@@ -13,6 +13,7 @@
 //! caller builds the `Plan`. It never prints; the CLI does.
 
 pub mod exec;
+pub mod isolate;
 pub mod junit;
 /// The oracle language (field paths, assertions, captures) lives in `oracle`; kept here
 /// under the old names.
@@ -20,6 +21,8 @@ pub use crate::oracle::{assert, binds, path};
 pub mod relations;
 pub mod report;
 mod run;
+
+pub use run::reset_command;
 
 #[cfg(test)]
 mod assert_tests;
@@ -75,9 +78,30 @@ pub struct RunConfig {
     /// read further, so a hostile or runaway API cannot exhaust memory.
     pub max_body: usize,
     /// Shell command that restores the API's seed state (a reset endpoint, a SQL script,
-    /// a restart); run before each oracle that declares `fresh_state`.
+    /// a restart); run before what `reset_scope` says.
     pub reset: Option<String>,
+    /// Which oracles the reset runs before (ignored without `reset`).
+    pub reset_scope: ResetScope,
+    /// Longest a reset command may take before it is killed and its oracle becomes an
+    /// error naming the command: a hung reset must not hang the run.
+    pub reset_timeout: Duration,
 }
+
+/// Before which oracles `RunConfig::reset` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResetScope {
+    /// Only before oracles that declare `fresh_state` (cheap: most oracles share state,
+    /// ordered readers first).
+    #[default]
+    Fresh,
+    /// Before every single-op oracle, every sequence and every metamorphic test, which
+    /// then all run one at a time: no oracle can see another's writes, at the cost of one
+    /// reset per oracle.
+    Each,
+}
+
+/// Default `reset_timeout`: room for a restart of a JVM API, short of hanging a CI job.
+pub const DEFAULT_RESET_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Default `max_body`: 16 MiB, far above any JSON answer an oracle asserts on.
 pub const DEFAULT_MAX_BODY: usize = 16 * 1024 * 1024;
@@ -94,6 +118,8 @@ impl Default for RunConfig {
             connect_timeout: Duration::from_secs(3),
             max_body: DEFAULT_MAX_BODY,
             reset: None,
+            reset_scope: ResetScope::Fresh,
+            reset_timeout: DEFAULT_RESET_TIMEOUT,
         }
     }
 }
@@ -169,6 +195,7 @@ pub fn unrunnable(o_id: &str, op_id: &str, message: &str, base_url: &str) -> Ver
         }],
         at: chrono::Utc::now().to_rfc3339(),
         base_url: base_url.to_string(),
+    isolation: None,
     }
 }
 
