@@ -287,6 +287,39 @@ fn input_lines(out: &mut String, input: &OracleInput, indent: &str) {
         }
         let _ = writeln!(out, "{indent}  ```\n");
     }
+    raw_input_lines(out, input, indent);
+}
+
+/// The verbatim parts of an input, said to be verbatim: a reader must not mistake
+/// `a%2Bb` for a value the runner encodes, nor a malformed body for a typo.
+fn raw_input_lines(out: &mut String, input: &OracleInput, indent: &str) {
+    for (name, raw) in &input.path_raw {
+        let _ = writeln!(
+            out,
+            "{indent}- path `{}` = `{}` (verbatim: sent as written, not encoded again)",
+            code(name),
+            code(raw)
+        );
+    }
+    if let Some(raw) = &input.raw_body {
+        // A fence longer than any backtick run in the text, so the body cannot close it.
+        let longest = raw
+            .text
+            .split(|c| c != '`')
+            .map(str::len)
+            .max()
+            .unwrap_or(0);
+        let fence = "`".repeat(longest.max(2) + 1);
+        let _ = writeln!(
+            out,
+            "{indent}- raw body (`{}`, sent byte for byte):\n\n{indent}  {fence}text",
+            code(&raw.content_type)
+        );
+        for line in raw.text.lines() {
+            let _ = writeln!(out, "{indent}  {line}");
+        }
+        let _ = writeln!(out, "{indent}  {fence}\n");
+    }
 }
 
 fn evidence_lines(out: &mut String, evidence: &str, refs: &[EvidenceRef]) {

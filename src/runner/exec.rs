@@ -358,24 +358,37 @@ mod tests {
             r#"curl -sS -i -X POST 'http://h/pets' -H 'Content-Type: application/json' --data-raw '{"name": '\''Rex'\'','"#
         );
         // An explicit header wins; a JSON body still gets application/json.
-        let i = input(json!({"raw_body": {"content_type": "text/plain", "text": "a=1"},
-            "headers": {"content-type": "application/x-www-form-urlencoded"}}));
+        let i = input(
+            json!({"raw_body": {"content_type": "text/plain", "text": "a=1"},
+            "headers": {"content-type": "application/x-www-form-urlencoded"}}),
+        );
         let (headers, body) = headers_and_body(&i);
         assert_eq!(headers.len(), 1, "{headers:?}");
         assert_eq!(body.as_deref(), Some("a=1"));
         let (headers, body) = headers_and_body(&input(json!({"body": "x"})));
-        assert_eq!((headers["Content-Type"].as_str(), body.as_deref()), ("application/json", Some("\"x\"")));
+        assert_eq!(
+            (headers["Content-Type"].as_str(), body.as_deref()),
+            ("application/json", Some("\"x\""))
+        );
     }
 
     #[test]
     fn check_input_names_each_conflict() {
-        let both = input(json!({"body": {}, "raw_body": {"content_type": "text/plain", "text": ""}}));
-        assert!(check_input(&both).unwrap_err().contains("both `body` and `raw_body`"));
+        let both =
+            input(json!({"body": {}, "raw_body": {"content_type": "text/plain", "text": ""}}));
+        assert!(
+            check_input(&both)
+                .unwrap_err()
+                .contains("both `body` and `raw_body`")
+        );
         let twice = input(json!({"path": {"id": 1}, "path_raw": {"id": "1"}}));
         assert!(check_input(&twice).unwrap_err().contains("`id` is in both"));
         for bad in ["a/b", "a?b", "a#b", "a b"] {
             let i = input(json!({"path_raw": {"id": bad}}));
-            assert!(check_input(&i).unwrap_err().contains("one path segment"), "{bad}");
+            assert!(
+                check_input(&i).unwrap_err().contains("one path segment"),
+                "{bad}"
+            );
         }
         assert!(check_input(&input(json!({"path_raw": {"id": "%2F%20"}}))).is_ok());
     }

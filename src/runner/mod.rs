@@ -195,7 +195,7 @@ pub fn unrunnable(o_id: &str, op_id: &str, message: &str, base_url: &str) -> Ver
         }],
         at: chrono::Utc::now().to_rfc3339(),
         base_url: base_url.to_string(),
-    isolation: None,
+        isolation: None,
     }
 }
 

@@ -112,11 +112,7 @@ pub fn failure_details(v: &Verdict) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", mark(v.outcome), v.o_id);
     if let Some(i) = v.isolation {
-        let _ = writeln!(
-            out,
-            "  isolation: {}",
-            crate::runner::isolate::describe(i)
-        );
+        let _ = writeln!(out, "  isolation: {}", crate::runner::isolate::describe(i));
     }
     for (n, s) in v.steps.iter().enumerate() {
         let _ = writeln!(out, "  step {} {} → {:?}", n + 1, s.op_id, s.outcome);
