@@ -9,6 +9,7 @@ mod tui_common;
 mod baseline_dp;
 mod baseline_spec;
 mod check_cli;
+mod check_isolation;
 mod check_reference;
 mod compare_report;
 mod cross_runner;
