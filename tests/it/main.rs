@@ -18,6 +18,7 @@ mod e2e_pipeline_local_model;
 mod exit_codes;
 mod export_e2e;
 mod export_formats;
+mod export_request_semantics;
 mod export_semantics;
 mod export_session;
 mod fuzz_inputs;
