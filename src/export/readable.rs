@@ -513,6 +513,21 @@ mod tests {
     }
 
     #[test]
+    fn verbatim_inputs_are_said_to_be_verbatim_and_fenced_safely() {
+        let input: OracleInput = serde_json::from_value(json!({"path_raw": {"id": "a%2Bb"},
+            "raw_body": {"content_type": "application/json", "text": "{\"a\": ```"}}))
+        .unwrap();
+        let mut out = String::new();
+        input_lines(&mut out, &input, "");
+        assert!(
+            out.contains("- path `id` = `a%2Bb` (verbatim: sent as written, not encoded again)"),
+            "{out}"
+        );
+        assert!(out.contains("- raw body (`application/json`, sent byte for byte):"));
+        assert!(out.contains("  ````text\n  {\"a\": ```\n  ````\n"), "{out}");
+    }
+
+    #[test]
     fn anchors_are_stable_slugs() {
         assert_eq!(anchor("op", "GET /pets/{petId}"), "op-get-pets-petid");
     }

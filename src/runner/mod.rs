@@ -9,6 +9,10 @@
 //! sequences, and are judged by `relations` into verdicts like every other oracle's. Text
 //! and JUnit renderings live in `report.rs`/`junit.rs`.
 //!
+//! With a reset command, `ResetScope::Each` runs every oracle alone on fresh state;
+//! `isolate` re-runs failures alone afterwards and labels them `wrong` or
+//! `order_dependent` (for `check --isolate-failures` and `mutate`'s baseline).
+//!
 //! The runner does not choose which oracles to run (review state, `--op` filters): the
 //! caller builds the `Plan`. It never prints; the CLI does.
 
