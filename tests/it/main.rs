@@ -42,6 +42,7 @@ mod meta_loop;
 mod mr_export_e2e;
 mod normalize_multi;
 mod normalize_props;
+mod normalize_raw_input;
 mod normalize_single;
 mod number_precision;
 mod op_schemas;
