@@ -214,17 +214,41 @@ impl SourceContext {
     }
 }
 
-/// The request an oracle sends. Keys outside these four are stripped by normalization.
+/// The request an oracle sends. Keys outside these six are stripped by normalization.
+///
+/// `path_raw` and `raw_body` exist because some oracles mean bytes the JSON form cannot
+/// say: a path segment already percent-encoded (`%2B`) would be encoded again from
+/// `path`, and a deliberately malformed JSON body written in `body` is sent as a JSON
+/// string. Both are absent from the JSON when unused, so older files are unchanged.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct OracleInput {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub path: BTreeMap<String, Value>,
+    /// Path parameters inserted into the URL verbatim (not percent-encoded again), e.g.
+    /// `{"name": "a%2Bb"}`. A name is in `path` or here, never in both; a value stays one
+    /// segment (no `/`, `?`, `#`, whitespace).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub path_raw: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub query: BTreeMap<String, Value>,
+    /// A JSON body, serialized by the runner (`Content-Type: application/json`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<Value>,
+    /// A body sent byte for byte with its own content type (malformed JSON, form data,
+    /// plain text); never together with `body`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_body: Option<RawBody>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, Value>,
+}
+
+/// A request body sent verbatim, for inputs JSON cannot express (see [`OracleInput`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RawBody {
+    /// Sent as `Content-Type` unless the input's headers set one.
+    pub content_type: String,
+    /// The body text, exactly as sent.
+    pub text: String,
 }
 
 /// Assertion operators on a response field.
@@ -478,6 +502,10 @@ pub struct Exchange {
     pub request_headers: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_body: Option<Value>,
+    /// A verbatim body (`OracleInput::raw_body`) as sent; `request_body` is then empty,
+    /// so a malformed body is never shown as if it were JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_raw_body: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -514,6 +542,35 @@ pub struct Verdict {
     /// RFC 3339 time of the run.
     pub at: String,
     pub base_url: String,
+    /// Set by `check --isolate-failures` on a failing oracle re-run alone after a reset:
+    /// whether it fails on its own or only after other oracles. Absent otherwise, so
+    /// verdicts stored before it existed read and write unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<Isolation>,
+}
+
+/// How a failing oracle behaved when re-run alone on fresh state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Isolation {
+    /// It still fails alone: the oracle (or the API) is wrong, whatever ran before it.
+    Wrong,
+    /// It passes alone: it failed only because of state other oracles left behind.
+    OrderDependent,
+    /// The re-run could not tell: the fresh state could not be made, or the re-run
+    /// errored (no usable answer).
+    Inconclusive,
+}
+
+impl Isolation {
+    /// The label used in text output, JSON and JUnit messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Isolation::Wrong => "wrong",
+            Isolation::OrderDependent => "order_dependent",
+            Isolation::Inconclusive => "inconclusive",
+        }
+    }
 }
 
 /// Relation operators of a metamorphic test, over a seed operand and a follow-up operand.

@@ -11,9 +11,16 @@
 //! an error verdict in every report, naming the entry and what is wrong, so it fails the
 //! run; `--lenient` skips such entries with a warning instead. A sequence step whose
 //! capture cannot be read from its response fails, and the steps after it are not run.
+//!
+//! `--isolate-failures` re-runs each failing oracle alone after `--reset` and labels it
+//! `wrong` or `order_dependent` (text, JSON `isolation`, JUnit message). The label does
+//! not change the outcome: an order-dependent oracle still fails the run (exit 1),
+//! because the suite as written does not pass; the label says to fix its state handling
+//! (`fresh_state`, a sequence that creates its own record, or `--reset-scope each`)
+//! rather than its assertion.
 
 use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_OK};
-use crate::runner::{self, RunConfig, junit, report};
+use crate::runner::{self, RunConfig, isolate, junit, report};
 use crate::store::{MANIFEST_FILE, Session, SessionLock};
 use crate::suite::{self, Only, session};
 use crate::text::escape_controls;
@@ -67,10 +74,25 @@ pub struct CheckArgs {
           value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,
     /// Shell command that restores the API's seed data (a reset endpoint, a SQL script, a
-    /// restart); run before each oracle that declares `fresh_state`. Without it, those
-    /// oracles run before any other oracle that writes.
+    /// restart); run before each oracle that declares `fresh_state` (or before every
+    /// oracle with `--reset-scope each`). Without it, `fresh_state` oracles run before any
+    /// other oracle that writes.
     #[arg(long, value_name = "CMD")]
     pub reset: Option<String>,
+    /// Before which oracles `--reset` runs: `fresh` (those declaring `fresh_state`) or
+    /// `each` (every oracle, sequence and metamorphic test, which then run one at a time).
+    #[arg(long, value_enum, default_value_t = ResetScopeArg::Fresh, value_name = "SCOPE")]
+    pub reset_scope: ResetScopeArg,
+    /// Longest a `--reset` command may run before it is killed (its oracle is then an
+    /// error naming the command).
+    #[arg(long, default_value_t = runner::DEFAULT_RESET_TIMEOUT.as_secs_f64(), value_name = "SECS")]
+    pub reset_timeout: f64,
+    /// After the run, re-run each failing oracle alone right after `--reset` (required)
+    /// and label the failure `wrong` (still fails alone) or `order_dependent` (passes
+    /// alone: other oracles changed its data). Labels only: the exit code still counts
+    /// every failure.
+    #[arg(long)]
+    pub isolate_failures: bool,
     /// Allow POST/PUT/PATCH/DELETE against a host that is not loopback.
     #[arg(long)]
     pub allow_writes: bool,
@@ -90,6 +112,48 @@ fn positive_bytes(s: &str) -> Result<usize, String> {
         Ok(n) if n > 0 => Ok(n),
         _ => Err(format!("`{s}` is not a positive number of bytes")),
     }
+}
+
+/// `--reset-scope` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ResetScopeArg {
+    /// Before oracles that declare `fresh_state`.
+    Fresh,
+    /// Before every oracle, sequence and metamorphic test.
+    Each,
+}
+
+impl From<ResetScopeArg> for runner::ResetScope {
+    fn from(a: ResetScopeArg) -> Self {
+        match a {
+            ResetScopeArg::Fresh => runner::ResetScope::Fresh,
+            ResetScopeArg::Each => runner::ResetScope::Each,
+        }
+    }
+}
+
+/// Checks the reset options together: `--isolate-failures` and `--reset-scope each` need
+/// a `--reset` command (isolation without fresh state would re-run on the state that made
+/// the oracle fail), and the reset timeout must be a positive number.
+fn check_reset_args(args: &CheckArgs) -> color_eyre::Result<()> {
+    if args.reset.as_deref().is_none_or(|c| c.trim().is_empty()) {
+        if args.isolate_failures {
+            bail!(
+                "--isolate-failures needs --reset CMD: each failing oracle is re-run alone \
+                 right after that command restores the API's seed data"
+            );
+        }
+        if args.reset_scope == ResetScopeArg::Each {
+            bail!("--reset-scope each needs --reset CMD (the command to run before each oracle)");
+        }
+    }
+    if !(args.reset_timeout.is_finite() && args.reset_timeout > 0.0) {
+        bail!(
+            "--reset-timeout must be a positive number of seconds, got {}",
+            args.reset_timeout
+        );
+    }
+    Ok(())
 }
 
 /// `--only` values.
@@ -118,6 +182,7 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
             args.timeout
         );
     }
+    check_reset_args(&args)?;
     let is_session = args.input.is_dir();
     let mut unrunnable = Vec::new();
     let (suite_file, store, _lock) = if is_session {
@@ -209,13 +274,15 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         repeat: args.repeat as usize,
         max_body: args.max_body,
         reset: args.reset.clone(),
+        reset_scope: args.reset_scope.into(),
+        reset_timeout: Duration::from_secs_f64(args.reset_timeout),
         ..RunConfig::default()
     };
     let mut report = if plan.is_empty() {
         runner::RunReport::default()
     } else {
         let rt = tokio::runtime::Runtime::new().wrap_err("cannot start the async runtime")?;
-        rt.block_on(runner::run(&plan, &cfg))?
+        rt.block_on(run_and_isolate(&plan, &cfg, args.isolate_failures))?
     };
     for v in unrunnable {
         report.push(v);
@@ -245,4 +312,42 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
     } else {
         EXIT_FAILURES
     })
+}
+
+/// Runs the plan, then (with `--isolate-failures`) re-runs each failure alone after the
+/// reset command and labels it; the outcomes and the summary stay as the run found them.
+async fn run_and_isolate(
+    plan: &runner::Plan,
+    cfg: &RunConfig,
+    isolate: bool,
+) -> Result<runner::RunReport, runner::RunnerError> {
+    let mut report = runner::run(plan, cfg).await?;
+    if let (true, Some(cmd)) = (isolate, &cfg.reset) {
+        let failing: Vec<_> = report
+            .verdicts
+            .iter()
+            .filter(|v| isolate::is_failing(v))
+            .cloned()
+            .collect();
+        if !failing.is_empty() {
+            eprintln!(
+                "isolating {} failing oracle(s): each re-run alone after `{}`",
+                failing.len(),
+                escape_controls(cmd)
+            );
+        }
+        let limit = cfg.reset_timeout;
+        let results =
+            isolate::isolate_failures(plan, cfg, &failing, || runner::reset_command(cmd, limit))
+                .await?;
+        isolate::apply(&mut report, &results);
+        for r in results.iter().filter(|r| !r.note.is_empty()) {
+            eprintln!(
+                "warning: isolation of {} inconclusive: {}",
+                escape_controls(&r.o_id),
+                escape_controls(&r.note)
+            );
+        }
+    }
+    Ok(report)
 }

@@ -204,7 +204,17 @@ pub(super) fn request_item(
             encode_component(&string_form(v))
         }
     };
-    let mut url = format!("{{{{baseUrl}}}}{}", substitute_path(template, input, text));
+    let verbatim = |raw: &str| -> String {
+        if bind {
+            captures_as_vars(raw, str::to_string)
+        } else {
+            raw.to_string()
+        }
+    };
+    let mut url = format!(
+        "{{{{baseUrl}}}}{}",
+        substitute_path(template, input, text, verbatim)
+    );
     for (i, (name, value)) in query_pairs(input).into_iter().enumerate() {
         url.push(if i == 0 { '?' } else { '&' });
         url.push_str(&encode_component(name));
@@ -240,6 +250,20 @@ pub(super) fn request_item(
                 "raw": raw_body(body, bind),
                 "options": {"raw": {"language": "json"}},
             }),
+        );
+    } else if let Some(raw) = &input.raw_body {
+        // Sent as written: a malformed JSON body stays malformed.
+        if !raw.content_type.is_empty()
+            && !input
+                .headers
+                .keys()
+                .any(|k| k.eq_ignore_ascii_case("content-type"))
+        {
+            headers.push(json!({"key": "Content-Type", "value": raw.content_type}));
+        }
+        request.insert(
+            "body".into(),
+            json!({"mode": "raw", "raw": verbatim(&raw.text), "options": {"raw": {"language": "text"}}}),
         );
     }
     request.insert("header".into(), Value::Array(headers));

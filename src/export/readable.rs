@@ -287,6 +287,39 @@ fn input_lines(out: &mut String, input: &OracleInput, indent: &str) {
         }
         let _ = writeln!(out, "{indent}  ```\n");
     }
+    raw_input_lines(out, input, indent);
+}
+
+/// The verbatim parts of an input, said to be verbatim: a reader must not mistake
+/// `a%2Bb` for a value the runner encodes, nor a malformed body for a typo.
+fn raw_input_lines(out: &mut String, input: &OracleInput, indent: &str) {
+    for (name, raw) in &input.path_raw {
+        let _ = writeln!(
+            out,
+            "{indent}- path `{}` = `{}` (verbatim: sent as written, not encoded again)",
+            code(name),
+            code(raw)
+        );
+    }
+    if let Some(raw) = &input.raw_body {
+        // A fence longer than any backtick run in the text, so the body cannot close it.
+        let longest = raw
+            .text
+            .split(|c| c != '`')
+            .map(str::len)
+            .max()
+            .unwrap_or(0);
+        let fence = "`".repeat(longest.max(2) + 1);
+        let _ = writeln!(
+            out,
+            "{indent}- raw body (`{}`, sent byte for byte):\n\n{indent}  {fence}text",
+            code(&raw.content_type)
+        );
+        for line in raw.text.lines() {
+            let _ = writeln!(out, "{indent}  {line}");
+        }
+        let _ = writeln!(out, "{indent}  {fence}\n");
+    }
 }
 
 fn evidence_lines(out: &mut String, evidence: &str, refs: &[EvidenceRef]) {
@@ -477,6 +510,21 @@ mod tests {
             relation_sentence(&r),
             "`seed[0].status` does not equal `500`"
         );
+    }
+
+    #[test]
+    fn verbatim_inputs_are_said_to_be_verbatim_and_fenced_safely() {
+        let input: OracleInput = serde_json::from_value(json!({"path_raw": {"id": "a%2Bb"},
+            "raw_body": {"content_type": "application/json", "text": "{\"a\": ```"}}))
+        .unwrap();
+        let mut out = String::new();
+        input_lines(&mut out, &input, "");
+        assert!(
+            out.contains("- path `id` = `a%2Bb` (verbatim: sent as written, not encoded again)"),
+            "{out}"
+        );
+        assert!(out.contains("- raw body (`application/json`, sent byte for byte):"));
+        assert!(out.contains("  ````text\n  {\"a\": ```\n  ````\n"), "{out}");
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub fn check_path_params(
 ) -> Result<(), ExportError> {
     let missing: Vec<&str> = template_params(template)
         .into_iter()
-        .filter(|name| !input.path.contains_key(*name))
+        .filter(|name| !input.path.contains_key(*name) && !input.path_raw.contains_key(*name))
         .collect();
     if missing.is_empty() {
         Ok(())
@@ -86,16 +86,21 @@ pub fn check_path_params(
     }
 }
 
-/// Substitutes path values into the template; `render` turns each value into the text
-/// that goes into the URL (encoded literal, or a variable reference).
+/// Substitutes path values into the template; `render` turns each `path` value into the
+/// text that goes into the URL (encoded literal, or a variable reference), `render_raw`
+/// each verbatim `path_raw` value (never encoded again, as the runner sends it).
 pub fn substitute_path(
     template: &str,
     input: &OracleInput,
     render: impl Fn(&Value) -> String,
+    render_raw: impl Fn(&str) -> String,
 ) -> String {
     let mut out = template.to_string();
     for (name, value) in &input.path {
         out = out.replace(&format!("{{{name}}}"), &render(value));
+    }
+    for (name, raw) in &input.path_raw {
+        out = out.replace(&format!("{{{name}}}"), &render_raw(raw));
     }
     out
 }
@@ -153,8 +158,20 @@ mod tests {
         assert_eq!(template_params("/p/{id}/q/{x}"), vec!["id", "x"]);
         assert!(check_path_params("o", "/p/{id}/q/{x}", &input).is_err());
         assert!(check_path_params("o", "/p/{id}", &input).is_ok());
-        let url = substitute_path("/p/{id}", &input, |v| encode_component(&string_form(v)));
+        let url = substitute_path(
+            "/p/{id}",
+            &input,
+            |v| encode_component(&string_form(v)),
+            str::to_string,
+        );
         assert_eq!(url, "/p/a%20b");
+        let raw = OracleInput {
+            path_raw: [("id".to_string(), "a%2Bb".to_string())].into(),
+            ..Default::default()
+        };
+        assert!(check_path_params("o", "/p/{id}", &raw).is_ok());
+        let url = substitute_path("/p/{id}", &raw, |_| unreachable!(), str::to_string);
+        assert_eq!(url, "/p/a%2Bb");
     }
 
     #[test]

@@ -356,6 +356,7 @@ impl MrVerdict {
             steps,
             at,
             base_url,
+            isolation: None,
         }
     }
 }

@@ -2,9 +2,11 @@
 //! a `curl` line that reproduces the request.
 //!
 //! Path parameters are substituted into the operation's path template and URL-encoded as
-//! one path segment each; query values that are arrays become repeated keys; the body is
-//! sent as JSON (`Content-Type: application/json`) exactly as the oracle gives it, so a
-//! string body is sent as a JSON string. Header and parameter values that are not strings
+//! one path segment each, except those in `path_raw`, which go in verbatim (an oracle that
+//! means `%2B` says so there, and it is not encoded again); query values that are arrays
+//! become repeated keys; the body is sent as JSON (`Content-Type: application/json`)
+//! exactly as the oracle gives it, so a string body is sent as a JSON string, while a
+//! `raw_body` is sent byte for byte with its own content type (malformed JSON, form data). Header and parameter values that are not strings
 //! are sent as their JSON text. The base URL may carry a path prefix (`http://h:p/api`).
 //! Redirects are not followed: a `302` is an answer an oracle can assert on. A response
 //! body is read as a stream with a running count and abandoned past `max_body` bytes.
@@ -40,6 +42,33 @@ fn param_text(v: &Value) -> String {
     string_form(v)
 }
 
+/// Checks what the JSON form of an input cannot: `body` and `raw_body` together, a name
+/// in both `path` and `path_raw`, and a verbatim segment that would not stay one path
+/// segment. Suite loading reports it against the oracle; the runner checks again before
+/// sending, for plans built by hand.
+pub fn check_input(input: &OracleInput) -> Result<(), String> {
+    if input.body.is_some() && input.raw_body.is_some() {
+        return Err("input has both `body` and `raw_body`; give one of them".into());
+    }
+    if let Some(name) = input.path_raw.keys().find(|k| input.path.contains_key(*k)) {
+        return Err(format!(
+            "path parameter `{name}` is in both input.path and input.path_raw; give one of them"
+        ));
+    }
+    for (name, value) in &input.path_raw {
+        if let Some(c) = value
+            .chars()
+            .find(|c| matches!(c, '/' | '?' | '#') || c.is_whitespace() || c.is_control())
+        {
+            return Err(format!(
+                "input.path_raw `{name}` contains {c:?}, which would not stay one path \
+                 segment; percent-encode it"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Builds the full request URL from the base URL, the path template and the input.
 pub fn build_url(base: &Url, template: &str, input: &OracleInput) -> Result<Url, String> {
     let mut path = String::new();
@@ -50,12 +79,16 @@ pub fn build_url(base: &Url, template: &str, input: &OracleInput) -> Result<Url,
             .map(|c| c + open)
             .ok_or_else(|| format!("unclosed `{{` in path template `{template}`"))?;
         let name = &rest[open + 1..close];
-        let value = input
-            .path
-            .get(name)
-            .ok_or_else(|| format!("path parameter `{name}` has no value in input.path"))?;
         path.push_str(&rest[..open]);
-        path.extend(utf8_percent_encode(&param_text(value), SEGMENT));
+        match (input.path.get(name), input.path_raw.get(name)) {
+            (Some(value), _) => path.extend(utf8_percent_encode(&param_text(value), SEGMENT)),
+            (None, Some(raw)) => path.push_str(raw),
+            (None, None) => {
+                return Err(format!(
+                    "path parameter `{name}` has no value in input.path or input.path_raw"
+                ));
+            }
+        }
         rest = &rest[close + 1..];
     }
     path.push_str(rest);
@@ -80,6 +113,30 @@ pub fn build_url(base: &Url, template: &str, input: &OracleInput) -> Result<Url,
         }
     }
     Ok(url)
+}
+
+/// The request headers (with the body's `Content-Type` unless the input sets one) and
+/// the body text: a JSON `body` serialized, a `raw_body` exactly as written.
+pub fn headers_and_body(input: &OracleInput) -> (BTreeMap<String, String>, Option<String>) {
+    let mut headers: BTreeMap<String, String> = input
+        .headers
+        .iter()
+        .map(|(k, v)| (k.clone(), param_text(v)))
+        .collect();
+    let (body_text, content_type) = match (&input.body, &input.raw_body) {
+        (Some(json), _) => (Some(json.to_string()), "application/json"),
+        (None, Some(raw)) => (Some(raw.text.clone()), raw.content_type.as_str()),
+        (None, None) => (None, ""),
+    };
+    if body_text.is_some()
+        && !content_type.is_empty()
+        && !headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("content-type"))
+    {
+        headers.insert("Content-Type".into(), content_type.to_string());
+    }
+    (headers, body_text)
 }
 
 /// The response as received, or why there is none.
@@ -137,26 +194,18 @@ pub async fn send(
         Err(e) => return (exchange, Err(e)),
     };
     exchange.method = method.to_string();
+    if let Err(e) = check_input(input) {
+        return (exchange, Err(e));
+    }
     let url = match build_url(base, template, input) {
         Ok(u) => u,
         Err(e) => return (exchange, Err(e)),
     };
     exchange.url = url.to_string();
-    let mut headers: BTreeMap<String, String> = input
-        .headers
-        .iter()
-        .map(|(k, v)| (k.clone(), param_text(v)))
-        .collect();
-    let body_text = input.body.as_ref().map(Value::to_string);
-    if body_text.is_some()
-        && !headers
-            .keys()
-            .any(|k| k.eq_ignore_ascii_case("content-type"))
-    {
-        headers.insert("Content-Type".into(), "application/json".into());
-    }
+    let (headers, body_text) = headers_and_body(input);
     exchange.request_headers = headers.clone();
     exchange.request_body = input.body.clone();
+    exchange.request_raw_body = input.raw_body.as_ref().map(|r| r.text.clone());
     exchange.curl = curl_line(
         &exchange.method,
         &exchange.url,
@@ -284,6 +333,64 @@ mod tests {
         );
         let e = build_url(&base, "/pets/{missing}", &i).unwrap_err();
         assert!(e.contains("missing"), "{e}");
+    }
+
+    #[test]
+    fn verbatim_path_segments_are_not_encoded_again() {
+        let base = Url::parse("http://127.0.0.1:8080").unwrap();
+        let i = input(json!({"path": {"id": "a+b"}, "path_raw": {"name": "a%2Bb"}}));
+        let url = build_url(&base, "/p/{id}/n/{name}", &i).unwrap();
+        assert_eq!(url.as_str(), "http://127.0.0.1:8080/p/a%2Bb/n/a%2Bb");
+        let e = build_url(&base, "/p/{other}", &i).unwrap_err();
+        assert!(e.contains("input.path or input.path_raw"), "{e}");
+    }
+
+    #[test]
+    fn raw_body_goes_verbatim_with_its_content_type_and_curl_line() {
+        let i = input(json!({"raw_body": {"content_type": "application/json",
+            "text": "{\"name\": 'Rex',"}}));
+        let (headers, body) = headers_and_body(&i);
+        assert_eq!(body.as_deref(), Some("{\"name\": 'Rex',"));
+        assert_eq!(headers["Content-Type"], "application/json");
+        let line = curl_line("POST", "http://h/pets", &headers, body.as_deref());
+        assert_eq!(
+            line,
+            r#"curl -sS -i -X POST 'http://h/pets' -H 'Content-Type: application/json' --data-raw '{"name": '\''Rex'\'','"#
+        );
+        // An explicit header wins; a JSON body still gets application/json.
+        let i = input(
+            json!({"raw_body": {"content_type": "text/plain", "text": "a=1"},
+            "headers": {"content-type": "application/x-www-form-urlencoded"}}),
+        );
+        let (headers, body) = headers_and_body(&i);
+        assert_eq!(headers.len(), 1, "{headers:?}");
+        assert_eq!(body.as_deref(), Some("a=1"));
+        let (headers, body) = headers_and_body(&input(json!({"body": "x"})));
+        assert_eq!(
+            (headers["Content-Type"].as_str(), body.as_deref()),
+            ("application/json", Some("\"x\""))
+        );
+    }
+
+    #[test]
+    fn check_input_names_each_conflict() {
+        let both =
+            input(json!({"body": {}, "raw_body": {"content_type": "text/plain", "text": ""}}));
+        assert!(
+            check_input(&both)
+                .unwrap_err()
+                .contains("both `body` and `raw_body`")
+        );
+        let twice = input(json!({"path": {"id": 1}, "path_raw": {"id": "1"}}));
+        assert!(check_input(&twice).unwrap_err().contains("`id` is in both"));
+        for bad in ["a/b", "a?b", "a#b", "a b"] {
+            let i = input(json!({"path_raw": {"id": bad}}));
+            assert!(
+                check_input(&i).unwrap_err().contains("one path segment"),
+                "{bad}"
+            );
+        }
+        assert!(check_input(&input(json!({"path_raw": {"id": "%2F%20"}}))).is_ok());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! actual and the curl line. Written with quick-xml so escaping is never hand-rolled.
 
 use crate::model::{Outcome, Verdict};
-use crate::runner::report::{failure_details, first_failure};
+use crate::runner::report::{failure_details, failure_message};
 use crate::text::escape_controls;
 use quick_xml::Writer;
 use quick_xml::events::{BytesCData, BytesDecl, BytesEnd, BytesStart, BytesText, Event};
@@ -61,7 +61,7 @@ pub fn render(verdicts: &[Verdict]) -> Result<String, std::io::Error> {
             };
             w.write_event(Event::Start(case))?;
             let mut el = BytesStart::new(tag);
-            let message = first_failure(v).unwrap_or_default();
+            let message = failure_message(v);
             let message = escape_controls(&message);
             el.push_attribute(("message", message.as_ref()));
             if v.outcome == Outcome::Skipped {

@@ -9,10 +9,15 @@
 //! sequences, and are judged by `relations` into verdicts like every other oracle's. Text
 //! and JUnit renderings live in `report.rs`/`junit.rs`.
 //!
+//! With a reset command, `ResetScope::Each` runs every oracle alone on fresh state;
+//! `isolate` re-runs failures alone afterwards and labels them `wrong` or
+//! `order_dependent` (for `check --isolate-failures` and `mutate`'s baseline).
+//!
 //! The runner does not choose which oracles to run (review state, `--op` filters): the
 //! caller builds the `Plan`. It never prints; the CLI does.
 
 pub mod exec;
+pub mod isolate;
 pub mod junit;
 /// The oracle language (field paths, assertions, captures) lives in `oracle`; kept here
 /// under the old names.
@@ -20,6 +25,8 @@ pub use crate::oracle::{assert, binds, path};
 pub mod relations;
 pub mod report;
 mod run;
+
+pub use run::reset_command;
 
 #[cfg(test)]
 mod assert_tests;
@@ -75,9 +82,30 @@ pub struct RunConfig {
     /// read further, so a hostile or runaway API cannot exhaust memory.
     pub max_body: usize,
     /// Shell command that restores the API's seed state (a reset endpoint, a SQL script,
-    /// a restart); run before each oracle that declares `fresh_state`.
+    /// a restart); run before what `reset_scope` says.
     pub reset: Option<String>,
+    /// Which oracles the reset runs before (ignored without `reset`).
+    pub reset_scope: ResetScope,
+    /// Longest a reset command may take before it is killed and its oracle becomes an
+    /// error naming the command: a hung reset must not hang the run.
+    pub reset_timeout: Duration,
 }
+
+/// Before which oracles `RunConfig::reset` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResetScope {
+    /// Only before oracles that declare `fresh_state` (cheap: most oracles share state,
+    /// ordered readers first).
+    #[default]
+    Fresh,
+    /// Before every single-op oracle, every sequence and every metamorphic test, which
+    /// then all run one at a time: no oracle can see another's writes, at the cost of one
+    /// reset per oracle.
+    Each,
+}
+
+/// Default `reset_timeout`: room for a restart of a JVM API, short of hanging a CI job.
+pub const DEFAULT_RESET_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Default `max_body`: 16 MiB, far above any JSON answer an oracle asserts on.
 pub const DEFAULT_MAX_BODY: usize = 16 * 1024 * 1024;
@@ -94,6 +122,8 @@ impl Default for RunConfig {
             connect_timeout: Duration::from_secs(3),
             max_body: DEFAULT_MAX_BODY,
             reset: None,
+            reset_scope: ResetScope::Fresh,
+            reset_timeout: DEFAULT_RESET_TIMEOUT,
         }
     }
 }
@@ -169,6 +199,7 @@ pub fn unrunnable(o_id: &str, op_id: &str, message: &str, base_url: &str) -> Ver
         }],
         at: chrono::Utc::now().to_rfc3339(),
         base_url: base_url.to_string(),
+        isolation: None,
     }
 }
 

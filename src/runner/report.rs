@@ -52,15 +52,58 @@ pub fn first_failure(v: &Verdict) -> Option<String> {
     })
 }
 
-/// One line per oracle.
+/// One line per oracle; a failure isolated by `--isolate-failures` carries its label
+/// (`[order_dependent]`, `[wrong]`), so the reader knows which failures to fix in the
+/// suite's state handling rather than in the assertion.
 pub fn oracle_line(v: &Verdict) -> String {
+    let label = v
+        .isolation
+        .map(|i| format!(" [{}]", i.label()))
+        .unwrap_or_default();
     let line = match first_failure(v) {
         Some(why) if v.outcome != Outcome::Pass => {
-            format!("{} {}  {why}", mark(v.outcome), v.o_id)
+            format!("{} {}{label}  {why}", mark(v.outcome), v.o_id)
         }
-        _ => format!("{} {}", mark(v.outcome), v.o_id),
+        _ => format!("{} {}{label}", mark(v.outcome), v.o_id),
     };
     escape_controls(&line).into_owned()
+}
+
+/// The JUnit message of a verdict: its first failure, prefixed with its isolation label.
+pub fn failure_message(v: &Verdict) -> String {
+    let why = first_failure(v).unwrap_or_default();
+    match v.isolation {
+        Some(i) => format!("[{}] {why}", i.label()),
+        None => why,
+    }
+}
+
+/// `isolation: 1 wrong, 2 order_dependent` over the report, or `None` when no verdict
+/// was isolated.
+pub fn isolation_summary(report: &RunReport) -> Option<String> {
+    use crate::model::Isolation;
+    let count = |i: Isolation| {
+        report
+            .verdicts
+            .iter()
+            .filter(|v| v.isolation == Some(i))
+            .count()
+    };
+    let parts: Vec<String> = [
+        Isolation::Wrong,
+        Isolation::OrderDependent,
+        Isolation::Inconclusive,
+    ]
+    .into_iter()
+    .filter(|i| count(*i) > 0)
+    .map(|i| format!("{} {}", count(i), i.label()))
+    .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "isolation (each failure re-run alone after the reset): {}",
+            parts.join(", ")
+        )
+    })
 }
 
 /// Details of a failed or errored verdict: per step the curl line and every assertion
@@ -68,6 +111,9 @@ pub fn oracle_line(v: &Verdict) -> String {
 pub fn failure_details(v: &Verdict) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", mark(v.outcome), v.o_id);
+    if let Some(i) = v.isolation {
+        let _ = writeln!(out, "  isolation: {}", crate::runner::isolate::describe(i));
+    }
     for (n, s) in v.steps.iter().enumerate() {
         let _ = writeln!(out, "  step {} {} → {:?}", n + 1, s.op_id, s.outcome);
         if let Some(ex) = &s.exchange {
@@ -146,5 +192,8 @@ pub fn render(report: &RunReport) -> String {
         }
     }
     let _ = writeln!(out, "{}", summary(&report.summary));
+    if let Some(line) = isolation_summary(report) {
+        let _ = writeln!(out, "{line}");
+    }
     out
 }

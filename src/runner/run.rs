@@ -10,6 +10,10 @@
 //!    earlier ones left;
 //! 4. the multi-op sequences, one at a time, each step in order.
 //!
+//! With a reset and `ResetScope::Each`, every single-op oracle and every sequence (and so
+//! every metamorphic test) runs one at a time, each right after the reset (each repeated
+//! run too), in the order above: no oracle sees another's writes.
+//!
 //! Verdicts come back in plan order (single-op oracles first, then sequences), whatever
 //! order they ran in.
 //!
@@ -24,7 +28,7 @@ use crate::model::{
 use crate::runner::assert::{self, Response};
 use crate::runner::binds::{self, Captures};
 use crate::runner::exec;
-use crate::runner::{Plan, RunConfig, RunReport, Summary, UnstableAssertion};
+use crate::runner::{Plan, ResetScope, RunConfig, RunReport, Summary, UnstableAssertion};
 use futures_util::StreamExt;
 use reqwest::{Client, Url};
 use serde_json::Value;
@@ -72,15 +76,23 @@ impl Unit<'_> {
 /// Runs every unit of the plan and returns verdicts plus the summary.
 pub(crate) async fn run_plan<'a>(plan: &'a Plan, ctx: &'a Ctx<'a>) -> RunReport {
     let repeat = ctx.cfg.repeat.max(1);
+    let each = ctx.cfg.reset.is_some() && ctx.cfg.reset_scope == ResetScope::Each;
     let run_repeated = |unit: Unit<'a>| async move {
-        let first = run_unit(&unit, ctx).await;
+        let first = run_unit_after_reset(&unit, ctx, each).await;
         let mut rest = Vec::with_capacity(repeat - 1);
         for _ in 1..repeat {
-            rest.push(run_unit(&unit, ctx).await);
+            rest.push(run_unit_after_reset(&unit, ctx, each).await);
         }
         merge_runs(&unit, first, &rest)
     };
-    let phases = phases(&plan.oracles, ctx.cfg.reset.is_some());
+    let mut phases = phases(&plan.oracles, ctx.cfg.reset.is_some());
+    if each {
+        // One at a time, each after its own reset (in `run_repeated`).
+        let mut all = std::mem::take(&mut phases.readers);
+        all.append(&mut phases.fresh);
+        all.append(&mut phases.writers);
+        phases.writers = all;
+    }
     let mut by_index: Vec<Option<(Verdict, Vec<UnstableAssertion>)>> =
         vec![None; plan.oracles.len()];
     let readers: Vec<(usize, (Verdict, Vec<UnstableAssertion>))> =
@@ -96,7 +108,7 @@ pub(crate) async fn run_plan<'a>(plan: &'a Plan, ctx: &'a Ctx<'a>) -> RunReport 
         let o = &plan.oracles[i];
         by_index[i] = Some(match reset(ctx).await {
             Ok(()) => run_repeated(Unit::Single(o)).await,
-            Err(why) => (not_run_oracle(o, ctx, &why), Vec::new()),
+            Err(why) => (not_run_unit(&Unit::Single(o), ctx, &why), Vec::new()),
         });
     }
     for i in phases.writers {
@@ -149,47 +161,100 @@ fn phases(oracles: &[Oracle], with_reset: bool) -> Phases {
     p
 }
 
-/// Runs the configured reset command (when there is one), bounded by the request
-/// timeout times ten; its failure is the reason the next oracle did not run.
+/// Runs the configured reset command (when there is one); its failure is the reason the
+/// next oracle did not run.
 async fn reset(ctx: &Ctx<'_>) -> Result<(), String> {
-    let Some(cmd) = &ctx.cfg.reset else {
-        return Ok(());
-    };
-    let limit = ctx.cfg.timeout * 10;
-    let child = tokio::process::Command::new("sh")
+    match &ctx.cfg.reset {
+        Some(cmd) => reset_command(cmd, ctx.cfg.reset_timeout).await,
+        None => Ok(()),
+    }
+}
+
+/// Characters of a failing reset command's stderr quoted in the error.
+const RESET_STDERR: usize = 300;
+
+/// Runs a reset command with `sh -c`, bounded by `limit`, and says why it failed, naming
+/// the command: exit status and the start of its stderr, or the time limit. Only the
+/// command's own exit is awaited, so a reset that restarts a server in the background
+/// (which keeps stderr open) does not hang the run. Public so that callers with their own
+/// notion of fresh state (`isolate`) run the same command the same way.
+pub async fn reset_command(cmd: &str, limit: std::time::Duration) -> Result<(), String> {
+    use tokio::io::AsyncReadExt;
+    let mut child = tokio::process::Command::new("sh")
         .args(["-c", cmd])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
-        .output();
-    match tokio::time::timeout(limit, child).await {
-        Err(_) => Err(format!(
-            "reset command `{cmd}` did not finish within {limit:?}"
-        )),
-        Ok(Err(e)) => Err(format!("reset command `{cmd}` could not start: {e}")),
-        Ok(Ok(out)) if !out.status.success() => {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let tail: String = stderr.chars().take(300).collect();
-            Err(format!(
-                "reset command `{cmd}` failed ({}): {}",
-                out.status,
-                crate::text::escape_controls(tail.trim())
-            ))
+        .spawn()
+        .map_err(|e| format!("reset command `{cmd}` could not start: {e}"))?;
+    let stderr = child.stderr.take();
+    let reader = tokio::spawn(async move {
+        let mut text = Vec::new();
+        if let Some(s) = stderr {
+            let _ = s.take(64 * 1024).read_to_end(&mut text).await;
         }
-        Ok(Ok(_)) => Ok(()),
+        text
+    });
+    let status = match tokio::time::timeout(limit, child.wait()).await {
+        Err(_) => {
+            let _ = child.kill().await;
+            reader.abort();
+            return Err(format!(
+                "reset command `{cmd}` did not finish within {} s (killed)",
+                limit.as_secs_f64()
+            ));
+        }
+        Ok(Err(e)) => return Err(format!("reset command `{cmd}` could not run: {e}")),
+        Ok(Ok(status)) => status,
+    };
+    if status.success() {
+        reader.abort();
+        return Ok(());
     }
+    // A background child may hold stderr open: read what is there, briefly.
+    let grace = std::time::Duration::from_millis(300);
+    let text = match tokio::time::timeout(grace, reader).await {
+        Ok(Ok(text)) => text,
+        _ => Vec::new(),
+    };
+    let tail: String = String::from_utf8_lossy(&text)
+        .chars()
+        .take(RESET_STDERR)
+        .collect();
+    Err(format!(
+        "reset command `{cmd}` failed ({status}): {}",
+        crate::text::escape_controls(tail.trim())
+    ))
 }
 
-/// The verdict of an oracle that could not run (its reset failed): an error naming why.
-fn not_run_oracle(o: &Oracle, ctx: &Ctx<'_>, why: &str) -> Verdict {
+/// Runs one unit, after a reset when `reset_first`; a failed reset is the unit's error
+/// verdict and nothing is sent.
+async fn run_unit_after_reset(unit: &Unit<'_>, ctx: &Ctx<'_>, reset_first: bool) -> Verdict {
+    if reset_first && let Err(why) = reset(ctx).await {
+        return not_run_unit(unit, ctx, &why);
+    }
+    run_unit(unit, ctx).await
+}
+
+/// The verdict of a unit that could not run (its reset failed): an error naming why.
+fn not_run_unit(unit: &Unit<'_>, ctx: &Ctx<'_>, why: &str) -> Verdict {
     let why = format!("not run: {why}");
+    let steps = match unit {
+        Unit::Single(o) => vec![not_run(&o.op_id, Outcome::Error, why, &o.assertions)],
+        Unit::Multi(m) => m
+            .steps
+            .iter()
+            .map(|s| not_run(&s.op_id, Outcome::Error, why.clone(), &s.assertions))
+            .collect(),
+    };
     Verdict {
-        o_id: o.o_id(),
+        o_id: unit.o_id(),
         outcome: Outcome::Error,
-        steps: vec![not_run(&o.op_id, Outcome::Error, why, &o.assertions)],
+        steps,
         at: chrono::Utc::now().to_rfc3339(),
         base_url: ctx.base.to_string(),
+        isolation: None,
     }
 }
 
@@ -208,6 +273,7 @@ async fn run_unit(unit: &Unit<'_>, ctx: &Ctx<'_>) -> Verdict {
         steps,
         at: chrono::Utc::now().to_rfc3339(),
         base_url: ctx.base.to_string(),
+        isolation: None,
     }
 }
 
@@ -340,13 +406,34 @@ fn bind_step(
             .map(|(k, v)| Ok((k.clone(), binds::substitute(v, caps)?)))
             .collect::<Result<_, String>>()
     };
+    let text = |s: &str| -> Result<String, String> {
+        Ok(crate::oracle::assert::string_form(&binds::substitute(
+            &Value::String(s.to_string()),
+            caps,
+        )?))
+    };
     let input = OracleInput {
         path: map(&input.path)?,
+        path_raw: input
+            .path_raw
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), text(v)?)))
+            .collect::<Result<_, String>>()?,
         query: map(&input.query)?,
         body: input
             .body
             .as_ref()
             .map(|b| binds::substitute(b, caps))
+            .transpose()?,
+        raw_body: input
+            .raw_body
+            .as_ref()
+            .map(|r| {
+                Ok::<_, String>(crate::model::RawBody {
+                    content_type: r.content_type.clone(),
+                    text: text(&r.text)?,
+                })
+            })
             .transpose()?,
         headers: map(&input.headers)?,
     };

@@ -351,7 +351,7 @@ fn single(
         ));
     }
     oracle.assertions = assertions;
-    check_path_params(template, &oracle.input.path)?;
+    check_input(template, &oracle.input)?;
     Ok(oracle)
 }
 
@@ -441,7 +441,7 @@ fn step(v: &Value, declared: &HashSet<String>, keys: &mut KeyCheck) -> Result<St
             "binds `$captures.{name}`, which no earlier step captures"
         ));
     }
-    check_path_params(template, &s.input.path)?;
+    check_input(template, &s.input)?;
     Ok(s)
 }
 
@@ -461,14 +461,14 @@ fn normalize_input(map: &mut Map<String, Value>, template: &str) -> Result<(), S
     let params = path_params(template);
     let flat: Vec<String> = input
         .keys()
-        .filter(|k| !matches!(k.as_str(), "path" | "query" | "body" | "headers"))
+        .filter(|k| !INPUT_KEYS.contains(&k.as_str()))
         .cloned()
         .collect();
     for key in flat {
         if !params.contains(&key.as_str()) {
             return Err(format!(
-                "input key `{key}` is not path, query, body or headers (nor a path parameter \
-                 of the operation)"
+                "input key `{key}` is not path, path_raw, query, body, raw_body or headers \
+                 (nor a path parameter of the operation)"
             ));
         }
         let value = input.remove(&key).unwrap_or_default();
@@ -490,12 +490,21 @@ fn path_params(template: &str) -> Vec<&str> {
         .collect()
 }
 
-fn check_path_params(template: &str, given: &BTreeMap<String, Value>) -> Result<(), String> {
+/// The keys an oracle's `input` may have.
+const INPUT_KEYS: [&str; 6] = ["path", "path_raw", "query", "body", "raw_body", "headers"];
+
+/// Every path parameter has a value (in `path` or, verbatim, in `path_raw`), and the
+/// input says what it means once: not `body` and `raw_body` together, not one parameter
+/// in both maps (`exec::check_input`).
+fn check_input(template: &str, input: &crate::model::OracleInput) -> Result<(), String> {
+    exec::check_input(input)?;
     match path_params(template)
         .into_iter()
-        .find(|p| !given.contains_key(*p))
+        .find(|p| !input.path.contains_key(*p) && !input.path_raw.contains_key(*p))
     {
-        Some(p) => Err(format!("path parameter `{p}` has no value in input.path")),
+        Some(p) => Err(format!(
+            "path parameter `{p}` has no value in input.path or input.path_raw"
+        )),
         None => Ok(()),
     }
 }

@@ -126,3 +126,47 @@ fn unknown_shapes_are_file_errors() {
     assert!(from_value(json!({"foo": 1}), Path::new("x.json")).is_err());
     assert!(from_value(json!({"schema_version": 99}), Path::new("x.json")).is_err());
 }
+
+#[test]
+fn raw_body_and_verbatim_path_load_and_conflicts_name_the_oracle() {
+    let s = load(json!([
+        {"op_id": "POST /pets/{id}", "test_id": "raw",
+         "input": {"path_raw": {"id": "a%2Bb"},
+                   "raw_body": {"content_type": "application/json", "text": "{\"name\": "}},
+         "assertions": [{"type": "status", "expected": 400}]},
+        {"op_id": "POST /pets", "test_id": "both",
+         "input": {"body": {"a": 1}, "raw_body": {"content_type": "text/plain", "text": "x"}},
+         "assertions": [{"type": "status", "expected": 400}]},
+        {"op_id": "GET /pets/{id}", "test_id": "twice",
+         "input": {"path": {"id": 1}, "path_raw": {"id": "1"}},
+         "assertions": [{"type": "status", "expected": 200}]},
+        {"op_id": "GET /pets/{id}", "test_id": "slash", "input": {"path_raw": {"id": "a/b"}},
+         "assertions": [{"type": "status", "expected": 200}]}
+    ]));
+    assert_eq!(s.suite.oracles.len(), 1, "{:?}", s.problems);
+    let o = &s.suite.oracles[0];
+    assert_eq!(o.input.path_raw["id"], "a%2Bb");
+    assert_eq!(o.input.raw_body.as_ref().unwrap().text, "{\"name\": ");
+    let problems: Vec<String> = s.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    assert!(
+        problems[0].contains("POST /pets#both") && problems[0].contains("`raw_body`"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1].contains("#twice") && problems[1].contains("`id` is in both"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[2].contains("#slash") && problems[2].contains("one path segment"),
+        "{problems:?}"
+    );
+    // Absent, the new keys leave the JSON as it was.
+    let text = serde_json::to_string(&s.suite.oracles[0].input).unwrap();
+    assert!(
+        text.contains("path_raw") && text.contains("raw_body"),
+        "{text}"
+    );
+    let plain = crate::model::OracleInput::default();
+    assert_eq!(serde_json::to_string(&plain).unwrap(), "{}");
+}

@@ -82,6 +82,7 @@ fn session_review_journal_decides_what_is_exported() {
         steps: vec![],
         at: "2026-12-02T11:00:00Z".into(),
         base_url: "http://127.0.0.1:9".into(),
+        isolation: None,
     };
     let file = VerdictFile {
         at: "2026-12-02T11:00:00Z".into(),

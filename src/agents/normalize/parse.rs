@@ -267,6 +267,8 @@ fn input_key(key: &str) -> Option<&'static str> {
         "query" => Some("query"),
         "body" => Some("body"),
         "headers" => Some("headers"),
+        "path_raw" => Some("path_raw"),
+        "raw_body" => Some("raw_body"),
         "path_params" | "pathParams" | "path_parameters" | "pathParameters" => Some("path"),
         "query_params" | "queryParams" | "query_parameters" | "queryParameters" => Some("query"),
         "header" | "request_headers" | "requestHeaders" => Some("headers"),
@@ -336,6 +338,26 @@ pub(super) fn parse_input(
             "body" => {
                 if !value.is_null() {
                     input.body = Some(value.clone());
+                }
+                continue;
+            }
+            "path_raw" | "raw_body" => {
+                // The verbatim forms (see `OracleInput`): kept when well-formed, else
+                // stripped with a flag like any other unusable key.
+                let kept = match canon {
+                    "path_raw" => serde_json::from_value(value.clone())
+                        .map(|m| input.path_raw = m)
+                        .is_ok(),
+                    _ => serde_json::from_value(value.clone())
+                        .map(|r| input.raw_body = Some(r))
+                        .is_ok(),
+                };
+                if !kept && !value.is_null() {
+                    rec.flag(
+                        test_id,
+                        rule::STRIP_INPUT_KEYS,
+                        format!("{prefix}input key `{key}` is malformed; stripped"),
+                    );
                 }
                 continue;
             }

@@ -104,7 +104,11 @@ public final class MastorAssert {
             this.label = oId + "#" + n + " (" + opId + ")";
         }
 
-        /** Sends a request; {@code inputJson} is the oracle input {path, query, body, headers}. */
+        /**
+         * Sends a request; {@code inputJson} is the oracle input {path, path_raw, query, body,
+         * raw_body, headers}. {@code path_raw} values go into the URL verbatim (already
+         * encoded); {@code raw_body} is sent byte for byte with its content type.
+         */
         public Response send(String method, String template, String inputJson) throws Exception {
             JsonNode input = bind(parse(inputJson));
             String path = template;
@@ -112,6 +116,10 @@ public final class MastorAssert {
             for (Iterator<Map.Entry<String, JsonNode>> it = pathParams.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 path = path.replace("{" + e.getKey() + "}", encode(stringForm(e.getValue())));
+            }
+            for (Iterator<Map.Entry<String, JsonNode>> it = input.path("path_raw").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                path = path.replace("{" + e.getKey() + "}", stringForm(e.getValue()));
             }
             StringBuilder url = new StringBuilder(baseUrl()).append(path);
             char sep = '?';
@@ -138,10 +146,17 @@ public final class MastorAssert {
             }
             JsonNode body = input.path("body");
             HttpRequest.BodyPublisher publisher = HttpRequest.BodyPublishers.noBody();
+            JsonNode raw = input.path("raw_body");
             if (!body.isMissingNode() && !body.isNull()) {
                 publisher = HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body), StandardCharsets.UTF_8);
                 if (!contentType) {
                     req.header("Content-Type", "application/json");
+                }
+            } else if (raw.isObject()) {
+                publisher = HttpRequest.BodyPublishers.ofString(raw.path("text").asText(""), StandardCharsets.UTF_8);
+                String type = raw.path("content_type").asText("");
+                if (!contentType && !type.isEmpty()) {
+                    req.header("Content-Type", type);
                 }
             }
             req.method(method, publisher);

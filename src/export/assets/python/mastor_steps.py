@@ -138,6 +138,9 @@ def send(context, step, caps):
     path = template
     for name, value in inp.get("path", {}).items():
         path = path.replace("{%s}" % name, urllib.parse.quote(text_of(value), safe=""))
+    # path_raw: already encoded by the oracle's author; inserted as written.
+    for name, value in inp.get("path_raw", {}).items():
+        path = path.replace("{%s}" % name, text_of(value))
     url = base_url(context) + path
     query = []
     for k, v in inp.get("query", {}).items():
@@ -151,6 +154,12 @@ def send(context, step, caps):
     if "body" in inp and inp["body"] is not None:
         data = json.dumps(inp["body"]).encode("utf-8")
         headers.setdefault("Content-Type", "application/json")
+    elif isinstance(inp.get("raw_body"), dict):
+        # raw_body: sent byte for byte (a malformed JSON body stays malformed).
+        raw = inp["raw_body"]
+        data = text_of(raw.get("text", "")).encode("utf-8")
+        if raw.get("content_type") and not any(k.lower() == "content-type" for k in headers):
+            headers["Content-Type"] = raw["content_type"]
     req = urllib.request.Request(url, data=data, method=method.upper(), headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
