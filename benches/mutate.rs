@@ -51,7 +51,9 @@ fn main() {
 
     // The bare cost of one mutant, measured with the same pieces, one after the other.
     let setup = analysis::setup(&target, &opts).expect("setup");
-    let original = rt.block_on(setup.workspace.build_original()).expect("original builds");
+    let original = rt
+        .block_on(setup.workspace.build_original())
+        .expect("original builds");
     let (javac, start, suite) = rt.block_on(bare_cost(&setup, &original, &mutants));
     let bare = javac + start + suite;
 
@@ -67,7 +69,10 @@ fn main() {
     let mutant_time = elapsed.saturating_sub(baseline);
     let per_minute = viable as f64 / mutant_time.as_secs_f64() * 60.0;
     let per_mutant_cpu = mutant_time.as_secs_f64() * jobs as f64 / t.mutants.max(1) as f64;
-    println!("petstore-jdk, reference suite ({} oracles), {jobs} workers", report.matrix.oracles.len());
+    println!(
+        "petstore-jdk, reference suite ({} oracles), {jobs} workers",
+        report.matrix.oracles.len()
+    );
     println!(
         "bare cost of one mutant: javac {:.0} ms + start {:.0} ms + suite {:.0} ms = {:.0} ms",
         ms(javac),

@@ -8,12 +8,14 @@
 use super::build::{BuildOutcome, Built, Workspace};
 use super::matrix::{Baseline, ExcludeReason, Excluded, Kill, MutantOutcome, Status};
 use super::mutants::Mutant;
-use super::server::StartSpec;
+use super::server::{Server, StartSpec, free_port};
 use crate::model::{Outcome, Verdict};
-use crate::runner::{self, Plan, RunConfig, RunReport};
+use crate::runner::{self, Plan, RunConfig, RunReport, isolate};
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::sync::Mutex;
 
 /// Everything a run needs besides the mutants.
 pub struct Setup {
@@ -68,8 +70,20 @@ pub async fn baseline(setup: &Setup) -> Result<BaselineRun, String> {
         reports.push(report.map_err(|e| format!("the suite could not run on the original: {e}"))?);
     }
     let mut baseline = classify(&reports[0], &reports[1]);
+    let failing: Vec<Verdict> = reports
+        .iter()
+        .flat_map(|r| &r.verdicts)
+        .filter(|v| baseline.excluded.iter().any(|e| e.o_id == v.o_id))
+        .filter(|v| isolate::is_failing(v))
+        .fold(Vec::new(), |mut acc: Vec<Verdict>, v| {
+            if !acc.iter().any(|a| a.o_id == v.o_id) {
+                acc.push(v.clone());
+            }
+            acc
+        });
+    let labels = isolate(setup, &original, &failing).await?;
     for ex in &mut baseline.excluded {
-        ex.isolation = Some(isolate(setup, &original, &ex.o_id).await?);
+        ex.isolation = labels.get(&ex.o_id).cloned();
     }
     Ok(BaselineRun {
         baseline,
@@ -118,43 +132,50 @@ pub fn classify(first: &RunReport, second: &RunReport) -> Baseline {
     out
 }
 
-/// Re-runs one oracle alone on a fresh original server: `wrong` when it still fails,
-/// `order_dependent` when it passes.
-async fn isolate(setup: &Setup, original: &Built, o_id: &str) -> Result<String, String> {
-    let plan = only(&setup.plan, o_id);
-    let log = setup.workspace.work.join("original/isolate.log");
-    let mut server = setup.start.start(original, log).await?;
-    let report = run_suite(&plan, &setup.run, &server.base_url).await;
-    server.stop().await;
-    let passed = report
-        .map(|r| r.verdicts.iter().all(|v| v.outcome == Outcome::Pass))
-        .unwrap_or(false);
-    Ok(if passed { "order_dependent" } else { "wrong" }.to_string())
-}
-
-/// The plan reduced to the one oracle, sequence or metamorphic test `o_id`.
-fn only(plan: &Plan, o_id: &str) -> Plan {
-    Plan {
-        oracles: plan
-            .oracles
-            .iter()
-            .filter(|o| o.o_id() == o_id)
-            .cloned()
-            .collect(),
-        multi_op: plan
-            .multi_op
-            .iter()
-            .filter(|m| m.o_id() == o_id)
-            .cloned()
-            .collect(),
-        metamorphic: plan
-            .metamorphic
-            .iter()
-            .filter(|t| t.o_id() == o_id)
-            .cloned()
-            .collect(),
-        documented: plan.documented.clone(),
+/// Re-runs each oracle that failed on the original alone, each on a freshly restarted
+/// original server (the runner's isolation, with a restart as the fresh-state hook), and
+/// labels it `wrong`, `order_dependent` or `inconclusive`.
+async fn isolate(
+    setup: &Setup,
+    original: &Built,
+    failing: &[Verdict],
+) -> Result<BTreeMap<String, String>, String> {
+    if failing.is_empty() {
+        return Ok(BTreeMap::new());
     }
+    let port = free_port()?;
+    let cfg = RunConfig {
+        base_url: format!("http://127.0.0.1:{port}"),
+        ..setup.run.clone()
+    };
+    let slot: Arc<Mutex<Option<Server>>> = Arc::new(Mutex::new(None));
+    let log = setup.workspace.work.join("original/isolate.log");
+    let restart = || {
+        let (slot, spec, built, log) = (
+            slot.clone(),
+            setup.start.clone(),
+            original.clone(),
+            log.clone(),
+        );
+        async move {
+            let mut server = slot.lock().await;
+            if let Some(s) = server.as_mut() {
+                s.stop().await;
+            }
+            *server = Some(spec.start_on(&built, log, port).await?);
+            Ok(())
+        }
+    };
+    let results = isolate::isolate_failures(&setup.plan, &cfg, failing, restart)
+        .await
+        .map_err(|e| e.to_string())?;
+    if let Some(s) = slot.lock().await.as_mut() {
+        s.stop().await;
+    }
+    Ok(results
+        .into_iter()
+        .map(|r| (r.o_id, r.isolation.label().to_string()))
+        .collect())
 }
 
 async fn run_suite(plan: &Plan, cfg: &RunConfig, base_url: &str) -> Result<RunReport, String> {

@@ -39,7 +39,11 @@ impl StartSpec {
     /// (the command failed, the server exited, or it did not answer in time), with the
     /// tail of its log.
     pub async fn start(&self, built: &Built, log: PathBuf) -> Result<Server, String> {
-        let port = free_port()?;
+        self.start_on(built, log, free_port()?).await
+    }
+
+    /// [`StartSpec::start`] on a given port (a restart keeps its base URL).
+    pub async fn start_on(&self, built: &Built, log: PathBuf, port: u16) -> Result<Server, String> {
         let line = self
             .template
             .replace("{dir}", &quote(&built.dir))
