@@ -5,6 +5,7 @@ use super::{
     window_start,
 };
 use crate::model::ReviewState;
+use crate::tui::screens::{GroupsScreen, OperationsScreen};
 use crate::tui::state::{App, LiveState, state_index};
 use crate::tui::view::{AgentState, Usage};
 use ratatui::buffer::Buffer;
@@ -166,7 +167,7 @@ fn selected_lines<'a>(app: &App) -> Vec<Line<'a>> {
 }
 
 /// Operations screen.
-pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw_operations(app: &App, scr: &OperationsScreen, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let lines = selected_lines(app);
     // As tall as the selected operation needs (every agent line and warning), within a
@@ -185,7 +186,7 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
 
     let wide = area.width >= 100;
     let inner_h = list.height.saturating_sub(3) as usize;
-    let start = window_start(app.ops_cursor, inner_h);
+    let start = window_start(scr.cursor, inner_h);
     let agents = &app.view.agents;
     let rows: Vec<Row> = app
         .visible_ops
@@ -240,7 +241,7 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
                 )));
                 cells.push(Line::from(fmt_cost(op.usage.cost_usd)));
             }
-            if row_i == app.ops_cursor {
+            if row_i == scr.cursor {
                 selected_row(app, &mut cells);
                 Row::new(cells).style(t.selected)
             } else {
@@ -292,10 +293,10 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// Groups screen.
-pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw_groups(app: &App, scr: &GroupsScreen, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let inner_h = area.height.saturating_sub(3) as usize;
-    let start = window_start(app.groups_cursor, inner_h);
+    let start = window_start(scr.cursor, inner_h);
     let rows: Vec<Row> = app
         .view
         .groups
@@ -341,7 +342,7 @@ pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
                 counts,
                 Line::from(ops.join(", ")),
             ];
-            if i == app.groups_cursor {
+            if i == scr.cursor {
                 selected_row(app, &mut cells);
                 Row::new(cells).style(t.selected)
             } else {
@@ -387,7 +388,7 @@ fn usage_row<'a>(name: &str, u: &Usage) -> Row<'a> {
 }
 
 /// Costs screen: per agent and per phase, from events and call records.
-pub(super) fn draw_costs(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw_costs(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let [agents_area, phases_area] =
         Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);

@@ -4,7 +4,7 @@
 
 use super::{block, state_label, state_style, window_start};
 use crate::model::{Assertion, FieldOp, Oracle, OracleInput, Outcome, Strategy};
-use crate::tui::state::{App, ItemRef};
+use crate::tui::state::{App, Detail, GroupScreen, ItemList, ItemRef, OperationScreen};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -130,7 +130,7 @@ pub(crate) fn judgement_line<'a>(app: &App, o_id: &str, hint: bool) -> Option<Li
         .map(|_| Line::styled("not judged (T / F: true / false positive)", t.muted))
 }
 
-fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
+fn detail_lines<'a>(app: &App, item: ItemRef, ref_idx: usize) -> Vec<Line<'a>> {
     let t = &app.theme;
     let mut lines = Vec::new();
     let Some(o_id) = app.o_id(item) else {
@@ -253,7 +253,7 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
     lines.push(Line::from(Span::styled("Evidence", t.title)));
     lines.push(Line::raw(evidence));
     for (i, r) in refs.iter().enumerate() {
-        let mark = if i == app.ref_idx { "▶ " } else { "  " };
+        let mark = if i == ref_idx { "▶ " } else { "  " };
         lines.push(Line::from(Span::styled(
             format!(
                 "{mark}{}:{}-{}",
@@ -261,7 +261,7 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
                 r.start_line,
                 r.end_line
             ),
-            if i == app.ref_idx {
+            if i == ref_idx {
                 t.evidence_marker
             } else {
                 t.muted
@@ -271,12 +271,12 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
     lines
 }
 
-fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
+fn draw_item_list(app: &App, items: &ItemList, area: Rect, buf: &mut Buffer, title: String) {
     let t = &app.theme;
     let h = area.height.saturating_sub(2) as usize;
-    let start = window_start(app.item_cursor, h);
-    let lines: Vec<Line> = app
-        .visible_items
+    let start = window_start(items.cursor, h);
+    let lines: Vec<Line> = items
+        .visible
         .iter()
         .enumerate()
         .skip(start)
@@ -315,7 +315,7 @@ fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
                 verdict_span(app, &o_id),
                 judgement_span(app, &o_id, false),
             ];
-            if i == app.item_cursor {
+            if i == items.cursor {
                 spans = spans.into_iter().map(|s| s.style(t.selected)).collect();
             }
             Some(Line::from(spans))
@@ -326,7 +326,14 @@ fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
         .render(area, buf);
 }
 
-fn review_panes(app: &App, area: Rect, buf: &mut Buffer, title: String) {
+fn review_panes(
+    app: &App,
+    items: &ItemList,
+    detail_at: Detail,
+    area: Rect,
+    buf: &mut Buffer,
+    title: String,
+) {
     let wide = area.width >= 110;
     let (list, detail, source) = if wide {
         let [left, right] =
@@ -346,11 +353,11 @@ fn review_panes(app: &App, area: Rect, buf: &mut Buffer, title: String) {
                 .areas(bottom);
         (list, detail, source)
     };
-    draw_item_list(app, list, buf, title);
-    let lines = app
-        .visible_items
-        .get(app.item_cursor)
-        .map(|i| detail_lines(app, *i))
+    draw_item_list(app, items, list, buf, title);
+    let lines = items
+        .visible
+        .get(items.cursor)
+        .map(|i| detail_lines(app, *i, detail_at.ref_idx))
         .unwrap_or_default();
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
@@ -360,21 +367,23 @@ fn review_panes(app: &App, area: Rect, buf: &mut Buffer, title: String) {
 }
 
 /// Oracles tab of the operation screen.
-pub(super) fn draw_oracles(app: &App, area: Rect, buf: &mut Buffer) {
-    let mut title = format!("Oracles ({})", app.visible_items.len());
-    if !app.item_filter.is_empty() {
-        title.push_str(&format!(" /{}", app.item_filter));
+pub(super) fn draw_oracles(app: &App, scr: &OperationScreen, area: Rect, buf: &mut Buffer) {
+    let items = &scr.items;
+    let mut title = format!("Oracles ({})", items.visible.len());
+    if !items.filter.is_empty() {
+        title.push_str(&format!(" /{}", items.filter));
     }
-    review_panes(app, area, buf, title);
+    review_panes(app, items, scr.detail, area, buf, title);
 }
 
 /// Group screen: the multi-op oracles of one group, reviewed like single-op ones.
-pub(super) fn draw_group(app: &App, area: Rect, buf: &mut Buffer) {
-    let Some(g) = app.view.groups.get(app.current_group) else {
+pub(crate) fn draw_group(app: &App, scr: &GroupScreen, area: Rect, buf: &mut Buffer) {
+    let items = &scr.items;
+    let Some(g) = app.view.groups.get(scr.group) else {
         return;
     };
-    let title = format!("Group {} ({})", g.group_id, app.visible_items.len());
-    review_panes(app, area, buf, title);
+    let title = format!("Group {} ({})", g.group_id, items.visible.len());
+    review_panes(app, items, scr.detail, area, buf, title);
 }
 
 /// The source pane: the file of the current evidence ref (or bundle file), highlighted,
@@ -409,7 +418,8 @@ pub(crate) fn draw_source(app: &App, area: Rect, buf: &mut Buffer) {
     let anchor = target.start_line.saturating_sub(1);
     let base = anchor.saturating_sub(h / 3).max(lo) as i64;
     let max_start = hi.saturating_sub(h).max(lo) as i64;
-    let start = (base + app.scroll).clamp(lo as i64, max_start.max(lo as i64)) as usize;
+    let scroll = app.screen.state().detail().scroll;
+    let start = (base + scroll).clamp(lo as i64, max_start.max(lo as i64)) as usize;
     let highlighted = app.highlighter.lines(&target.file);
     let num_w = n.to_string().len();
     let lines: Vec<Line> = (start..hi.min(start + h))
