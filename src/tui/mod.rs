@@ -46,6 +46,7 @@ pub mod highlight;
 pub mod jobs;
 pub mod judge;
 pub mod keymap;
+pub mod lenient;
 pub mod line_edit;
 pub mod live;
 pub mod loader;
