@@ -203,45 +203,7 @@ fn draw_hints(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &m
             ]));
         }
         if let Some((before, after)) = op.replaced.iter().find(|(b, _)| b.test_id == h.test_id) {
-            lines.push(Line::from(Span::styled("  regenerated:", t.edited)));
-            if before.description != after.description {
-                lines.push(Line::from(Span::styled(
-                    format!("   - {}", before.description),
-                    t.rejected,
-                )));
-                lines.push(Line::from(Span::styled(
-                    format!("   + {}", after.description),
-                    t.accepted,
-                )));
-            }
-            let show = |a: &crate::model::Assertion| super::oracles::assertion_text(a);
-            for a in &before.assertions {
-                if !after.assertions.contains(a) {
-                    lines.push(Line::from(Span::styled(
-                        format!("   - {}", show(a)),
-                        t.rejected,
-                    )));
-                }
-            }
-            for a in &after.assertions {
-                let style = if before.assertions.contains(a) {
-                    t.muted
-                } else {
-                    t.accepted
-                };
-                let mark = if before.assertions.contains(a) {
-                    ' '
-                } else {
-                    '+'
-                };
-                lines.push(Line::from(Span::styled(
-                    format!("   {mark} {}", show(a)),
-                    style,
-                )));
-            }
-            if before.input != after.input {
-                lines.push(Line::from(Span::styled("   input changed", t.warning)));
-            }
+            regeneration_lines(app, before, after, &mut lines);
         } else if op.regenerated.contains(&h.test_id) {
             lines.push(Line::from(Span::styled(
                 "  regenerated (no before version kept)",
@@ -262,6 +224,66 @@ fn draw_hints(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &m
             t.edited,
         )));
     }
+    normalization_lines(app, op, &mut lines);
+    scrolled(lines, scr.detail.scroll)
+        .wrap(Wrap { trim: false })
+        .block(block(app, "Challenger hints", true))
+        .render(area, buf);
+}
+
+/// Before and after of an oracle the targeted regeneration replaced: the description,
+/// then the assertions removed (-), kept and added (+).
+fn regeneration_lines<'a>(
+    app: &App,
+    before: &crate::model::Oracle,
+    after: &crate::model::Oracle,
+    lines: &mut Vec<Line<'a>>,
+) {
+    let t = &app.theme;
+    lines.push(Line::from(Span::styled("  regenerated:", t.edited)));
+    if before.description != after.description {
+        lines.push(Line::from(Span::styled(
+            format!("   - {}", before.description),
+            t.rejected,
+        )));
+        lines.push(Line::from(Span::styled(
+            format!("   + {}", after.description),
+            t.accepted,
+        )));
+    }
+    let show = |a: &crate::model::Assertion| super::oracles::assertion_text(a);
+    for a in &before.assertions {
+        if !after.assertions.contains(a) {
+            lines.push(Line::from(Span::styled(
+                format!("   - {}", show(a)),
+                t.rejected,
+            )));
+        }
+    }
+    for a in &after.assertions {
+        let style = if before.assertions.contains(a) {
+            t.muted
+        } else {
+            t.accepted
+        };
+        let mark = if before.assertions.contains(a) {
+            ' '
+        } else {
+            '+'
+        };
+        lines.push(Line::from(Span::styled(
+            format!("   {mark} {}", show(a)),
+            style,
+        )));
+    }
+    if before.input != after.input {
+        lines.push(Line::from(Span::styled("   input changed", t.warning)));
+    }
+}
+
+/// Every normalization pass: its summary, then what it dropped and flagged.
+fn normalization_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
+    let t = &app.theme;
     for (pass, n) in op.normalization.iter().enumerate() {
         lines.push(Line::raw(""));
         lines.push(Line::from(vec![
@@ -286,10 +308,6 @@ fn draw_hints(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &m
             )));
         }
     }
-    scrolled(lines, scr.detail.scroll)
-        .wrap(Wrap { trim: false })
-        .block(block(app, "Challenger hints", true))
-        .render(area, buf);
 }
 
 fn draw_bundle(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &mut Buffer) {
@@ -327,6 +345,46 @@ fn draw_bundle(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &
         .block(block(app, title, true))
         .render(list, buf);
     super::oracles::draw_source(app, source, buf);
+}
+
+/// One call in full: id and phase, cache, errors, retries and drops, then the prompt
+/// and the raw answer.
+fn call_lines<'a>(app: &App, c: &crate::tui::view::CallView) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    lines.push(Line::from(Span::styled(
+        format!("call {} · phase {}", c.id, c.phase),
+        t.muted,
+    )));
+    if c.cache_hit {
+        lines.push(Line::from(Span::styled(
+            "answered from the response cache",
+            t.muted,
+        )));
+    }
+    if let Some(e) = &c.error {
+        lines.push(Line::from(Span::styled(format!("failed: {e}"), t.error)));
+    }
+    if let Some(e) = &c.parse_error {
+        lines.push(Line::from(Span::styled(
+            format!("parse error: {e}"),
+            t.error,
+        )));
+    }
+    for n in &c.notes {
+        lines.push(Line::from(Span::styled(n.clone(), t.warning)));
+    }
+    for (id, why) in &c.drops {
+        lines.push(Line::from(Span::styled(
+            format!("dropped {id}: {why}"),
+            t.warning,
+        )));
+    }
+    lines.push(Line::from(Span::styled("Prompt", t.title)));
+    lines.extend(c.prompt.lines().map(|l| Line::raw(l.to_string())));
+    lines.push(Line::from(Span::styled("Raw answer", t.title)));
+    lines.extend(c.answer.lines().map(|l| Line::raw(l.to_string())));
+    lines
 }
 
 fn draw_calls(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &mut Buffer) {
@@ -369,50 +427,17 @@ fn draw_calls(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &m
     Paragraph::new(rows)
         .block(block(app, format!("LLM calls ({})", op.calls.len()), true))
         .render(list, buf);
-    let mut lines = Vec::new();
-    if let Some(c) = op
+    let lines = match op
         .calls
         .get(scr.calls_cursor)
         .and_then(|&i| app.view.calls.get(i))
     {
-        lines.push(Line::from(Span::styled(
-            format!("call {} · phase {}", c.id, c.phase),
-            t.muted,
-        )));
-        if c.cache_hit {
-            lines.push(Line::from(Span::styled(
-                "answered from the response cache",
-                t.muted,
-            )));
-        }
-        if let Some(e) = &c.error {
-            lines.push(Line::from(Span::styled(format!("failed: {e}"), t.error)));
-        }
-        if let Some(e) = &c.parse_error {
-            lines.push(Line::from(Span::styled(
-                format!("parse error: {e}"),
-                t.error,
-            )));
-        }
-        for n in &c.notes {
-            lines.push(Line::from(Span::styled(n.clone(), t.warning)));
-        }
-        for (id, why) in &c.drops {
-            lines.push(Line::from(Span::styled(
-                format!("dropped {id}: {why}"),
-                t.warning,
-            )));
-        }
-        lines.push(Line::from(Span::styled("Prompt", t.title)));
-        lines.extend(c.prompt.lines().map(|l| Line::raw(l.to_string())));
-        lines.push(Line::from(Span::styled("Raw answer", t.title)));
-        lines.extend(c.answer.lines().map(|l| Line::raw(l.to_string())));
-    } else {
-        lines.push(Line::from(Span::styled(
+        Some(c) => call_lines(app, c),
+        None => vec![Line::from(Span::styled(
             "no LLM calls recorded for this operation",
-            t.muted,
-        )));
-    }
+            app.theme.muted,
+        ))],
+    };
     scrolled(lines, scr.detail.scroll)
         .wrap(Wrap { trim: false })
         .block(block(app, "Call", false))

@@ -166,6 +166,65 @@ fn selected_lines<'a>(app: &App) -> Vec<Line<'a>> {
     lines
 }
 
+/// One row of the operations list: method, path, agent glyphs, review counts,
+/// verdicts and (when wide) tokens and cost.
+fn op_row<'a>(app: &App, i: usize, selected: bool, wide: bool) -> Row<'a> {
+    let t = &app.theme;
+    let agents = &app.view.agents;
+    let op = &app.view.ops[i];
+    let oc = app.counts.get(i).copied().unwrap_or_default();
+    let c = oc.states;
+    let mut glyphs: Vec<Span> = agents
+        .iter()
+        .map(|a| agent_glyph(app, op.agents.get(a)))
+        .collect();
+    let retries: u32 = op.agents.values().map(|a| a.retries).sum();
+    if retries > 0 {
+        glyphs.push(Span::styled(format!("↻{retries}"), t.warning));
+    }
+    let (p, f, e) = (oc.pass, oc.fail, oc.error);
+    let verdict = if p + f + e == 0 {
+        Line::from(Span::styled("-", t.muted))
+    } else {
+        Line::from(vec![
+            Span::styled(format!("✓{p}"), t.pass),
+            Span::styled(format!(" ✗{f}"), t.fail),
+        ])
+    };
+    let counts = Line::from(
+        c.iter()
+            .zip(REVIEWED)
+            .flat_map(|(n, s)| {
+                [
+                    Span::styled(format!("{n:>3}"), state_style(app, s)),
+                    Span::raw(" "),
+                ]
+            })
+            .collect::<Vec<_>>(),
+    );
+    let mut cells: Vec<Line> = vec![
+        Line::from(Span::styled(op.method.clone(), t.method(&op.method))),
+        Line::from(op.path.clone()),
+        Line::from(glyphs),
+        counts,
+        verdict,
+    ];
+    if wide {
+        cells.push(Line::from(format!(
+            "{}/{}",
+            fmt_tokens(op.usage.tokens_in),
+            fmt_tokens(op.usage.tokens_out)
+        )));
+        cells.push(Line::from(fmt_cost(op.usage.cost_usd)));
+    }
+    if selected {
+        selected_row(app, &mut cells);
+        Row::new(cells).style(t.selected)
+    } else {
+        Row::new(cells)
+    }
+}
+
 /// Operations screen.
 pub(crate) fn draw_operations(app: &App, scr: &OperationsScreen, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
@@ -194,60 +253,7 @@ pub(crate) fn draw_operations(app: &App, scr: &OperationsScreen, area: Rect, buf
         .enumerate()
         .skip(start)
         .take(inner_h)
-        .map(|(row_i, &i)| {
-            let op = &app.view.ops[i];
-            let oc = app.counts.get(i).copied().unwrap_or_default();
-            let c = oc.states;
-            let mut glyphs: Vec<Span> = agents
-                .iter()
-                .map(|a| agent_glyph(app, op.agents.get(a)))
-                .collect();
-            let retries: u32 = op.agents.values().map(|a| a.retries).sum();
-            if retries > 0 {
-                glyphs.push(Span::styled(format!("↻{retries}"), t.warning));
-            }
-            let (p, f, e) = (oc.pass, oc.fail, oc.error);
-            let verdict = if p + f + e == 0 {
-                Line::from(Span::styled("-", t.muted))
-            } else {
-                Line::from(vec![
-                    Span::styled(format!("✓{p}"), t.pass),
-                    Span::styled(format!(" ✗{f}"), t.fail),
-                ])
-            };
-            let counts = Line::from(
-                c.iter()
-                    .zip(REVIEWED)
-                    .flat_map(|(n, s)| {
-                        [
-                            Span::styled(format!("{n:>3}"), state_style(app, s)),
-                            Span::raw(" "),
-                        ]
-                    })
-                    .collect::<Vec<_>>(),
-            );
-            let mut cells: Vec<Line> = vec![
-                Line::from(Span::styled(op.method.clone(), t.method(&op.method))),
-                Line::from(op.path.clone()),
-                Line::from(glyphs),
-                counts,
-                verdict,
-            ];
-            if wide {
-                cells.push(Line::from(format!(
-                    "{}/{}",
-                    fmt_tokens(op.usage.tokens_in),
-                    fmt_tokens(op.usage.tokens_out)
-                )));
-                cells.push(Line::from(fmt_cost(op.usage.cost_usd)));
-            }
-            if row_i == scr.cursor {
-                selected_row(app, &mut cells);
-                Row::new(cells).style(t.selected)
-            } else {
-                Row::new(cells)
-            }
-        })
+        .map(|(row_i, &i)| op_row(app, i, row_i == scr.cursor, wide))
         .collect();
     let agents_w = (agents.len() + 3).max(6) as u16;
     let mut widths = vec![
@@ -292,6 +298,54 @@ pub(crate) fn draw_operations(app: &App, scr: &OperationsScreen, area: Rect, buf
         .render(detail, buf);
 }
 
+/// One row of the groups list: id, agents, oracle count, review counts, operations.
+fn group_row<'a>(app: &App, g: &crate::tui::view::GroupView, selected: bool) -> Row<'a> {
+    let t = &app.theme;
+    let mut c = [0usize; 5];
+    for o in &g.oracles {
+        let s = app.view.review_state(&o.o_id());
+        if let Some(k) = STATES.iter().position(|x| *x == s) {
+            c[k] += 1;
+        }
+    }
+    let mut ops: Vec<&str> = g
+        .oracles
+        .iter()
+        .flat_map(|o| o.steps.iter().map(|s| s.op_id.as_str()))
+        .collect();
+    ops.sort();
+    ops.dedup();
+    let counts = Line::from(
+        c.iter()
+            .zip(REVIEWED)
+            .flat_map(|(n, s)| {
+                [
+                    Span::styled(format!("{n:>3}"), state_style(app, s)),
+                    Span::raw(" "),
+                ]
+            })
+            .collect::<Vec<_>>(),
+    );
+    let glyphs: Vec<Span> = g
+        .agents
+        .values()
+        .map(|a| agent_glyph(app, Some(a)))
+        .collect();
+    let mut cells: Vec<Line> = vec![
+        Line::from(g.group_id.clone()),
+        Line::from(glyphs),
+        Line::from(g.oracles.len().to_string()),
+        counts,
+        Line::from(ops.join(", ")),
+    ];
+    if selected {
+        selected_row(app, &mut cells);
+        Row::new(cells).style(t.selected)
+    } else {
+        Row::new(cells)
+    }
+}
+
 /// Groups screen.
 pub(crate) fn draw_groups(app: &App, scr: &GroupsScreen, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
@@ -304,51 +358,7 @@ pub(crate) fn draw_groups(app: &App, scr: &GroupsScreen, area: Rect, buf: &mut B
         .enumerate()
         .skip(start)
         .take(inner_h)
-        .map(|(i, g)| {
-            let mut c = [0usize; 5];
-            for o in &g.oracles {
-                let s = app.view.review_state(&o.o_id());
-                if let Some(k) = STATES.iter().position(|x| *x == s) {
-                    c[k] += 1;
-                }
-            }
-            let mut ops: Vec<&str> = g
-                .oracles
-                .iter()
-                .flat_map(|o| o.steps.iter().map(|s| s.op_id.as_str()))
-                .collect();
-            ops.sort();
-            ops.dedup();
-            let counts = Line::from(
-                c.iter()
-                    .zip(REVIEWED)
-                    .flat_map(|(n, s)| {
-                        [
-                            Span::styled(format!("{n:>3}"), state_style(app, s)),
-                            Span::raw(" "),
-                        ]
-                    })
-                    .collect::<Vec<_>>(),
-            );
-            let glyphs: Vec<Span> = g
-                .agents
-                .values()
-                .map(|a| agent_glyph(app, Some(a)))
-                .collect();
-            let mut cells: Vec<Line> = vec![
-                Line::from(g.group_id.clone()),
-                Line::from(glyphs),
-                Line::from(g.oracles.len().to_string()),
-                counts,
-                Line::from(ops.join(", ")),
-            ];
-            if i == scr.cursor {
-                selected_row(app, &mut cells);
-                Row::new(cells).style(t.selected)
-            } else {
-                Row::new(cells)
-            }
-        })
+        .map(|(i, g)| group_row(app, g, i == scr.cursor))
         .collect();
     let widths = [
         Constraint::Length(24),

@@ -131,11 +131,38 @@ pub(crate) fn judgement_line<'a>(app: &App, o_id: &str, hint: bool) -> Option<Li
 }
 
 fn detail_lines<'a>(app: &App, item: ItemRef, ref_idx: usize) -> Vec<Line<'a>> {
-    let t = &app.theme;
     let mut lines = Vec::new();
     let Some(o_id) = app.o_id(item) else {
         return lines;
     };
+    status_lines(app, &o_id, &mut lines);
+    let shown = match item {
+        ItemRef::Single { op, oracle } => app
+            .view
+            .ops
+            .get(op)
+            .and_then(|op| op.oracles.get(oracle))
+            .map(|o| single_lines(app, o, &mut lines)),
+        ItemRef::Multi { group, oracle } => app
+            .view
+            .groups
+            .get(group)
+            .and_then(|g| g.oracles.get(oracle))
+            .map(|o| multi_lines(app, o, &mut lines)),
+        // Drawn by `ui::metamorphic`, never through this pane.
+        ItemRef::Meta { .. } => None,
+    };
+    if let Some((description, evidence, refs)) = shown {
+        evidence_lines(app, description, evidence, &refs, ref_idx, &mut lines);
+    }
+    lines
+}
+
+/// Review state, verdict, judgement and note of `o_id`, why normalization set it aside,
+/// and what its last run found.
+fn status_lines<'a>(app: &App, o_id: &str, lines: &mut Vec<Line<'a>>) {
+    let t = &app.theme;
+    let o_id = o_id.to_string();
     let state = app.view.review_state(&o_id);
     let mut head = vec![
         Span::styled(state_label(state).to_string(), state_style(app, state)),
@@ -190,65 +217,76 @@ fn detail_lines<'a>(app: &App, item: ItemRef, ref_idx: usize) -> Vec<Line<'a>> {
             }
         }
     }
-    let (description, evidence, refs) = match item {
-        ItemRef::Single { op, oracle } => {
-            let Some(o) = app.view.ops.get(op).and_then(|op| op.oracles.get(oracle)) else {
-                return lines;
-            };
-            let o: Oracle = app.view.effective_oracle(o);
-            lines.push(Line::from(vec![
-                Span::styled(format!("{} ", strategy(o.oracle_strategy)), t.accent),
-                Span::styled(o.test_id.clone(), t.title),
-            ]));
-            lines.push(Line::from(Span::styled("Input", t.title)));
-            input_lines(app, &o.input, "  ", &mut lines);
-            lines.push(Line::from(Span::styled("Assertions", t.title)));
-            for a in &o.assertions {
-                lines.push(Line::raw(format!("  • {}", assertion_text(a))));
-            }
-            (o.description, o.evidence, o.evidence_refs)
+}
+
+/// The pieces every oracle kind ends with: description, evidence text and refs.
+type Described = (String, String, Vec<crate::model::EvidenceRef>);
+
+/// A single-operation oracle as the reviewer left it: strategy, id, input, assertions.
+fn single_lines<'a>(app: &App, o: &Oracle, lines: &mut Vec<Line<'a>>) -> Described {
+    let t = &app.theme;
+    let o: Oracle = app.view.effective_oracle(o);
+    lines.push(Line::from(vec![
+        Span::styled(format!("{} ", strategy(o.oracle_strategy)), t.accent),
+        Span::styled(o.test_id.clone(), t.title),
+    ]));
+    lines.push(Line::from(Span::styled("Input", t.title)));
+    input_lines(app, &o.input, "  ", lines);
+    lines.push(Line::from(Span::styled("Assertions", t.title)));
+    for a in &o.assertions {
+        lines.push(Line::raw(format!("  • {}", assertion_text(a))));
+    }
+    (o.description, o.evidence, o.evidence_refs)
+}
+
+/// A multi-operation oracle as the reviewer left it: each step with its input, binds,
+/// captures and assertions.
+fn multi_lines<'a>(
+    app: &App,
+    o: &crate::model::MultiOpOracle,
+    lines: &mut Vec<Line<'a>>,
+) -> Described {
+    let t = &app.theme;
+    let o = app.view.effective_multi(o);
+    lines.push(Line::from(Span::styled(o.test_id.clone(), t.title)));
+    for (i, s) in o.steps.iter().enumerate() {
+        lines.push(Line::from(vec![
+            Span::styled(format!("Step {} ", i + 1), t.title),
+            Span::styled(s.op_id.clone(), t.accent),
+        ]));
+        input_lines(app, &s.input, "  ", lines);
+        let binds =
+            crate::tui::view::find_binds(&serde_json::to_value(&s.input).unwrap_or_default());
+        if !binds.is_empty() {
+            lines.push(Line::from(Span::styled(
+                format!("  binds: {}", binds.join(", ")),
+                t.edited,
+            )));
         }
-        ItemRef::Multi { group, oracle } => {
-            let Some(o) = app
-                .view
-                .groups
-                .get(group)
-                .and_then(|g| g.oracles.get(oracle))
-            else {
-                return lines;
-            };
-            let o = app.view.effective_multi(o);
-            lines.push(Line::from(Span::styled(o.test_id.clone(), t.title)));
-            for (i, s) in o.steps.iter().enumerate() {
-                lines.push(Line::from(vec![
-                    Span::styled(format!("Step {} ", i + 1), t.title),
-                    Span::styled(s.op_id.clone(), t.accent),
-                ]));
-                input_lines(app, &s.input, "  ", &mut lines);
-                let binds = crate::tui::view::find_binds(
-                    &serde_json::to_value(&s.input).unwrap_or_default(),
-                );
-                if !binds.is_empty() {
-                    lines.push(Line::from(Span::styled(
-                        format!("  binds: {}", binds.join(", ")),
-                        t.edited,
-                    )));
-                }
-                for (name, path) in &s.captures {
-                    lines.push(Line::from(Span::styled(
-                        format!("  capture {name} ← {path}"),
-                        t.edited,
-                    )));
-                }
-                for a in &s.assertions {
-                    lines.push(Line::raw(format!("  • {}", assertion_text(a))));
-                }
-            }
-            (o.description, o.evidence, o.evidence_refs)
+        for (name, path) in &s.captures {
+            lines.push(Line::from(Span::styled(
+                format!("  capture {name} ← {path}"),
+                t.edited,
+            )));
         }
-        // Drawn by `ui::metamorphic`, never through this pane.
-        ItemRef::Meta { .. } => return lines,
-    };
+        for a in &s.assertions {
+            lines.push(Line::raw(format!("  • {}", assertion_text(a))));
+        }
+    }
+    (o.description, o.evidence, o.evidence_refs)
+}
+
+/// The description (second line, under the status), then the evidence and its refs,
+/// the one the source pane shows marked.
+fn evidence_lines<'a>(
+    app: &App,
+    description: String,
+    evidence: String,
+    refs: &[crate::model::EvidenceRef],
+    ref_idx: usize,
+    lines: &mut Vec<Line<'a>>,
+) {
+    let t = &app.theme;
     lines.insert(1, Line::raw(description));
     lines.push(Line::from(Span::styled("Evidence", t.title)));
     lines.push(Line::raw(evidence));
@@ -268,7 +306,6 @@ fn detail_lines<'a>(app: &App, item: ItemRef, ref_idx: usize) -> Vec<Line<'a>> {
             },
         )));
     }
-    lines
 }
 
 fn draw_item_list(app: &App, items: &ItemList, area: Rect, buf: &mut Buffer, title: String) {
