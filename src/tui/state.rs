@@ -297,10 +297,7 @@ impl App {
 
     /// The operation the screen on show is about (the operation screen's).
     pub fn current_op(&self) -> Option<usize> {
-        match &self.screen {
-            Screen::Operation(s) => Some(s.op),
-            _ => None,
-        }
+        self.operation().map(|s| s.op)
     }
 
     /// Review id of an item.

@@ -45,7 +45,9 @@ impl ScreenState for GroupsScreen {
 pub struct GroupScreen {
     /// Index into `SessionView::groups`.
     pub group: usize,
+    /// The group's oracles passing the filters, and the selected one.
     pub items: ItemList,
+    /// Evidence ref and scroll of the detail and source panes.
     pub detail: Detail,
 }
 

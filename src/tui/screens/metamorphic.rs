@@ -10,7 +10,9 @@ use ratatui::layout::Rect;
 /// The metamorphic screen's own state: its test list and the detail pane's scroll.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetamorphicScreen {
+    /// The tests passing the filters, and the selected one.
     pub items: ItemList,
+    /// Scroll of the test's detail pane.
     pub detail: Detail,
 }
 

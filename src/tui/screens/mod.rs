@@ -157,11 +157,13 @@ pub enum ItemSource {
 /// metamorphic screens show it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ItemList {
+    /// Whose items these are.
     pub source: ItemSource,
     /// Text filter typed with `/`.
     pub filter: String,
     /// The items passing the filters (`App::refresh_items`).
     pub visible: Vec<ItemRef>,
+    /// Row of `visible` under the cursor.
     pub cursor: usize,
 }
 
@@ -191,6 +193,7 @@ impl ItemList {
 /// source or detail pane is scrolled.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Detail {
+    /// Which evidence ref of the selected item the source pane shows.
     pub ref_idx: usize,
     /// Extra scroll, in lines.
     pub scroll: i64,
@@ -287,5 +290,80 @@ impl App {
             Screen::Operation(s) => Some(s),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::keymap::Keymap;
+    use crate::tui::theme::Theme;
+    use crate::tui::update::handle_action;
+    use crate::tui::view::{GroupView, OpView};
+
+    fn app() -> App {
+        let mut view = SessionView::default();
+        for i in 0..3 {
+            view.op_index.insert(format!("GET /{i}"), i);
+            view.ops.push(OpView {
+                op_id: format!("GET /{i}"),
+                method: "GET".into(),
+                path: format!("/{i}"),
+                ..OpView::default()
+            });
+        }
+        for g in ["g1", "g2"] {
+            view.groups.push(GroupView {
+                group_id: g.into(),
+                ..GroupView::default()
+            });
+        }
+        App::new(view, Keymap::default_keymap(), Theme::dark())
+    }
+
+    #[test]
+    fn back_uncovers_the_list_where_it_was_and_a_new_operation_starts_fresh() {
+        let mut app = app();
+        handle_action(&mut app, Action::Down);
+        handle_action(&mut app, Action::Down);
+        handle_action(&mut app, Action::Open);
+        assert_eq!(app.current_op(), Some(2));
+        handle_action(&mut app, Action::NextTab);
+        handle_action(&mut app, Action::ScrollDown);
+        assert_eq!(
+            app.operation().map(|s| (s.tab, s.detail.scroll)),
+            Some((Tab::Hints, 5))
+        );
+        handle_action(&mut app, Action::Back);
+        assert!(matches!(app.screen, Screen::Operations(_)) && app.behind.is_empty());
+        assert_eq!(app.ops_cursor(), 2);
+        handle_action(&mut app, Action::Up);
+        handle_action(&mut app, Action::Open);
+        // The tab last shown carries over; the rest of the screen is new.
+        let s = app.operation().cloned();
+        assert_eq!(
+            s.map(|s| (s.op, s.tab, s.detail)),
+            Some((1, Tab::Hints, Detail::default()))
+        );
+    }
+
+    #[test]
+    fn header_jumps_keep_the_operations_list_at_the_bottom() {
+        let mut app = app();
+        handle_action(&mut app, Action::ShowGroups);
+        handle_action(&mut app, Action::Down);
+        handle_action(&mut app, Action::Open);
+        assert!(matches!(&app.screen, Screen::Group(g) if g.group == 1));
+        assert_eq!(app.behind.len(), 2);
+        // Back to the groups list still on the stack, as it was left.
+        handle_action(&mut app, Action::ShowGroups);
+        assert!(matches!(&app.screen, Screen::Groups(g) if g.cursor == 1));
+        handle_action(&mut app, Action::ShowCosts);
+        assert!(matches!(app.screen, Screen::Costs(_)) && app.behind.len() == 1);
+        handle_action(&mut app, Action::ShowOperations);
+        assert!(matches!(app.screen, Screen::Operations(_)) && app.behind.is_empty());
+        // Back on the list itself is not a screen change.
+        handle_action(&mut app, Action::Back);
+        assert!(matches!(app.screen, Screen::Operations(_)));
     }
 }

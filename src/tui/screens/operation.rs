@@ -48,6 +48,7 @@ impl Tab {
 pub struct OperationScreen {
     /// Index into `SessionView::ops`.
     pub op: usize,
+    /// The tab on show.
     pub tab: Tab,
     /// The Oracles tab's list.
     pub items: ItemList,

@@ -11,7 +11,7 @@ mod operations;
 mod oracles;
 
 use super::action::Action;
-use super::state::{App, Screen};
+use super::state::App;
 
 use super::view::{AgentState, AgentStatus};
 use crate::model::ReviewState;
@@ -53,7 +53,7 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
     ];
     let current = app.screen.state().shown_by();
     // Only sessions with metamorphic tests advertise the screen (its key still works).
-    if !app.view.metamorphic.is_empty() || matches!(app.screen, Screen::Metamorphic(_)) {
+    if !app.view.metamorphic.is_empty() || current == Action::ShowMetamorphic {
         screens.push((Action::ShowMetamorphic, "Metamorphic"));
     }
     for (action, title) in screens {
