@@ -1,5 +1,6 @@
-//! The workbench's UI state: which screen, what is selected, what is filtered, which
-//! popups are open. Plain data plus pure queries over it (visible rows, selection).
+//! The workbench's UI state: the screen on show and those it covers (each holding its
+//! own cursors and scroll, see `screens`), the session-wide filters and sort order, and
+//! which popups are open. Plain data plus pure queries over it (visible rows, selection).
 //!
 //! Key handling lives in `update`, drawing in `ui`; this module changes nothing by
 //! itself except through the small helpers that keep selections in range.

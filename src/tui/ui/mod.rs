@@ -1,4 +1,5 @@
-//! Drawing: `impl Widget for &App`, one function per screen, no I/O and no parsing.
+//! Drawing: `impl Widget for &App` (header, the screen on show through
+//! `ScreenState::draw`, footer, popups), one module per screen, no I/O and no parsing.
 //!
 //! Lists draw only their visible window, so a session with thousands of oracles costs
 //! the same per frame as a small one. Everything shown is derived from `App` and its

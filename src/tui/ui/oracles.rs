@@ -162,19 +162,18 @@ fn detail_lines<'a>(app: &App, item: ItemRef, ref_idx: usize) -> Vec<Line<'a>> {
 /// and what its last run found.
 fn status_lines<'a>(app: &App, o_id: &str, lines: &mut Vec<Line<'a>>) {
     let t = &app.theme;
-    let o_id = o_id.to_string();
-    let state = app.view.review_state(&o_id);
+    let state = app.view.review_state(o_id);
     let mut head = vec![
         Span::styled(state_label(state).to_string(), state_style(app, state)),
-        verdict_span(app, &o_id),
-        judgement_span(app, &o_id, false),
+        verdict_span(app, o_id),
+        judgement_span(app, o_id, false),
     ];
-    if let Some(note) = app.view.decisions.get(&o_id).and_then(|d| d.note.clone()) {
+    if let Some(note) = app.view.decisions.get(o_id).and_then(|d| d.note.clone()) {
         head.push(Span::styled(format!("  note: {note}"), t.muted));
     }
     lines.push(Line::from(head));
-    lines.extend(judgement_line(app, &o_id, false));
-    if let Some(why) = app.view.set_aside.get(&o_id) {
+    lines.extend(judgement_line(app, o_id, false));
+    if let Some(why) = app.view.set_aside.get(o_id) {
         let restored = state != crate::model::ReviewState::Dropped;
         let what = if restored {
             "restored by the reviewer; normalization had set it aside"
@@ -186,7 +185,7 @@ fn status_lines<'a>(app: &App, o_id: &str, lines: &mut Vec<Line<'a>>) {
             t.warning,
         )));
     }
-    if let Some(v) = app.view.verdict_details.get(&o_id) {
+    if let Some(v) = app.view.verdict_details.get(o_id) {
         lines.push(Line::from(Span::styled(
             format!("run {} against {}", v.at, v.base_url),
             t.muted,
