@@ -7,7 +7,7 @@
 mod tui_common;
 
 use mastor::tui::driver::{Options, open_session};
-use mastor::tui::state::{Screen, Tab};
+use mastor::tui::state::{CostsScreen, MetamorphicScreen, OperationScreen, Screen};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::time::Instant;
@@ -95,11 +95,10 @@ fn main() {
         println!("frame {label:<24} {ms:>8.2} ms (target < 16)");
     };
     frame(&mut app, "operations");
-    app.ops_cursor = 150;
-    app.screen = Screen::Operation;
-    app.current_op = 150;
-    app.tab = Tab::Oracles;
-    app.refresh_items();
+    if let Some(list) = app.operations_mut() {
+        list.cursor = 150;
+    }
+    app.cover(Screen::Operation(OperationScreen::new(150)));
     let t = Instant::now();
     app.prepare_frame();
     println!(
@@ -109,10 +108,10 @@ fn main() {
     frame(&mut app, "operation/oracles");
     app.whole_file = true;
     frame(&mut app, "oracles, whole file");
-    app.screen = Screen::Costs;
+    app.show(Screen::Costs(CostsScreen));
     frame(&mut app, "costs");
     app.whole_file = false;
-    app.screen = Screen::Metamorphic;
+    app.show(Screen::Metamorphic(MetamorphicScreen::default()));
     app.refresh_lists();
     app.refresh_items();
     frame(&mut app, "metamorphic");

@@ -33,24 +33,33 @@ pub struct SessionSuite {
 /// An edited metamorphic test must also pass `metamorphic::check::validate_structure`.
 pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
     let decisions = session.read_decisions()?;
-    let mut suite = SuiteFile {
-        schema_version: crate::model::SCHEMA_VERSION,
-        ..SuiteFile::default()
-    };
-    let mut problems = Vec::new();
+    let records = read_records(session)?;
+    let tests = crate::store::mr_files::load_tests(session)?;
+    Ok(assemble(records, tests, &decisions))
+}
+
+/// The suite and group records of a session as stored: every oracle, set-aside ones
+/// included, with the review hints, regenerations and normalization reports beside
+/// them. The workbench shows all of that, so it reads the records here once and builds
+/// its suite with [`assemble`] rather than reading the suites a second time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionRecords {
+    /// `suites/*.json`, in file name order.
+    pub suites: Vec<SuiteRecord>,
+    /// `groups/*.json`, in file name order.
+    pub groups: Vec<GroupRecord>,
+}
+
+/// Reads every suite and group record; a record that does not parse is an error naming
+/// its file.
+pub fn read_records(session: &Session) -> Result<SessionRecords, StoreError> {
+    let mut records = SessionRecords::default();
     for name in session.list("suites")? {
         if !name.ends_with(".json") {
             continue;
         }
         if let Some(rec) = session.read_json::<SuiteRecord>(&format!("suites/{name}"))? {
-            let restored = rec
-                .set_aside
-                .into_iter()
-                .filter(|o| is_restored(&o.o_id(), &decisions));
-            for o in rec.oracles.into_iter().chain(restored) {
-                let o = edited(o, &decisions, &mut problems, Oracle::o_id, no_check);
-                suite.oracles.push(o);
-            }
+            records.suites.push(rec);
         }
     }
     for name in session.list("groups")? {
@@ -58,27 +67,56 @@ pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
             continue;
         }
         if let Some(rec) = session.read_json::<GroupRecord>(&format!("groups/{name}"))? {
-            let restored = rec
-                .set_aside
-                .into_iter()
-                .filter(|m| is_restored(&m.o_id(), &decisions));
-            for m in rec.oracles.into_iter().chain(restored) {
-                let m = edited(m, &decisions, &mut problems, MultiOpOracle::o_id, no_check);
-                suite.multi_op.push(m);
-            }
+            records.groups.push(rec);
         }
     }
-    for t in crate::store::mr_files::load_tests(session)? {
+    Ok(records)
+}
+
+/// The session's suite from records and metamorphic tests already read, under the
+/// journal's current `decisions`: restored set-aside oracles join, edits apply (or are
+/// reported in `problems` when unusable), and every decision becomes a review state.
+pub fn assemble(
+    records: SessionRecords,
+    tests: Vec<MetamorphicTest>,
+    decisions: &BTreeMap<String, ReviewDecision>,
+) -> SessionSuite {
+    let mut suite = SuiteFile {
+        schema_version: crate::model::SCHEMA_VERSION,
+        ..SuiteFile::default()
+    };
+    let mut problems = Vec::new();
+    for rec in records.suites {
+        let restored = rec
+            .set_aside
+            .into_iter()
+            .filter(|o| is_restored(&o.o_id(), decisions));
+        for o in rec.oracles.into_iter().chain(restored) {
+            let o = edited(o, decisions, &mut problems, Oracle::o_id, no_check);
+            suite.oracles.push(o);
+        }
+    }
+    for rec in records.groups {
+        let restored = rec
+            .set_aside
+            .into_iter()
+            .filter(|m| is_restored(&m.o_id(), decisions));
+        for m in rec.oracles.into_iter().chain(restored) {
+            let m = edited(m, decisions, &mut problems, MultiOpOracle::o_id, no_check);
+            suite.multi_op.push(m);
+        }
+    }
+    for t in tests {
         let t = edited(
             t,
-            &decisions,
+            decisions,
             &mut problems,
             MetamorphicTest::o_id,
             crate::suite::mr_check::validate_structure,
         );
         suite.metamorphic.push(t);
     }
-    for (o_id, d) in &decisions {
+    for (o_id, d) in decisions {
         let state = match d.decision {
             Decision::Accepted => ReviewState::Accepted,
             Decision::Edited => ReviewState::Edited,
@@ -86,7 +124,7 @@ pub fn read(session: &Session) -> Result<SessionSuite, StoreError> {
         };
         suite.review.insert(o_id.clone(), state);
     }
-    Ok(SessionSuite { suite, problems })
+    SessionSuite { suite, problems }
 }
 
 /// Whether a reviewer restored an oracle normalization set aside: its latest decision

@@ -222,30 +222,8 @@ fn event_loop(
         };
         if event::poll(wait)? {
             // Drain everything pending, then draw once.
-            loop {
-                let effects = match event::read()? {
-                    TermEvent::Key(k) if k.kind != KeyEventKind::Release => {
-                        update::handle_key(app, k)
-                    }
-                    TermEvent::Mouse(m) => update::handle_mouse(app, m),
-                    TermEvent::Resize(..) => Vec::new(),
-                    _ => Vec::new(),
-                };
-                for e in effects {
-                    let Some(e) = jobs.start(session, app, e) else {
-                        continue;
-                    };
-                    if matches!(e, Effect::ExternalEdit { .. }) {
-                        ratatui::restore();
-                        suspend = true;
-                    }
-                    perform(session, app, e, &mut run_editor);
-                }
-                dirty = true;
-                if app.quit || !event::poll(Duration::ZERO)? {
-                    break;
-                }
-            }
+            suspend |= drain_terminal_events(session, app, jobs)?;
+            dirty = true;
         } else {
             app.tick = app.tick.wrapping_add(1);
             if app.view.ops.iter().any(|o| {
@@ -270,6 +248,38 @@ fn event_loop(
         }
     }
     Ok(())
+}
+
+/// Handles every terminal event pending (at least one), performing the effects they
+/// produce; true when `$EDITOR` took the terminal, which must then be taken back.
+fn drain_terminal_events(
+    session: &Session,
+    app: &mut App,
+    jobs: &mut Jobs,
+) -> Result<bool, TuiError> {
+    let mut suspend = false;
+    loop {
+        let effects = match event::read()? {
+            TermEvent::Key(k) if k.kind != KeyEventKind::Release => update::handle_key(app, k),
+            TermEvent::Mouse(m) => update::handle_mouse(app, m),
+            TermEvent::Resize(..) => Vec::new(),
+            _ => Vec::new(),
+        };
+        for e in effects {
+            let Some(e) = jobs.start(session, app, e) else {
+                continue;
+            };
+            if matches!(e, Effect::ExternalEdit { .. }) {
+                ratatui::restore();
+                suspend = true;
+            }
+            perform(session, app, e, &mut run_editor);
+        }
+        if app.quit || !event::poll(Duration::ZERO)? {
+            break;
+        }
+    }
+    Ok(suspend)
 }
 
 /// Runs `$VISUAL`/`$EDITOR` (default `vi`) on `text` in a temporary file.

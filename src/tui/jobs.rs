@@ -160,9 +160,9 @@ pub fn open_rerun_popup(app: &mut App) {
         app.error(format!("cannot re-run now: {why}"));
         return;
     }
-    let op = match app.screen {
-        Screen::Operation => Some(app.current_op),
-        Screen::Operations => app.selected_op(),
+    let op = match &app.screen {
+        Screen::Operation(s) => Some(s.op),
+        Screen::Operations(_) => app.selected_op(),
         _ => {
             app.error("select or open an operation to re-run it");
             return;

@@ -5,9 +5,11 @@
 //! warnings shown on screen, so one bad file never hides the rest of a review. This
 //! module does not watch the directory and does not write anything.
 
+use super::lenient::{call_from_value, op_from_value, str_at, verdicts_from_value};
 use super::store::{GroupRecord, Session, StoreError, SuiteRecord};
-use super::view::{CallView, GroupView, OpView, SessionView, SourceFile};
-use crate::model::{EvidenceRef, SourceContext, Verdict};
+use super::view::{GroupView, OpView, SessionView, SourceFile};
+use crate::model::SourceContext;
+use crate::suite::session::SessionRecords;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -50,24 +52,29 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     load_operations(session, &mut view)?;
     let probe = view.ops.iter().find_map(|o| o.bundle.first().cloned());
     view.project_root = resolve_project_root(&view.dir, &manifest.project_root, probe.as_deref());
-    load_records(session, &mut view)?;
+    // Suites and groups are read once, by the session reader `check` and `export` use.
+    let records = crate::suite::session::read_records(session)?;
+    load_records(session, &records, &mut view)?;
     load_calls(session, &mut view)?;
     for e in session.read_events()? {
         view.apply_event(&e);
     }
     view.journal = session.read_review_journal()?;
     view.decisions = super::store::replay(&view.journal);
-    // Edits that cannot be used (an edited oracle that no longer parses) are reported as
-    // the session reader reports them to `check` and `export`, not dropped silently.
-    if let Ok(read) = crate::suite::session::read(session) {
-        view.warnings.extend(read.problems);
-    }
+    // Where the session reader's problems go among the warnings (it needs the
+    // metamorphic tests, read below).
+    let problems_at = view.warnings.len();
     view.judgement_journal = session.read_judgement_journal()?;
     view.judgements = crate::store::replay_judgements(&view.judgement_journal);
     // `verdicts/latest.json` is the newest run; without it, every run in name (= time)
     // order, so the newest still wins.
     load_verdicts(session, &mut view)?;
     super::metamorphic::load_into(session, &mut view);
+    // Edits that cannot be used (an edited oracle that no longer parses) are reported as
+    // the session reader reports them to `check` and `export`, not dropped silently.
+    let read = crate::suite::session::assemble(records, view.metamorphic.clone(), &view.decisions);
+    view.warnings
+        .splice(problems_at..problems_at, read.problems);
     load_sources(&mut view);
     Ok(view)
 }
@@ -96,8 +103,13 @@ fn load_operations(session: &Session, view: &mut SessionView) -> Result<(), Load
     Ok(())
 }
 
-/// Contexts, suites (with set-aside oracles and regenerations) and groups.
-fn load_records(session: &Session, view: &mut SessionView) -> Result<(), LoadError> {
+/// Contexts, then the suites (with set-aside oracles and regenerations) and groups the
+/// session reader read.
+fn load_records(
+    session: &Session,
+    records: &SessionRecords,
+    view: &mut SessionView,
+) -> Result<(), LoadError> {
     for name in json_files(session, "contexts")? {
         let rel = format!("contexts/{name}");
         if let Some(ctx) = session.read_json::<SourceContext>(&rel)? {
@@ -105,55 +117,60 @@ fn load_records(session: &Session, view: &mut SessionView) -> Result<(), LoadErr
             view.ops[idx].context = Some(ctx);
         }
     }
-    for name in json_files(session, "suites")? {
-        let rel = format!("suites/{name}");
-        if let Some(suite) = session.read_json::<SuiteRecord>(&rel)? {
-            let idx = op_slot(view, &suite.op_id);
-            let op = &mut view.ops[idx];
-            op.oracles = suite.oracles;
-            for o in suite.set_aside {
-                let reason = set_aside_reason(&suite.normalization, &o.test_id);
-                view.set_aside.insert(o.o_id(), reason);
-                op.oracles.push(o);
-            }
-            for o in &mut op.oracles {
-                if o.op_id.is_empty() {
-                    o.op_id = suite.op_id.clone();
-                }
-            }
-            op.hints = suite.review.map(|r| r.hints).unwrap_or_default();
-            op.regenerated = suite.regenerated;
-            op.normalization = suite.normalization;
-        }
+    for suite in records.suites.iter().cloned() {
+        add_suite(view, suite);
     }
     for op in &mut view.ops {
         load_regeneration(session, op, &mut view.warnings);
     }
-    for name in json_files(session, "groups")? {
-        let rel = format!("groups/{name}");
-        if let Some(g) = session.read_json::<GroupRecord>(&rel)? {
-            let mut oracles = g.oracles;
-            for o in g.set_aside {
-                let reason = set_aside_reason(&g.normalization, &o.test_id);
-                view.set_aside.insert(o.o_id(), reason);
-                oracles.push(o);
-            }
-            for o in &mut oracles {
-                if o.group_id.is_empty() {
-                    o.group_id = g.group_id.clone();
-                }
-            }
-            view.groups.push(GroupView {
-                group_id: g.group_id,
-                group: g.group,
-                oracles,
-                hints: g.review.map(|r| r.hints).unwrap_or_default(),
-                regenerated: g.regenerated,
-                agents: Default::default(),
-            });
-        }
+    for g in records.groups.iter().cloned() {
+        add_group(view, g);
     }
     Ok(())
+}
+
+/// One suite record on its operation: its oracles, then the set-aside ones (listed as
+/// dropped until restored).
+fn add_suite(view: &mut SessionView, suite: SuiteRecord) {
+    let idx = op_slot(view, &suite.op_id);
+    let op = &mut view.ops[idx];
+    op.oracles = suite.oracles;
+    for o in suite.set_aside {
+        let reason = set_aside_reason(&suite.normalization, &o.test_id);
+        view.set_aside.insert(o.o_id(), reason);
+        op.oracles.push(o);
+    }
+    for o in &mut op.oracles {
+        if o.op_id.is_empty() {
+            o.op_id = suite.op_id.clone();
+        }
+    }
+    op.hints = suite.review.map(|r| r.hints).unwrap_or_default();
+    op.regenerated = suite.regenerated;
+    op.normalization = suite.normalization;
+}
+
+/// One group record as a group of the view, set-aside oracles listed last.
+fn add_group(view: &mut SessionView, g: GroupRecord) {
+    let mut oracles = g.oracles;
+    for o in g.set_aside {
+        let reason = set_aside_reason(&g.normalization, &o.test_id);
+        view.set_aside.insert(o.o_id(), reason);
+        oracles.push(o);
+    }
+    for o in &mut oracles {
+        if o.group_id.is_empty() {
+            o.group_id = g.group_id.clone();
+        }
+    }
+    view.groups.push(GroupView {
+        group_id: g.group_id,
+        group: g.group,
+        oracles,
+        hints: g.review.map(|r| r.hints).unwrap_or_default(),
+        regenerated: g.regenerated,
+        agents: Default::default(),
+    });
 }
 
 /// Call records, attached to their operation.
@@ -259,140 +276,6 @@ fn op_slot(view: &mut SessionView, op_id: &str) -> usize {
     view.ops.len() - 1
 }
 
-fn str_at<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
-    keys.iter()
-        .find_map(|k| v.pointer(k).and_then(Value::as_str))
-}
-
-fn u64_at(v: &Value, keys: &[&str]) -> u64 {
-    keys.iter()
-        .find_map(|k| v.pointer(k).and_then(Value::as_u64))
-        .unwrap_or(0)
-}
-
-/// Reads one entry of `operations.json`. Its exact type belongs to the pipeline, so the
-/// fields are looked for at the top level and under `spec`/`op`.
-pub(crate) fn op_from_value(v: &Value) -> Option<OpView> {
-    let method = str_at(v, &["/method", "/spec/method", "/op/method"]).unwrap_or("");
-    let path = str_at(v, &["/path", "/spec/path", "/op/path"]).unwrap_or("");
-    let op_id = match str_at(v, &["/op_id", "/spec/op_id", "/op/op_id"]) {
-        Some(id) => id.to_string(),
-        None if !method.is_empty() && !path.is_empty() => crate::model::op_id(method, path),
-        None => return None,
-    };
-    let (m2, p2) = op_id.split_once(' ').unwrap_or(("", &op_id));
-    let entry = v.get("entry").filter(|e| e.is_object()).and_then(|e| {
-        let file = e.get("file")?.as_str()?.to_string();
-        let line = e.get("line").and_then(Value::as_u64).unwrap_or(1) as usize;
-        Some(EvidenceRef {
-            file,
-            start_line: line,
-            end_line: line,
-        })
-    });
-    let bundle = v
-        .pointer("/bundle/files")
-        .or_else(|| v.get("bundle"))
-        .and_then(Value::as_array)
-        .map(|files| {
-            files
-                .iter()
-                .filter_map(|f| {
-                    f.as_str()
-                        .or_else(|| str_at(f, &["/path", "/file"]))
-                        .map(str::to_string)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let note = str_at(v, &["/excluded"])
-        .map(|r| format!("excluded: {r}"))
-        .or_else(|| str_at(v, &["/unmatched_reason"]).map(|r| format!("no handler found: {r}")));
-    Some(OpView {
-        note,
-        method: if method.is_empty() { m2 } else { method }.to_ascii_uppercase(),
-        path: if path.is_empty() { p2 } else { path }.to_string(),
-        summary: str_at(v, &["/summary", "/spec/summary"]).map(str::to_string),
-        op_id,
-        entry,
-        bundle,
-        ..OpView::default()
-    })
-}
-
-/// Reads one call record leniently (its type belongs to the llm layer).
-pub(crate) fn call_from_value(v: &Value, file_name: &str) -> CallView {
-    let prompt = v
-        .get("messages")
-        .or_else(|| v.get("request_messages"))
-        .and_then(Value::as_array)
-        .map(|msgs| {
-            msgs.iter()
-                .map(|m| {
-                    format!(
-                        "── {} ──\n{}",
-                        str_at(m, &["/role"]).unwrap_or("?"),
-                        str_at(m, &["/content"]).unwrap_or("")
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default();
-    let attempts = match v.get("attempts") {
-        Some(Value::Array(a)) => a.len() as u64,
-        Some(n) => n.as_u64().unwrap_or(1),
-        None => 1,
-    };
-    let drops = v
-        .get("drops")
-        .and_then(Value::as_array)
-        .map(|d| {
-            d.iter()
-                .map(|x| {
-                    (
-                        str_at(x, &["/test_id"]).unwrap_or("?").to_string(),
-                        str_at(x, &["/reason"]).unwrap_or("").to_string(),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    CallView {
-        id: str_at(v, &["/id", "/call_id"])
-            .unwrap_or(file_name.trim_end_matches(".json"))
-            .to_string(),
-        agent: str_at(v, &["/agent"]).unwrap_or("?").to_string(),
-        phase: str_at(v, &["/phase"]).unwrap_or("-").to_string(),
-        op_id: str_at(v, &["/op_id"]).map(str::to_string),
-        model: str_at(v, &["/model"]).unwrap_or("?").to_string(),
-        tokens_in: u64_at(v, &["/usage/prompt_tokens", "/prompt_tokens", "/tokens_in"]),
-        tokens_out: u64_at(
-            v,
-            &[
-                "/completion_tokens",
-                "/tokens_out",
-                "/usage/completion_tokens",
-            ],
-        ),
-        cost_usd: ["/cost_usd", "/cost"]
-            .iter()
-            .find_map(|k| v.pointer(k).and_then(Value::as_f64))
-            .unwrap_or(0.0),
-        wall_ms: u64_at(v, &["/wall_ms", "/elapsed_ms"]),
-        attempts,
-        prompt,
-        answer: str_at(v, &["/raw_answer", "/answer", "/raw"])
-            .unwrap_or("")
-            .to_string(),
-        parse_error: str_at(v, &["/parse_error"]).map(str::to_string),
-        error: str_at(v, &["/error"]).map(str::to_string),
-        cache_hit: v.get("cache_hit").and_then(Value::as_bool).unwrap_or(false),
-        notes: call_notes(v),
-        drops,
-    }
-}
-
 /// Reads `regen/<op-slug>.json` (the targeted regeneration's merge) for the before and
 /// after of each replaced oracle. Missing is normal; unreadable is a warning.
 fn load_regeneration(session: &Session, op: &mut OpView, warnings: &mut Vec<String>) {
@@ -430,57 +313,6 @@ fn load_regeneration(session: &Session, op: &mut OpView, warnings: &mut Vec<Stri
         .flatten()
         .filter_map(|o| str_at(o, &["/test_id"]).map(str::to_string))
         .collect();
-}
-
-/// Retries, repairs and rejected answers of a call record, one line each.
-fn call_notes(v: &Value) -> Vec<String> {
-    let mut notes = Vec::new();
-    for r in v
-        .get("retries")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        notes.push(format!(
-            "retry after attempt {}: {} (waited {} ms)",
-            r.get("attempt").and_then(Value::as_u64).unwrap_or(0),
-            str_at(r, &["/reason"]).unwrap_or("?"),
-            r.get("wait_ms").and_then(Value::as_u64).unwrap_or(0)
-        ));
-    }
-    for r in v
-        .get("repairs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        notes.push(format!("JSON repaired: {}", r.as_str().unwrap_or("?")));
-    }
-    if v.get("reasked").and_then(Value::as_bool) == Some(true) {
-        notes.push("corrective re-ask sent".to_string());
-    }
-    for a in v
-        .get("rejected_answers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        notes.push(format!("rejected answer: {}", a.as_str().unwrap_or("?")));
-    }
-    notes
-}
-
-fn verdicts_from_value(v: Value) -> Vec<Verdict> {
-    match v {
-        Value::Array(items) => items
-            .into_iter()
-            .filter_map(|i| serde_json::from_value(i).ok())
-            .collect(),
-        Value::Object(ref m) if m.contains_key("verdicts") => {
-            verdicts_from_value(m.get("verdicts").cloned().unwrap_or(Value::Null))
-        }
-        other => serde_json::from_value(other).ok().into_iter().collect(),
-    }
 }
 
 /// Loads every file an operation or oracle can point at, so drawing never reads disk.

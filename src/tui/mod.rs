@@ -6,6 +6,29 @@
 //! `ui` draws `&App` without I/O. [`driver`] owns the terminal, the event loop and the
 //! effects (journal writes, export, `$EDITOR`).
 //!
+//! Each screen owns its state ([`screens`]): an enum variant holding the screen's
+//! cursors, scroll and selection, built when the screen is entered and dropped when it
+//! is left, on a stack whose bottom is the operations list. Popups are layers over the
+//! screen ([`popups`]), each with its own keys from the keymap's `[popup]` section.
+//!
+//! # Adding a screen
+//!
+//! A new screen (the next one is Mutants) is one file plus one enum variant:
+//! 1. `screens/mutants.rs`: `pub struct MutantsScreen { .. }` with the screen's own
+//!    state, and `impl ScreenState for MutantsScreen`: keymap `sections`, footer
+//!    `hints`, the header tab it belongs to (`shown_by`) and `draw`; override
+//!    `move_cursor`, `open`, `item_list` / `reviewing` (if its rows are reviewed like
+//!    oracles), `detail` as it needs. Drawing can sit in that file or in `ui/`.
+//! 2. `Screen::Mutants(MutantsScreen)` in `screens/mod.rs`, plus its arm in
+//!    `Screen::state` and `Screen::state_mut` (the compiler points at both).
+//! 3. To reach it: an `Action::ShowMutants` (`action.rs`, with a default key in
+//!    `keymap.toml`) handled in `update::navigate` by
+//!    `app.show(Screen::Mutants(MutantsScreen::new(..)))`, and its header tab in
+//!    `ui::draw_header`.
+//!
+//! Nothing else dispatches on the screen: key sections, footer hints, cursor movement,
+//! review targets and drawing all go through [`screens::ScreenState`].
+//!
 //! In live mode (`mastor tui --run`) a run sends pipeline [`store::Event`]s into the
 //! loop ([`live`]), which applies them exactly as it applies `events.jsonl` on open,
 //! and reloads the session when the run ends. Re-running one operation and running the
@@ -23,12 +46,14 @@ pub mod highlight;
 pub mod jobs;
 pub mod judge;
 pub mod keymap;
+pub mod lenient;
 pub mod line_edit;
 pub mod live;
 pub mod loader;
 pub mod metamorphic;
 pub mod popups;
 pub mod review;
+pub mod screens;
 pub mod state;
 pub mod theme;
 pub mod ui;

@@ -7,7 +7,7 @@
 //! ids before they are kept.
 
 use super::popups::Editor;
-use super::state::{App, ItemRef, Popup, Screen, Tab};
+use super::state::{App, ItemRef, Popup, Screen};
 use super::update::Effect;
 use crate::model::{Decision, MultiOpOracle, Oracle, ReviewDecision};
 use ratatui_textarea::TextArea;
@@ -46,28 +46,23 @@ pub(crate) fn bulk_targets(app: &App) -> Vec<String> {
     targets
 }
 
+/// Every oracle of the filtered operations on the operations list; elsewhere the items
+/// of the list review actions apply to.
 fn on_screen_targets(app: &App) -> Vec<String> {
-    match app.screen {
-        Screen::Operations => {
-            let state = app.filters.state;
-            app.visible_ops
-                .iter()
-                .flat_map(|&i| app.view.ops[i].oracles.iter().map(|o| o.o_id()))
-                .filter(|o| state.is_none_or(|s| app.view.review_state(o) == s))
-                .collect()
-        }
-        Screen::Operation if app.tab == Tab::Oracles => app
-            .visible_items
+    if let Screen::Operations(_) = app.screen {
+        let state = app.filters.state;
+        return app
+            .visible_ops
             .iter()
-            .filter_map(|i| app.o_id(*i))
-            .collect(),
-        Screen::Group | Screen::Metamorphic => app
-            .visible_items
-            .iter()
-            .filter_map(|i| app.o_id(*i))
-            .collect(),
-        _ => Vec::new(),
+            .flat_map(|&i| app.view.ops[i].oracles.iter().map(|o| o.o_id()))
+            .filter(|o| state.is_none_or(|s| app.view.review_state(o) == s))
+            .collect();
     }
+    app.screen
+        .state()
+        .reviewing()
+        .map(|l| l.visible.iter().filter_map(|i| app.o_id(*i)).collect())
+        .unwrap_or_default()
 }
 
 /// The selected item as pretty JSON (edited version if there is one).

@@ -1,5 +1,6 @@
-//! The workbench's UI state: which screen, what is selected, what is filtered, which
-//! popups are open. Plain data plus pure queries over it (visible rows, selection).
+//! The workbench's UI state: the screen on show and those it covers (each holding its
+//! own cursors and scroll, see `screens`), the session-wide filters and sort order, and
+//! which popups are open. Plain data plus pure queries over it (visible rows, selection).
 //!
 //! Key handling lives in `update`, drawing in `ui`; this module changes nothing by
 //! itself except through the small helpers that keep selections in range.
@@ -8,56 +9,15 @@ pub use super::filters::{Filters, SortKey, StatusFilter, op_has_status};
 use super::highlight::Highlighter;
 use super::keymap::Keymap;
 pub use super::popups::Popup;
+pub use super::screens::{
+    CostsScreen, Detail, GroupScreen, GroupsScreen, ItemList, ItemSource, MetamorphicScreen,
+    OperationScreen, OperationsScreen, Screen, ScreenState, Tab,
+};
 use super::theme::Theme;
 use super::view::{OpView, SessionView};
 use crate::model::{EvidenceRef, ReviewState};
 use crate::store::LockHolder;
 use chrono::{DateTime, Utc};
-
-/// Top-level screens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Screen {
-    Operations,
-    Operation,
-    Groups,
-    Group,
-    Costs,
-    /// Metamorphic tests: list and detail, reviewed like oracles.
-    Metamorphic,
-}
-
-/// Tabs of the operation screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tab {
-    Context,
-    Pending,
-    Oracles,
-    Hints,
-    Bundle,
-    Calls,
-}
-
-impl Tab {
-    pub const ALL: [Tab; 6] = [
-        Tab::Context,
-        Tab::Pending,
-        Tab::Oracles,
-        Tab::Hints,
-        Tab::Bundle,
-        Tab::Calls,
-    ];
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Tab::Context => "Context",
-            Tab::Pending => "Pending",
-            Tab::Oracles => "Oracles",
-            Tab::Hints => "Hints",
-            Tab::Bundle => "Bundle",
-            Tab::Calls => "Calls",
-        }
-    }
-}
 
 /// What a text being typed will become.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,7 +92,11 @@ pub struct App {
     pub view: SessionView,
     pub keymap: Keymap,
     pub theme: Theme,
+    /// The screen on show, with its own state.
     pub screen: Screen,
+    /// Screens it covers, bottom first: the operations list, then (under a group) the
+    /// groups list. `back` uncovers the top one as it was left.
+    pub behind: Vec<Screen>,
     pub filters: Filters,
     pub sort: SortKey,
     /// Indices into `view.ops`, filtered and sorted.
@@ -141,23 +105,9 @@ pub struct App {
     pub counts: Vec<OpCounts>,
     /// Session-wide counts.
     pub total_counts: OpCounts,
-    pub ops_cursor: usize,
-    pub current_op: usize,
-    pub tab: Tab,
-    /// Oracle list filter text on operation / group screens.
-    pub item_filter: String,
-    pub visible_items: Vec<ItemRef>,
-    pub item_cursor: usize,
-    pub groups_cursor: usize,
-    pub current_group: usize,
-    /// Which evidence ref of the selected oracle the source pane shows.
-    pub ref_idx: usize,
+    /// Source pane shows the whole file rather than an excerpt: a display preference
+    /// that holds on every screen until toggled.
     pub whole_file: bool,
-    /// Extra scroll of the source / detail pane, in lines.
-    pub scroll: i64,
-    pub bundle_cursor: usize,
-    pub bundle_search: String,
-    pub calls_cursor: usize,
     pub input: Option<LineInput>,
     pub popups: Vec<Popup>,
     /// o_ids decided in this run, most recent last (what `undo` walks back).
@@ -224,26 +174,14 @@ impl App {
             view,
             keymap,
             theme,
-            screen: Screen::Operations,
+            screen: Screen::Operations(OperationsScreen::default()),
+            behind: Vec::new(),
             filters: Filters::default(),
             sort: SortKey::Session,
             visible_ops: Vec::new(),
             counts: Vec::new(),
             total_counts: OpCounts::default(),
-            ops_cursor: 0,
-            current_op: 0,
-            tab: Tab::Oracles,
-            item_filter: String::new(),
-            visible_items: Vec::new(),
-            item_cursor: 0,
-            groups_cursor: 0,
-            current_group: 0,
-            ref_idx: 0,
             whole_file: false,
-            scroll: 0,
-            bundle_cursor: 0,
-            bundle_search: String::new(),
-            calls_cursor: 0,
             input: None,
             popups: Vec::new(),
             undo_stack: Vec::new(),
@@ -262,7 +200,7 @@ impl App {
         };
         // A metamorphic-only session (`mastor metamorphic`) has nothing else to review.
         if app.view.ops.is_empty() && !app.view.metamorphic.is_empty() {
-            app.screen = Screen::Metamorphic;
+            app.cover(Screen::Metamorphic(MetamorphicScreen::default()));
         }
         app.refresh_lists();
         app
@@ -319,83 +257,48 @@ impl App {
             }),
         }
         self.visible_ops = ops;
-        self.ops_cursor = clamp(self.ops_cursor, self.visible_ops.len());
+        let n = self.visible_ops.len();
+        if let Some(list) = self.operations_mut() {
+            list.cursor = clamp(list.cursor, n);
+        }
         self.refresh_items();
     }
 
-    /// Recomputes the oracle list of the current operation or group.
+    /// Recomputes the oracle list of the screen on show (if it has one), keeping its
+    /// cursor in range.
     pub fn refresh_items(&mut self) {
-        let view = &self.view;
-        let text = self.item_filter.to_lowercase();
-        let state = self.filters.state;
-        let judged = self.filters.judged;
-        let keep = |o_id: &str, hay: [&str; 2]| {
-            state.is_none_or(|s| view.review_state(o_id) == s)
-                && judged.is_none_or(|f| view.judged_as(o_id, f))
-                && (text.is_empty() || hay.iter().any(|h| h.to_lowercase().contains(&text)))
+        let Some(list) = self.screen.state().item_list() else {
+            return;
         };
-        self.visible_items = match self.screen {
-            Screen::Group | Screen::Groups => view
-                .groups
-                .get(self.current_group)
-                .map(|g| {
-                    g.oracles
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, o)| keep(&o.o_id(), [&o.test_id, &o.description]))
-                        .map(|(i, _)| ItemRef::Multi {
-                            group: self.current_group,
-                            oracle: i,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-            Screen::Metamorphic => view
-                .metamorphic
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| {
-                    keep(
-                        &t.o_id(),
-                        [&t.test_id, &format!("{} {}", t.scenario, t.slug)],
-                    )
-                })
-                .map(|(i, _)| ItemRef::Meta { test: i })
-                .collect(),
-            _ => view
-                .ops
-                .get(self.current_op)
-                .map(|op| {
-                    op.oracles
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, o)| keep(&o.o_id(), [&o.test_id, &o.description]))
-                        .map(|(i, _)| ItemRef::Single {
-                            op: self.current_op,
-                            oracle: i,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-        };
-        self.item_cursor = clamp(self.item_cursor, self.visible_items.len());
+        let visible = visible_items(&self.view, &self.filters, list.source, &list.filter);
+        if let Some(list) = self.screen.state_mut().item_list_mut() {
+            list.visible = visible;
+            list.cursor = clamp(list.cursor, list.visible.len());
+        }
     }
 
     /// The operation under the cursor of the operations list.
     pub fn selected_op(&self) -> Option<usize> {
-        self.visible_ops.get(self.ops_cursor).copied()
+        let cursor = self.operations()?.cursor;
+        self.visible_ops.get(cursor).copied()
     }
 
     /// The reviewable item under the cursor, on the screens that have one.
     pub fn selected_item(&self) -> Option<ItemRef> {
-        let reviewing = (self.screen == Screen::Operation && self.tab == Tab::Oracles)
-            || self.screen == Screen::Group
-            || self.screen == Screen::Metamorphic;
-        if reviewing {
-            self.visible_items.get(self.item_cursor).copied()
-        } else {
-            None
-        }
+        self.screen.state().reviewing()?.selected()
+    }
+
+    /// The items of the list on show (empty on screens without one).
+    pub fn visible_items(&self) -> &[ItemRef] {
+        self.screen
+            .state()
+            .item_list()
+            .map_or(&[], |l| l.visible.as_slice())
+    }
+
+    /// The operation the screen on show is about (the operation screen's).
+    pub fn current_op(&self) -> Option<usize> {
+        self.operation().map(|s| s.op)
     }
 
     /// Review id of an item.
@@ -434,10 +337,12 @@ impl App {
 
     /// The file and line range the source pane shows for the current selection.
     pub fn source_target(&self) -> Option<EvidenceRef> {
-        if self.screen == Screen::Operation && self.tab == Tab::Bundle {
-            let op = self.view.ops.get(self.current_op)?;
-            let file = op.bundle.get(self.bundle_cursor)?;
-            let line = self.bundle_match_line(file).unwrap_or(1);
+        if let Screen::Operation(s) = &self.screen
+            && s.tab == Tab::Bundle
+        {
+            let op = self.view.ops.get(s.op)?;
+            let file = op.bundle.get(s.bundle_cursor)?;
+            let line = self.bundle_match_line(file, &s.bundle_search).unwrap_or(1);
             return Some(EvidenceRef {
                 file: file.clone(),
                 start_line: line,
@@ -446,7 +351,8 @@ impl App {
         }
         let item = self.selected_item()?;
         let refs = self.evidence_refs(item);
-        if let Some(r) = refs.get(self.ref_idx.min(refs.len().saturating_sub(1))) {
+        let ref_idx = self.screen.state().detail().ref_idx;
+        if let Some(r) = refs.get(ref_idx.min(refs.len().saturating_sub(1))) {
             return Some(r.clone());
         }
         match item {
@@ -455,12 +361,12 @@ impl App {
         }
     }
 
-    /// First line of `file` containing the bundle search text, if any.
-    pub fn bundle_match_line(&self, file: &str) -> Option<usize> {
-        if self.bundle_search.is_empty() {
+    /// First line of `file` containing `search` (the bundle search), if any.
+    pub fn bundle_match_line(&self, file: &str, search: &str) -> Option<usize> {
+        if search.is_empty() {
             return None;
         }
-        let needle = self.bundle_search.to_lowercase();
+        let needle = search.to_lowercase();
         self.view
             .sources
             .get(file)?
@@ -472,16 +378,7 @@ impl App {
 
     /// Keymap sections active on the current screen, most specific first.
     pub fn active_sections(&self) -> &'static [&'static str] {
-        match self.screen {
-            Screen::Operation if self.tab == Tab::Oracles => {
-                &["operation", "review", "list", "global"]
-            }
-            Screen::Operation => &["operation", "list", "global"],
-            Screen::Group => &["operation", "review", "list", "global"],
-            Screen::Operations => &["review", "list", "global"],
-            Screen::Groups | Screen::Costs => &["list", "global"],
-            Screen::Metamorphic => &["metamorphic", "review", "list", "global"],
-        }
+        self.screen.state().sections()
     }
 
     /// Prepares what the next frame needs that costs work (syntax highlighting), so
@@ -512,6 +409,52 @@ impl App {
     /// Sets the footer error message.
     pub fn error(&mut self, text: impl Into<String>) {
         self.status = Some((text.into(), true));
+    }
+}
+
+/// The items of `source` passing the session-wide state and judgement filters and the
+/// list's own text filter.
+fn visible_items(
+    view: &SessionView,
+    filters: &Filters,
+    source: ItemSource,
+    text: &str,
+) -> Vec<ItemRef> {
+    let text = text.to_lowercase();
+    let keep = |o_id: &str, hay: [&str; 2]| {
+        filters.state.is_none_or(|s| view.review_state(o_id) == s)
+            && filters.judged.is_none_or(|f| view.judged_as(o_id, f))
+            && (text.is_empty() || hay.iter().any(|h| h.to_lowercase().contains(&text)))
+    };
+    match source {
+        ItemSource::Group(group) => view.groups.get(group).map_or_else(Vec::new, |g| {
+            g.oracles
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| keep(&o.o_id(), [&o.test_id, &o.description]))
+                .map(|(oracle, _)| ItemRef::Multi { group, oracle })
+                .collect()
+        }),
+        ItemSource::Metamorphic => view
+            .metamorphic
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                keep(
+                    &t.o_id(),
+                    [&t.test_id, &format!("{} {}", t.scenario, t.slug)],
+                )
+            })
+            .map(|(test, _)| ItemRef::Meta { test })
+            .collect(),
+        ItemSource::Op(op) => view.ops.get(op).map_or_else(Vec::new, |o| {
+            o.oracles
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| keep(&o.o_id(), [&o.test_id, &o.description]))
+                .map(|(oracle, _)| ItemRef::Single { op, oracle })
+                .collect()
+        }),
     }
 }
 

@@ -11,9 +11,8 @@ use super::keymap::Key;
 use super::line_edit::LineEdit;
 use super::popups::{Confirm, ConfirmQuit, Export, Help, Note};
 use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id};
-use super::state::{
-    App, InputTarget, LineInput, LiveState, Popup, Screen, StatusFilter, Tab, clamp,
-};
+use super::screens::{CostsScreen, GroupsScreen, MetamorphicScreen};
+use super::state::{App, InputTarget, LineInput, LiveState, Popup, Screen, StatusFilter, Tab};
 use crate::model::{Decision, ReviewDecision, ReviewState};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
 use std::path::PathBuf;
@@ -145,10 +144,29 @@ fn apply_input(app: &mut App, target: InputTarget, text: String) {
             app.refresh_lists();
         }
         InputTarget::ItemFilter => {
-            app.item_filter = text;
+            if let Some(list) = app.screen.state_mut().item_list_mut() {
+                list.filter = text;
+            }
             app.refresh_items();
         }
-        InputTarget::BundleSearch => app.bundle_search = text,
+        InputTarget::BundleSearch => {
+            if let Screen::Operation(s) = &mut app.screen {
+                s.bundle_search = text;
+            }
+        }
+    }
+}
+
+/// The text `/` starts from: what `target` filters or searches by now.
+fn input_text(app: &App, target: InputTarget) -> String {
+    match (target, &app.screen) {
+        (InputTarget::BundleSearch, Screen::Operation(s)) => s.bundle_search.clone(),
+        (InputTarget::ItemFilter, s) => s
+            .state()
+            .item_list()
+            .map(|l| l.filter.clone())
+            .unwrap_or_default(),
+        _ => app.filters.text.clone(),
     }
 }
 
@@ -239,15 +257,8 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
 fn filter_action(app: &mut App, action: Action) -> bool {
     match action {
         Action::Filter => {
-            let (target, text) = match app.screen {
-                Screen::Operation if app.tab == Tab::Bundle => {
-                    (InputTarget::BundleSearch, app.bundle_search.clone())
-                }
-                Screen::Operation | Screen::Group | Screen::Metamorphic => {
-                    (InputTarget::ItemFilter, app.item_filter.clone())
-                }
-                _ => (InputTarget::ListFilter, app.filters.text.clone()),
-            };
+            let target = app.screen.state().filter_target();
+            let text = input_text(app, target);
             app.input = Some(LineInput {
                 target,
                 edit: LineEdit::new(text),
@@ -255,8 +266,7 @@ fn filter_action(app: &mut App, action: Action) -> bool {
         }
         Action::ClearFilter => {
             app.filters = Default::default();
-            app.item_filter.clear();
-            app.bundle_search.clear();
+            app.screen.state_mut().clear_filters();
             app.refresh_lists();
             app.notify("filters cleared");
         }
@@ -314,59 +324,27 @@ fn navigate(app: &mut App, action: Action) {
         Action::PageDown => move_cursor(app, app.page as i64),
         Action::Top => move_cursor(app, i64::MIN / 2),
         Action::Bottom => move_cursor(app, i64::MAX / 2),
-        Action::NextTab | Action::PrevTab if app.screen == Screen::Operation => {
-            let i = Tab::ALL.iter().position(|t| *t == app.tab).unwrap_or(0);
-            let n = Tab::ALL.len();
-            let next = if action == Action::NextTab {
-                i + 1
-            } else {
-                i + n - 1
-            };
-            app.tab = Tab::ALL[next % n];
-            app.scroll = 0;
-            app.ref_idx = 0;
-        }
-        Action::ShowOperations => {
-            app.screen = Screen::Operations;
-            app.refresh_lists();
-        }
-        Action::ShowGroups => {
-            app.screen = Screen::Groups;
-            app.refresh_items();
-        }
-        Action::ShowCosts => app.screen = Screen::Costs,
-        Action::ShowMetamorphic if app.screen != Screen::Metamorphic => {
-            app.screen = Screen::Metamorphic;
-            app.item_cursor = 0;
-            app.scroll = 0;
-            app.item_filter.clear();
-            app.refresh_items();
-        }
-        Action::ShowMetamorphic => {}
-        Action::NextRef | Action::PrevRef
-            if app.screen == Screen::Operation && app.tab == Tab::Bundle =>
-        {
-            next_bundle_match(app, action == Action::NextRef);
-        }
-        Action::NextRef | Action::PrevRef => {
-            if let Some(item) = app.selected_item() {
-                let n = app.evidence_refs(item).len();
-                if n > 0 {
-                    app.ref_idx = if action == Action::NextRef {
-                        (app.ref_idx + 1) % n
-                    } else {
-                        (app.ref_idx + n - 1) % n
-                    };
-                    app.scroll = 0;
-                }
+        Action::NextTab | Action::PrevTab => {
+            if let Screen::Operation(s) = &mut app.screen {
+                s.cycle_tab(action == Action::NextTab);
             }
         }
+        Action::ShowOperations => {
+            app.back_to(|s| matches!(s, Screen::Operations(_)));
+            app.refresh_lists();
+        }
+        Action::ShowGroups => show_groups(app),
+        Action::ShowCosts => app.show(Screen::Costs(CostsScreen)),
+        Action::ShowMetamorphic if !matches!(app.screen, Screen::Metamorphic(_)) => {
+            app.show(Screen::Metamorphic(MetamorphicScreen::default()))
+        }
+        Action::NextRef | Action::PrevRef => next_ref(app, action == Action::NextRef),
         Action::WholeFile => {
             app.whole_file = !app.whole_file;
-            app.scroll = 0;
+            scroll_detail(app, None);
         }
-        Action::ScrollDown | Action::ScrollDetailDown => app.scroll += 5,
-        Action::ScrollUp | Action::ScrollDetailUp => app.scroll -= 5,
+        Action::ScrollDown | Action::ScrollDetailDown => scroll_detail(app, Some(5)),
+        Action::ScrollUp | Action::ScrollDetailUp => scroll_detail(app, Some(-5)),
         // Popup keys: the popup layers handle them, a screen has no use for them.
         Action::Yes
         | Action::No
@@ -379,31 +357,74 @@ fn navigate(app: &mut App, action: Action) {
     }
 }
 
+/// The groups list: back to it as it was left when it is still on the stack (under a
+/// group), else a fresh one.
+fn show_groups(app: &mut App) {
+    if !app.back_to(|s| matches!(s, Screen::Groups(_))) {
+        app.show(Screen::Groups(GroupsScreen::default()));
+    }
+}
+
+/// Scrolls the detail or source pane by `by` lines (`None`: back to its start).
+fn scroll_detail(app: &mut App, by: Option<i64>) {
+    if let Some(d) = app.screen.state_mut().detail_mut() {
+        d.scroll = by.map_or(0, |n| d.scroll + n);
+    }
+}
+
+/// The next (or previous) evidence ref of the selected item; in the Bundle tab, the
+/// next file containing the search text.
+fn next_ref(app: &mut App, forward: bool) {
+    if let Screen::Operation(s) = &app.screen
+        && s.tab == Tab::Bundle
+    {
+        return next_bundle_match(app, forward);
+    }
+    let Some(item) = app.selected_item() else {
+        return;
+    };
+    let n = app.evidence_refs(item).len();
+    if let Some(d) = app.screen.state_mut().detail_mut()
+        && n > 0
+    {
+        d.ref_idx = if forward {
+            (d.ref_idx + 1) % n
+        } else {
+            (d.ref_idx + n - 1) % n
+        };
+        d.scroll = 0;
+    }
+}
+
 /// In the Bundle tab, moves to the next (or previous) file containing the search text.
 fn next_bundle_match(app: &mut App, forward: bool) {
-    let Some(op) = app.view.ops.get(app.current_op) else {
+    let Screen::Operation(s) = &app.screen else {
+        return;
+    };
+    let (search, cursor) = (s.bundle_search.clone(), s.bundle_cursor);
+    let Some(op) = app.view.ops.get(s.op) else {
         return;
     };
     let n = op.bundle.len();
-    if n == 0 || app.bundle_search.is_empty() {
+    if n == 0 || search.is_empty() {
         app.notify("type / to search the bundle first");
         return;
     }
     let found = (1..=n)
         .map(|k| {
             if forward {
-                (app.bundle_cursor + k) % n
+                (cursor + k) % n
             } else {
-                (app.bundle_cursor + n * 2 - k) % n
+                (cursor + n * 2 - k) % n
             }
         })
-        .find(|&i| app.bundle_match_line(&op.bundle[i]).is_some());
-    match found {
-        Some(i) => {
-            app.bundle_cursor = i;
-            app.scroll = 0;
+        .find(|&i| app.bundle_match_line(&op.bundle[i], &search).is_some());
+    match (found, &mut app.screen) {
+        (Some(i), Screen::Operation(s)) => {
+            s.bundle_cursor = i;
+            s.detail.scroll = 0;
         }
-        None => app.notify(format!("no bundle file contains `{}`", app.bundle_search)),
+        _ => app.notify(format!("no bundle file contains `{search}`")),
     }
 }
 
@@ -414,86 +435,28 @@ fn cycle<T: Clone + PartialEq>(all: &[T], current: Option<&T>) -> Option<T> {
     }
 }
 
+/// Back to the screen below; on the operations list, clears its filters.
 fn back(app: &mut App) {
-    app.scroll = 0;
-    match app.screen {
-        Screen::Operation | Screen::Costs => app.screen = Screen::Operations,
-        Screen::Group => app.screen = Screen::Groups,
-        Screen::Groups | Screen::Metamorphic => app.screen = Screen::Operations,
-        Screen::Operations => {
-            if !app.filters.is_empty() {
-                app.filters = Default::default();
-                app.refresh_lists();
-                app.notify("filters cleared");
-            }
-        }
+    if !app.back() && !app.filters.is_empty() {
+        app.filters = Default::default();
+        app.refresh_lists();
+        app.notify("filters cleared");
     }
-    app.refresh_items();
 }
 
+/// Enters what the cursor is on (an operation, a group).
 fn open(app: &mut App) {
-    match app.screen {
-        Screen::Operations => {
-            if let Some(op) = app.selected_op() {
-                app.current_op = op;
-                app.screen = Screen::Operation;
-                app.item_cursor = 0;
-                app.bundle_cursor = 0;
-                app.calls_cursor = 0;
-                app.ref_idx = 0;
-                app.scroll = 0;
-                app.item_filter.clear();
-                app.refresh_items();
-            }
-        }
-        Screen::Groups if app.groups_cursor < app.view.groups.len() => {
-            app.current_group = app.groups_cursor;
-            app.screen = Screen::Group;
-            app.item_cursor = 0;
-            app.ref_idx = 0;
-            app.item_filter.clear();
-            app.refresh_items();
-        }
-        _ => {}
+    if let Some(screen) = app.screen.state().open(app) {
+        app.cover(screen);
     }
 }
 
 fn move_cursor(app: &mut App, delta: i64) {
-    let step = |c: usize, len: usize| -> usize {
-        let n = (c as i64).saturating_add(delta).max(0) as usize;
-        clamp(n, len)
-    };
-    match app.screen {
-        Screen::Operations => app.ops_cursor = step(app.ops_cursor, app.visible_ops.len()),
-        Screen::Groups => app.groups_cursor = step(app.groups_cursor, app.view.groups.len()),
-        Screen::Group | Screen::Metamorphic => {
-            app.item_cursor = step(app.item_cursor, app.visible_items.len())
-        }
-        Screen::Operation => match app.tab {
-            Tab::Oracles => app.item_cursor = step(app.item_cursor, app.visible_items.len()),
-            Tab::Bundle => {
-                let n = app
-                    .view
-                    .ops
-                    .get(app.current_op)
-                    .map_or(0, |o| o.bundle.len());
-                app.bundle_cursor = step(app.bundle_cursor, n);
-            }
-            Tab::Calls => {
-                let n = app
-                    .view
-                    .ops
-                    .get(app.current_op)
-                    .map_or(0, |o| o.calls.len());
-                app.calls_cursor = step(app.calls_cursor, n);
-            }
-            Tab::Context | Tab::Pending | Tab::Hints => {
-                app.scroll = (app.scroll + delta.clamp(-1000, 1000)).max(0);
-                return;
-            }
-        },
-        Screen::Costs => {}
-    }
-    app.ref_idx = 0;
-    app.scroll = 0;
+    let App {
+        screen,
+        view,
+        visible_ops,
+        ..
+    } = app;
+    screen.state_mut().move_cursor(view, visible_ops, delta);
 }

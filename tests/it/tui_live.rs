@@ -318,7 +318,7 @@ fn end_of_run_reloads_from_disk_and_keeps_the_cursor() {
     let dir = tempfile::tempdir().unwrap();
     let (session, mut app) = live_app(dir.path());
     live::mark_queued(&mut app.view, &[POST_PETS.into(), GET_ONE.into()]);
-    app.ops_cursor = 2;
+    app.operations_mut().unwrap().cursor = 2;
     live::apply(
         &session,
         &mut app,
@@ -330,7 +330,7 @@ fn end_of_run_reloads_from_disk_and_keeps_the_cursor() {
         .unwrap();
     assert!(live::apply(&session, &mut app, LiveMsg::Finished(Ok(()))));
     assert_eq!(app.live, LiveState::Finished);
-    assert_eq!(app.ops_cursor, 2, "cursor kept");
+    assert_eq!(app.ops_cursor(), 2, "cursor kept");
     // Disk wins: GET done as recorded, POST's live-only start is gone.
     assert_eq!(
         state_of(&app, GET_ONE, "extraction"),

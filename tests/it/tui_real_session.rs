@@ -82,21 +82,21 @@ async fn a_pipeline_session_opens_with_oracles_calls_and_costs() {
     assert!(view.warnings.is_empty(), "{:?}", view.warnings);
 
     // Every screen draws from it.
-    app.current_op = view.op_index[GET];
+    use mastor::tui::state::{CostsScreen, GroupsScreen, OperationScreen, Screen};
     for screen in [
-        mastor::tui::state::Screen::Operations,
-        mastor::tui::state::Screen::Operation,
-        mastor::tui::state::Screen::Groups,
-        mastor::tui::state::Screen::Costs,
+        Screen::Operations(Default::default()),
+        Screen::Operation(OperationScreen::new(view.op_index[GET])),
+        Screen::Groups(GroupsScreen::default()),
+        Screen::Costs(CostsScreen),
     ] {
-        app.screen = screen;
-        app.refresh_items();
+        let is_operation = matches!(screen, Screen::Operation(_));
+        app.show(screen);
         app.prepare_frame();
         let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
         t.draw(|f| f.render_widget(&app, f.area())).unwrap();
         let text = format!("{}", t.backend());
         assert!(text.contains("mastor"), "{text}");
-        if screen == mastor::tui::state::Screen::Operation {
+        if is_operation {
             assert!(text.contains("Oracles"), "{text}");
             assert!(text.contains("PetHandler.java"), "{text}");
         }

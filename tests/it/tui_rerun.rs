@@ -42,7 +42,7 @@ fn on_operation(dir: &Path) -> (Session, App) {
     let session = tui_common::petstore_session(dir);
     let mut app = app_for(&session);
     assert!(handle_key(&mut app, code(KeyCode::Enter)).is_empty());
-    assert_eq!(app.screen, Screen::Operation);
+    assert!(matches!(app.screen, Screen::Operation(_)));
     (session, app)
 }
 
@@ -66,7 +66,7 @@ fn rerun_all(app: &mut App) -> Vec<Effect> {
 fn ctrl_r_asks_which_agent_to_start_from() {
     let tmp = tempfile::tempdir().unwrap();
     let (_session, mut app) = on_operation(tmp.path());
-    let op_id = app.view.ops[app.current_op].op_id.clone();
+    let op_id = app.view.ops[app.current_op().unwrap()].op_id.clone();
 
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
     match app.popups.last() {
@@ -107,7 +107,7 @@ fn ctrl_r_asks_which_agent_to_start_from() {
 fn ctrl_r_on_an_operation_asks_for_a_rerun_of_that_op_and_refuses_a_second() {
     let tmp = tempfile::tempdir().unwrap();
     let (_session, mut app) = on_operation(tmp.path());
-    let op_id = app.view.ops[app.current_op].op_id.clone();
+    let op_id = app.view.ops[app.current_op().unwrap()].op_id.clone();
 
     let effects = rerun_all(&mut app);
     assert_eq!(
@@ -146,7 +146,7 @@ fn ctrl_r_is_refused_while_a_live_run_is_in_progress() {
 fn a_stale_rerun_finish_is_ignored_and_the_latest_reloads_from_disk() {
     let tmp = tempfile::tempdir().unwrap();
     let (session, mut app) = on_operation(tmp.path());
-    let first = app.view.ops[app.current_op].oracles[0].o_id();
+    let first = app.view.ops[app.current_op().unwrap()].oracles[0].o_id();
 
     // Re-run 1 starts and finishes.
     assert_eq!(rerun_all(&mut app).len(), 1);
@@ -162,7 +162,7 @@ fn a_stale_rerun_finish_is_ignored_and_the_latest_reloads_from_disk() {
     assert_eq!(
         rerun_all(&mut app),
         vec![Effect::Rerun {
-            op_id: app.view.ops[app.current_op].op_id.clone(),
+            op_id: app.view.ops[app.current_op().unwrap()].op_id.clone(),
             from: None,
             seq: 2
         }]
@@ -206,7 +206,7 @@ fn a_rerun_effect_goes_to_the_launcher_and_its_messages_come_back() {
         assert!(jobs.start(&session, &mut app, e).is_none());
     }
     assert!(jobs.wait(&session, &mut app, Duration::from_secs(5)));
-    let op_id = app.view.ops[app.current_op].op_id.clone();
+    let op_id = app.view.ops[app.current_op().unwrap()].op_id.clone();
     assert_eq!(*launched.lock().unwrap(), vec![(op_id, None, 1)]);
     assert_eq!(app.live, LiveState::Failed("model unreachable".into()));
     let (msg, is_error) = app.status.clone().unwrap();

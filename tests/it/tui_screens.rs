@@ -108,16 +108,16 @@ fn snapshots_of_every_screen_and_tab() {
     press(&mut b, "G");
     snap(&mut b, "operations_unmatched_op");
     press(&mut b, "g<enter>");
-    assert_eq!(b.app.screen, Screen::Operation);
+    assert!(matches!(b.app.screen, Screen::Operation(_)));
     for tab in Tab::ALL {
-        b.app.tab = tab;
+        b.app.operation_mut().unwrap().tab = tab;
         b.app.refresh_items();
         snap(&mut b, &format!("operation_{}", tab.title().to_lowercase()));
     }
-    b.app.tab = Tab::Calls;
+    b.app.operation_mut().unwrap().tab = Tab::Calls;
     press(&mut b, "j");
     snap(&mut b, "operation_calls_retried");
-    b.app.tab = Tab::Oracles;
+    b.app.operation_mut().unwrap().tab = Tab::Oracles;
     press(&mut b, "no");
     snap(&mut b, "oracle_second_ref_whole_file");
     press(&mut b, "2");
@@ -320,19 +320,22 @@ fn bundle_search_jumps_between_matching_files() {
     let mut b = open();
     // GET /pets bundle: PetHandler, PetRequest, Http. Only PetRequest declares parseStatus.
     press(&mut b, "<enter>");
-    b.app.tab = Tab::Bundle;
+    b.app.operation_mut().unwrap().tab = Tab::Bundle;
     press(&mut b, "/static string parsestatus<enter>");
-    assert_eq!(b.app.bundle_cursor, 0);
+    assert_eq!(b.app.operation().unwrap().bundle_cursor, 0);
     press(&mut b, "n");
-    let bundle = b.app.view.ops[b.app.current_op].bundle.clone();
-    assert_eq!(bundle[b.app.bundle_cursor], tui_common::PET_REQUEST);
+    let bundle = b.app.view.ops[b.app.current_op().unwrap()].bundle.clone();
+    assert_eq!(
+        bundle[b.app.operation().unwrap().bundle_cursor],
+        tui_common::PET_REQUEST
+    );
     let target = b.app.source_target().unwrap();
     let line = &b.app.view.sources[tui_common::PET_REQUEST].lines[target.start_line - 1];
     assert!(line.contains("static String parseStatus"), "{line}");
     // The next match wraps around to the same (only) file.
     press(&mut b, "n");
     assert_eq!(bundle.len(), 3);
-    assert_eq!(b.app.bundle_cursor, 1);
+    assert_eq!(b.app.operation().unwrap().bundle_cursor, 1);
 }
 
 #[test]
@@ -347,9 +350,9 @@ fn mouse_wheel_moves_the_selection() {
     };
     mastor::tui::update::handle_mouse(&mut b.app, wheel(MouseEventKind::ScrollDown));
     mastor::tui::update::handle_mouse(&mut b.app, wheel(MouseEventKind::ScrollDown));
-    assert_eq!(b.app.ops_cursor, 2);
+    assert_eq!(b.app.ops_cursor(), 2);
     mastor::tui::update::handle_mouse(&mut b.app, wheel(MouseEventKind::ScrollUp));
-    assert_eq!(b.app.ops_cursor, 1);
+    assert_eq!(b.app.ops_cursor(), 1);
 }
 
 #[test]
@@ -452,7 +455,7 @@ fn set_aside_oracles_are_listed_as_dropped_and_restored_by_accepting() {
     while b.app.filters.state != Some(ReviewState::Dropped) {
         press(&mut b, "v");
     }
-    assert_eq!(b.app.visible_items.len(), 1);
+    assert_eq!(b.app.visible_items().len(), 1);
     let t = render(&mut b.app, 120, 40);
     let screen = format!("{:?}", t.backend());
     assert!(screen.contains("set aside by normalization"), "{screen}");

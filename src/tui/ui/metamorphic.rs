@@ -9,7 +9,7 @@ use super::{block, scrolled, state_label, state_style, window_start};
 use crate::model::{MetamorphicTest, Relation, ReviewState, Step};
 use crate::runner::relations::{RelationOutcome, op_text};
 use crate::tui::metamorphic::{MrStatus, outcome};
-use crate::tui::state::{App, ItemRef};
+use crate::tui::state::{App, ItemRef, MetamorphicScreen};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -47,7 +47,7 @@ pub(crate) fn relation_text(r: &Relation) -> String {
 
 /// Screen entry point: summary line, list, detail; an empty-state text when the session
 /// has no metamorphic tests.
-pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw(app: &App, scr: &MetamorphicScreen, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     if app.view.metamorphic.is_empty() {
         let lines = vec![
@@ -72,18 +72,19 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     } else {
         area.height / 3
     };
-    let list_h = (app.visible_items.len() as u16 + 3).min(cap).max(5);
+    let list_h = (scr.items.visible.len() as u16 + 3).min(cap).max(5);
     let [summary, list, detail] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(list_h),
         Constraint::Min(0),
     ])
     .areas(area);
-    summary_line(app).render(summary, buf);
-    draw_list(app, list, buf, wide);
-    let Some(test) = app
-        .visible_items
-        .get(app.item_cursor)
+    summary_line(app, scr).render(summary, buf);
+    draw_list(app, scr, list, buf, wide);
+    let Some(test) = scr
+        .items
+        .visible
+        .get(scr.items.cursor)
         .and_then(|i| match i {
             ItemRef::Meta { test } => app.view.metamorphic.get(*test),
             _ => None,
@@ -101,7 +102,7 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                 .areas(detail);
         let mut l = head_lines(app, &test);
         step_lines(app, &test, &mut l);
-        scrolled(l, app.scroll)
+        scrolled(l, scr.detail.scroll)
             .wrap(Wrap { trim: false })
             .block(block(app, "Test", false))
             .render(left, buf);
@@ -114,14 +115,14 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         let mut l = head_lines(app, &test);
         l.extend(outcome_lines(app, &test));
         step_lines(app, &test, &mut l);
-        scrolled(l, app.scroll)
+        scrolled(l, scr.detail.scroll)
             .wrap(Wrap { trim: false })
             .block(block(app, "Test", false))
             .render(detail, buf);
     }
 }
 
-fn summary_line<'a>(app: &App) -> Line<'a> {
+fn summary_line<'a>(app: &App, scr: &MetamorphicScreen) -> Line<'a> {
     let t = &app.theme;
     let mut counts = [0usize; 4];
     for test in &app.view.metamorphic {
@@ -146,8 +147,8 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
         spans.push(Span::styled(format!("{n} {word}  "), status_style(app, s)));
     }
     let mut filters = Vec::new();
-    if !app.item_filter.is_empty() {
-        filters.push(format!("text: {}", app.item_filter));
+    if !scr.items.filter.is_empty() {
+        filters.push(format!("text: {}", scr.items.filter));
     }
     if let Some(s) = app.filters.state {
         filters.push(format!("review: {}", state_label(s)));
@@ -178,10 +179,10 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
     Line::from(spans)
 }
 
-fn draw_list(app: &App, area: Rect, buf: &mut Buffer, wide: bool) {
+fn draw_list(app: &App, scr: &MetamorphicScreen, area: Rect, buf: &mut Buffer, wide: bool) {
     let t = &app.theme;
     let inner_h = area.height.saturating_sub(3) as usize;
-    let start = window_start(app.item_cursor, inner_h);
+    let start = window_start(scr.items.cursor, inner_h);
     let id_w = app
         .view
         .metamorphic
@@ -190,8 +191,9 @@ fn draw_list(app: &App, area: Rect, buf: &mut Buffer, wide: bool) {
         .max()
         .unwrap_or(4)
         .clamp(4, if wide { 28 } else { 20 }) as u16;
-    let rows: Vec<Row> = app
-        .visible_items
+    let rows: Vec<Row> = scr
+        .items
+        .visible
         .iter()
         .enumerate()
         .skip(start)
@@ -218,7 +220,7 @@ fn draw_list(app: &App, area: Rect, buf: &mut Buffer, wide: bool) {
             ));
             cells.push(Line::from(judgement_span(app, &m.o_id(), true)));
             cells.push(Line::styled(state_label(state), state_style(app, state)));
-            if i == app.item_cursor {
+            if i == scr.items.cursor {
                 for c in &mut cells {
                     for s in &mut c.spans {
                         s.style = t.selected;
@@ -246,9 +248,9 @@ fn draw_list(app: &App, area: Rect, buf: &mut Buffer, wide: bool) {
         Constraint::Length(8),
     ]);
     header.extend(["Outcome", "Jdg", "Review"]);
-    let mut title = format!("Metamorphic ({})", app.visible_items.len());
-    if !app.item_filter.is_empty() {
-        title.push_str(&format!(" /{}", app.item_filter));
+    let mut title = format!("Metamorphic ({})", scr.items.visible.len());
+    if !scr.items.filter.is_empty() {
+        title.push_str(&format!(" /{}", scr.items.filter));
     }
     Table::new(rows, widths)
         .header(Row::new(header).style(t.title))

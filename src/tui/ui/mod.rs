@@ -1,4 +1,5 @@
-//! Drawing: `impl Widget for &App`, one function per screen, no I/O and no parsing.
+//! Drawing: `impl Widget for &App` (header, the screen on show through
+//! `ScreenState::draw`, footer, popups), one module per screen, no I/O and no parsing.
 //!
 //! Lists draw only their visible window, so a session with thousands of oracles costs
 //! the same per frame as a small one. Everything shown is derived from `App` and its
@@ -11,9 +12,14 @@ mod operations;
 mod oracles;
 
 use super::action::Action;
-use super::state::{App, Screen};
+use super::state::App;
+
 use super::view::{AgentState, AgentStatus};
 use crate::model::ReviewState;
+pub(crate) use metamorphic::draw as draw_metamorphic;
+pub(crate) use operation::draw as draw_operation;
+pub(crate) use operations::{draw_costs, draw_groups, draw_operations};
+pub(crate) use oracles::draw_group;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -32,14 +38,7 @@ impl Widget for &App {
         ])
         .areas(area);
         draw_header(self, header, buf);
-        match self.screen {
-            Screen::Operations => operations::draw_operations(self, body, buf),
-            Screen::Groups => operations::draw_groups(self, body, buf),
-            Screen::Costs => operations::draw_costs(self, body, buf),
-            Screen::Operation => operation::draw(self, body, buf),
-            Screen::Group => oracles::draw_group(self, body, buf),
-            Screen::Metamorphic => metamorphic::draw(self, body, buf),
-        }
+        self.screen.state().draw(self, body, buf);
         draw_footer(self, footer, buf);
         crate::tui::popups::render(self, area, buf);
     }
@@ -49,22 +48,18 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let mut spans = vec![Span::styled(" mastor ", t.tab_active), Span::raw(" ")];
     let mut screens = vec![
-        (Screen::Operations, Action::ShowOperations, "Operations"),
-        (Screen::Groups, Action::ShowGroups, "Groups"),
-        (Screen::Costs, Action::ShowCosts, "Costs"),
+        (Action::ShowOperations, "Operations"),
+        (Action::ShowGroups, "Groups"),
+        (Action::ShowCosts, "Costs"),
     ];
+    let current = app.screen.state().shown_by();
     // Only sessions with metamorphic tests advertise the screen (its key still works).
-    if !app.view.metamorphic.is_empty() || app.screen == Screen::Metamorphic {
-        screens.push((Screen::Metamorphic, Action::ShowMetamorphic, "Metamorphic"));
+    if !app.view.metamorphic.is_empty() || current == Action::ShowMetamorphic {
+        screens.push((Action::ShowMetamorphic, "Metamorphic"));
     }
-    let current = match app.screen {
-        Screen::Operation => Screen::Operations,
-        Screen::Group => Screen::Groups,
-        s => s,
-    };
-    for (screen, action, title) in screens {
+    for (action, title) in screens {
         let key = app.keymap.hint(&["global"], action).unwrap_or_default();
-        let style = if screen == current {
+        let style = if action == current {
             t.selected
         } else {
             t.muted
@@ -114,67 +109,7 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     }
     let active = app.active_sections();
-    let wanted: &[Action] = match app.screen {
-        Screen::Operations => &[
-            Action::Open,
-            Action::Filter,
-            Action::CycleSort,
-            Action::CycleState,
-            Action::CycleStatus,
-            Action::BulkAccept,
-            Action::Export,
-            Action::Help,
-            Action::Quit,
-            Action::RunOracles,
-            Action::Rerun,
-        ],
-        Screen::Operation if app.tab != super::state::Tab::Oracles => &[
-            Action::Down,
-            Action::Up,
-            Action::ScrollDown,
-            Action::Filter,
-            Action::NextTab,
-            Action::Back,
-            Action::Help,
-            Action::Rerun,
-        ],
-        Screen::Operation => &[
-            Action::Accept,
-            Action::Reject,
-            Action::Edit,
-            Action::Undo,
-            Action::NextRef,
-            Action::WholeFile,
-            Action::NextTab,
-            Action::Back,
-            Action::Help,
-            Action::Rerun,
-        ],
-        Screen::Group => &[
-            Action::Accept,
-            Action::Reject,
-            Action::Edit,
-            Action::Undo,
-            Action::NextRef,
-            Action::WholeFile,
-            Action::NextTab,
-            Action::Back,
-            Action::Help,
-        ],
-        Screen::Metamorphic => &[
-            Action::Accept,
-            Action::Reject,
-            Action::Edit,
-            Action::Undo,
-            Action::Filter,
-            Action::CycleState,
-            Action::BulkAccept,
-            Action::Back,
-            Action::Help,
-            Action::ScrollDetailDown,
-        ],
-        _ => &[Action::Open, Action::Back, Action::Help, Action::Quit],
-    };
+    let wanted = app.screen.state().hints();
     let mut spans = vec![Span::raw(" ")];
     let mut used = 1;
     for &a in wanted {

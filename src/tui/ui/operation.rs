@@ -3,7 +3,7 @@
 
 use super::{block, fmt_cost, fmt_ms, fmt_tokens, scrolled, window_start};
 use crate::model::PendingClaim;
-use crate::tui::state::{App, Tab};
+use crate::tui::state::{App, OperationScreen, Tab};
 use crate::tui::view::OpView;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -11,8 +11,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Tabs, Widget, Wrap};
 
 /// Draws the operation screen.
-pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
-    let Some(op) = app.view.ops.get(app.current_op) else {
+pub(crate) fn draw(app: &App, scr: &OperationScreen, area: Rect, buf: &mut Buffer) {
+    let Some(op) = app.view.ops.get(scr.op) else {
         return;
     };
     let t = &app.theme;
@@ -48,19 +48,19 @@ pub(super) fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             format!("{}{n}", tab.title())
         })
         .collect();
-    let selected = Tab::ALL.iter().position(|x| *x == app.tab).unwrap_or(0);
+    let selected = Tab::ALL.iter().position(|x| *x == scr.tab).unwrap_or(0);
     Tabs::new(titles)
         .select(selected)
         .style(t.muted)
         .highlight_style(t.tab_active)
         .render(tabs, buf);
-    match app.tab {
-        Tab::Context => draw_context(app, op, body, buf),
-        Tab::Pending => draw_pending(app, op, body, buf),
-        Tab::Oracles => super::oracles::draw_oracles(app, body, buf),
-        Tab::Hints => draw_hints(app, op, body, buf),
-        Tab::Bundle => draw_bundle(app, op, body, buf),
-        Tab::Calls => draw_calls(app, op, body, buf),
+    match scr.tab {
+        Tab::Context => draw_context(app, scr, op, body, buf),
+        Tab::Pending => draw_pending(app, scr, op, body, buf),
+        Tab::Oracles => super::oracles::draw_oracles(app, scr, body, buf),
+        Tab::Hints => draw_hints(app, scr, op, body, buf),
+        Tab::Bundle => draw_bundle(app, scr, op, body, buf),
+        Tab::Calls => draw_calls(app, scr, op, body, buf),
     }
 }
 
@@ -71,7 +71,7 @@ fn dimension(d: crate::model::HintDimension) -> String {
         .unwrap_or_default()
 }
 
-fn draw_context(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
+fn draw_context(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let mut lines = Vec::new();
     let Some(ctx) = &op.context else {
@@ -128,7 +128,7 @@ fn draw_context(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
             Span::raw(e.condition.clone()),
         ]));
     }
-    scrolled(lines, app.scroll)
+    scrolled(lines, scr.detail.scroll)
         .wrap(Wrap { trim: false })
         .block(block(app, "Source context (verified)", true))
         .render(area, buf);
@@ -158,7 +158,7 @@ fn pending_lines<'a>(app: &App, title: &str, claims: &[PendingClaim], out: &mut 
     out.push(Line::raw(""));
 }
 
-fn draw_pending(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
+fn draw_pending(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &mut Buffer) {
     let mut lines = Vec::new();
     if let Some(ctx) = &op.context {
         pending_lines(
@@ -174,13 +174,13 @@ fn draw_pending(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
             &mut lines,
         );
     }
-    scrolled(lines, app.scroll)
+    scrolled(lines, scr.detail.scroll)
         .wrap(Wrap { trim: false })
         .block(block(app, "Pending spec claims", true))
         .render(area, buf);
 }
 
-fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
+fn draw_hints(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let mut lines = Vec::new();
     if op.hints.is_empty() {
@@ -203,45 +203,7 @@ fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
             ]));
         }
         if let Some((before, after)) = op.replaced.iter().find(|(b, _)| b.test_id == h.test_id) {
-            lines.push(Line::from(Span::styled("  regenerated:", t.edited)));
-            if before.description != after.description {
-                lines.push(Line::from(Span::styled(
-                    format!("   - {}", before.description),
-                    t.rejected,
-                )));
-                lines.push(Line::from(Span::styled(
-                    format!("   + {}", after.description),
-                    t.accepted,
-                )));
-            }
-            let show = |a: &crate::model::Assertion| super::oracles::assertion_text(a);
-            for a in &before.assertions {
-                if !after.assertions.contains(a) {
-                    lines.push(Line::from(Span::styled(
-                        format!("   - {}", show(a)),
-                        t.rejected,
-                    )));
-                }
-            }
-            for a in &after.assertions {
-                let style = if before.assertions.contains(a) {
-                    t.muted
-                } else {
-                    t.accepted
-                };
-                let mark = if before.assertions.contains(a) {
-                    ' '
-                } else {
-                    '+'
-                };
-                lines.push(Line::from(Span::styled(
-                    format!("   {mark} {}", show(a)),
-                    style,
-                )));
-            }
-            if before.input != after.input {
-                lines.push(Line::from(Span::styled("   input changed", t.warning)));
-            }
+            regeneration_lines(app, before, after, &mut lines);
         } else if op.regenerated.contains(&h.test_id) {
             lines.push(Line::from(Span::styled(
                 "  regenerated (no before version kept)",
@@ -262,6 +224,66 @@ fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
             t.edited,
         )));
     }
+    normalization_lines(app, op, &mut lines);
+    scrolled(lines, scr.detail.scroll)
+        .wrap(Wrap { trim: false })
+        .block(block(app, "Challenger hints", true))
+        .render(area, buf);
+}
+
+/// Before and after of an oracle the targeted regeneration replaced: the description,
+/// then the assertions removed (-), kept and added (+).
+fn regeneration_lines<'a>(
+    app: &App,
+    before: &crate::model::Oracle,
+    after: &crate::model::Oracle,
+    lines: &mut Vec<Line<'a>>,
+) {
+    let t = &app.theme;
+    lines.push(Line::from(Span::styled("  regenerated:", t.edited)));
+    if before.description != after.description {
+        lines.push(Line::from(Span::styled(
+            format!("   - {}", before.description),
+            t.rejected,
+        )));
+        lines.push(Line::from(Span::styled(
+            format!("   + {}", after.description),
+            t.accepted,
+        )));
+    }
+    let show = |a: &crate::model::Assertion| super::oracles::assertion_text(a);
+    for a in &before.assertions {
+        if !after.assertions.contains(a) {
+            lines.push(Line::from(Span::styled(
+                format!("   - {}", show(a)),
+                t.rejected,
+            )));
+        }
+    }
+    for a in &after.assertions {
+        let style = if before.assertions.contains(a) {
+            t.muted
+        } else {
+            t.accepted
+        };
+        let mark = if before.assertions.contains(a) {
+            ' '
+        } else {
+            '+'
+        };
+        lines.push(Line::from(Span::styled(
+            format!("   {mark} {}", show(a)),
+            style,
+        )));
+    }
+    if before.input != after.input {
+        lines.push(Line::from(Span::styled("   input changed", t.warning)));
+    }
+}
+
+/// Every normalization pass: its summary, then what it dropped and flagged.
+fn normalization_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
+    let t = &app.theme;
     for (pass, n) in op.normalization.iter().enumerate() {
         lines.push(Line::raw(""));
         lines.push(Line::from(vec![
@@ -286,19 +308,15 @@ fn draw_hints(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
             )));
         }
     }
-    scrolled(lines, app.scroll)
-        .wrap(Wrap { trim: false })
-        .block(block(app, "Challenger hints", true))
-        .render(area, buf);
 }
 
-fn draw_bundle(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
+fn draw_bundle(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let list_w = (area.width / 3).clamp(20, 50);
     let [list, source] =
         Layout::horizontal([Constraint::Length(list_w), Constraint::Min(0)]).areas(area);
     let h = list.height.saturating_sub(2) as usize;
-    let start = window_start(app.bundle_cursor, h);
+    let start = window_start(scr.bundle_cursor, h);
     let lines: Vec<Line> = op
         .bundle
         .iter()
@@ -307,8 +325,8 @@ fn draw_bundle(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
         .take(h)
         .map(|(i, f)| {
             let name = f.rsplit('/').next().unwrap_or(f).to_string();
-            let hit = app.bundle_match_line(f).is_some();
-            let style = if i == app.bundle_cursor {
+            let hit = app.bundle_match_line(f, &scr.bundle_search).is_some();
+            let style = if i == scr.bundle_cursor {
                 t.selected
             } else if hit {
                 t.accent
@@ -318,10 +336,10 @@ fn draw_bundle(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
             Line::from(Span::styled(name, style))
         })
         .collect();
-    let title = if app.bundle_search.is_empty() {
+    let title = if scr.bundle_search.is_empty() {
         format!("Bundle ({})", op.bundle.len())
     } else {
-        format!("Bundle /{}", app.bundle_search)
+        format!("Bundle /{}", scr.bundle_search)
     };
     Paragraph::new(lines)
         .block(block(app, title, true))
@@ -329,7 +347,47 @@ fn draw_bundle(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
     super::oracles::draw_source(app, source, buf);
 }
 
-fn draw_calls(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
+/// One call in full: id and phase, cache, errors, retries and drops, then the prompt
+/// and the raw answer.
+fn call_lines<'a>(app: &App, c: &crate::tui::view::CallView) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    lines.push(Line::from(Span::styled(
+        format!("call {} · phase {}", c.id, c.phase),
+        t.muted,
+    )));
+    if c.cache_hit {
+        lines.push(Line::from(Span::styled(
+            "answered from the response cache",
+            t.muted,
+        )));
+    }
+    if let Some(e) = &c.error {
+        lines.push(Line::from(Span::styled(format!("failed: {e}"), t.error)));
+    }
+    if let Some(e) = &c.parse_error {
+        lines.push(Line::from(Span::styled(
+            format!("parse error: {e}"),
+            t.error,
+        )));
+    }
+    for n in &c.notes {
+        lines.push(Line::from(Span::styled(n.clone(), t.warning)));
+    }
+    for (id, why) in &c.drops {
+        lines.push(Line::from(Span::styled(
+            format!("dropped {id}: {why}"),
+            t.warning,
+        )));
+    }
+    lines.push(Line::from(Span::styled("Prompt", t.title)));
+    lines.extend(c.prompt.lines().map(|l| Line::raw(l.to_string())));
+    lines.push(Line::from(Span::styled("Raw answer", t.title)));
+    lines.extend(c.answer.lines().map(|l| Line::raw(l.to_string())));
+    lines
+}
+
+fn draw_calls(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let [list, detail] = Layout::vertical([
         Constraint::Length(7.min(area.height / 3).max(3)),
@@ -337,7 +395,7 @@ fn draw_calls(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
     ])
     .areas(area);
     let h = list.height.saturating_sub(2) as usize;
-    let start = window_start(app.calls_cursor, h);
+    let start = window_start(scr.calls_cursor, h);
     let rows: Vec<Line> = op
         .calls
         .iter()
@@ -356,7 +414,7 @@ fn draw_calls(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
                 c.attempts,
                 fmt_cost(c.cost_usd),
             );
-            let style = if i == app.calls_cursor {
+            let style = if i == scr.calls_cursor {
                 t.selected
             } else if c.parse_error.is_some() || c.error.is_some() {
                 t.error
@@ -369,51 +427,18 @@ fn draw_calls(app: &App, op: &OpView, area: Rect, buf: &mut Buffer) {
     Paragraph::new(rows)
         .block(block(app, format!("LLM calls ({})", op.calls.len()), true))
         .render(list, buf);
-    let mut lines = Vec::new();
-    if let Some(c) = op
+    let lines = match op
         .calls
-        .get(app.calls_cursor)
+        .get(scr.calls_cursor)
         .and_then(|&i| app.view.calls.get(i))
     {
-        lines.push(Line::from(Span::styled(
-            format!("call {} · phase {}", c.id, c.phase),
-            t.muted,
-        )));
-        if c.cache_hit {
-            lines.push(Line::from(Span::styled(
-                "answered from the response cache",
-                t.muted,
-            )));
-        }
-        if let Some(e) = &c.error {
-            lines.push(Line::from(Span::styled(format!("failed: {e}"), t.error)));
-        }
-        if let Some(e) = &c.parse_error {
-            lines.push(Line::from(Span::styled(
-                format!("parse error: {e}"),
-                t.error,
-            )));
-        }
-        for n in &c.notes {
-            lines.push(Line::from(Span::styled(n.clone(), t.warning)));
-        }
-        for (id, why) in &c.drops {
-            lines.push(Line::from(Span::styled(
-                format!("dropped {id}: {why}"),
-                t.warning,
-            )));
-        }
-        lines.push(Line::from(Span::styled("Prompt", t.title)));
-        lines.extend(c.prompt.lines().map(|l| Line::raw(l.to_string())));
-        lines.push(Line::from(Span::styled("Raw answer", t.title)));
-        lines.extend(c.answer.lines().map(|l| Line::raw(l.to_string())));
-    } else {
-        lines.push(Line::from(Span::styled(
+        Some(c) => call_lines(app, c),
+        None => vec![Line::from(Span::styled(
             "no LLM calls recorded for this operation",
-            t.muted,
-        )));
-    }
-    scrolled(lines, app.scroll)
+            app.theme.muted,
+        ))],
+    };
+    scrolled(lines, scr.detail.scroll)
         .wrap(Wrap { trim: false })
         .block(block(app, "Call", false))
         .render(detail, buf);

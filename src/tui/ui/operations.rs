@@ -5,6 +5,7 @@ use super::{
     window_start,
 };
 use crate::model::ReviewState;
+use crate::tui::screens::{GroupsScreen, OperationsScreen};
 use crate::tui::state::{App, LiveState, state_index};
 use crate::tui::view::{AgentState, Usage};
 use ratatui::buffer::Buffer;
@@ -165,8 +166,67 @@ fn selected_lines<'a>(app: &App) -> Vec<Line<'a>> {
     lines
 }
 
+/// One row of the operations list: method, path, agent glyphs, review counts,
+/// verdicts and (when wide) tokens and cost.
+fn op_row<'a>(app: &App, i: usize, selected: bool, wide: bool) -> Row<'a> {
+    let t = &app.theme;
+    let agents = &app.view.agents;
+    let op = &app.view.ops[i];
+    let oc = app.counts.get(i).copied().unwrap_or_default();
+    let c = oc.states;
+    let mut glyphs: Vec<Span> = agents
+        .iter()
+        .map(|a| agent_glyph(app, op.agents.get(a)))
+        .collect();
+    let retries: u32 = op.agents.values().map(|a| a.retries).sum();
+    if retries > 0 {
+        glyphs.push(Span::styled(format!("↻{retries}"), t.warning));
+    }
+    let (p, f, e) = (oc.pass, oc.fail, oc.error);
+    let verdict = if p + f + e == 0 {
+        Line::from(Span::styled("-", t.muted))
+    } else {
+        Line::from(vec![
+            Span::styled(format!("✓{p}"), t.pass),
+            Span::styled(format!(" ✗{f}"), t.fail),
+        ])
+    };
+    let counts = Line::from(
+        c.iter()
+            .zip(REVIEWED)
+            .flat_map(|(n, s)| {
+                [
+                    Span::styled(format!("{n:>3}"), state_style(app, s)),
+                    Span::raw(" "),
+                ]
+            })
+            .collect::<Vec<_>>(),
+    );
+    let mut cells: Vec<Line> = vec![
+        Line::from(Span::styled(op.method.clone(), t.method(&op.method))),
+        Line::from(op.path.clone()),
+        Line::from(glyphs),
+        counts,
+        verdict,
+    ];
+    if wide {
+        cells.push(Line::from(format!(
+            "{}/{}",
+            fmt_tokens(op.usage.tokens_in),
+            fmt_tokens(op.usage.tokens_out)
+        )));
+        cells.push(Line::from(fmt_cost(op.usage.cost_usd)));
+    }
+    if selected {
+        selected_row(app, &mut cells);
+        Row::new(cells).style(t.selected)
+    } else {
+        Row::new(cells)
+    }
+}
+
 /// Operations screen.
-pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw_operations(app: &App, scr: &OperationsScreen, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let lines = selected_lines(app);
     // As tall as the selected operation needs (every agent line and warning), within a
@@ -185,7 +245,7 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
 
     let wide = area.width >= 100;
     let inner_h = list.height.saturating_sub(3) as usize;
-    let start = window_start(app.ops_cursor, inner_h);
+    let start = window_start(scr.cursor, inner_h);
     let agents = &app.view.agents;
     let rows: Vec<Row> = app
         .visible_ops
@@ -193,60 +253,7 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
         .enumerate()
         .skip(start)
         .take(inner_h)
-        .map(|(row_i, &i)| {
-            let op = &app.view.ops[i];
-            let oc = app.counts.get(i).copied().unwrap_or_default();
-            let c = oc.states;
-            let mut glyphs: Vec<Span> = agents
-                .iter()
-                .map(|a| agent_glyph(app, op.agents.get(a)))
-                .collect();
-            let retries: u32 = op.agents.values().map(|a| a.retries).sum();
-            if retries > 0 {
-                glyphs.push(Span::styled(format!("↻{retries}"), t.warning));
-            }
-            let (p, f, e) = (oc.pass, oc.fail, oc.error);
-            let verdict = if p + f + e == 0 {
-                Line::from(Span::styled("-", t.muted))
-            } else {
-                Line::from(vec![
-                    Span::styled(format!("✓{p}"), t.pass),
-                    Span::styled(format!(" ✗{f}"), t.fail),
-                ])
-            };
-            let counts = Line::from(
-                c.iter()
-                    .zip(REVIEWED)
-                    .flat_map(|(n, s)| {
-                        [
-                            Span::styled(format!("{n:>3}"), state_style(app, s)),
-                            Span::raw(" "),
-                        ]
-                    })
-                    .collect::<Vec<_>>(),
-            );
-            let mut cells: Vec<Line> = vec![
-                Line::from(Span::styled(op.method.clone(), t.method(&op.method))),
-                Line::from(op.path.clone()),
-                Line::from(glyphs),
-                counts,
-                verdict,
-            ];
-            if wide {
-                cells.push(Line::from(format!(
-                    "{}/{}",
-                    fmt_tokens(op.usage.tokens_in),
-                    fmt_tokens(op.usage.tokens_out)
-                )));
-                cells.push(Line::from(fmt_cost(op.usage.cost_usd)));
-            }
-            if row_i == app.ops_cursor {
-                selected_row(app, &mut cells);
-                Row::new(cells).style(t.selected)
-            } else {
-                Row::new(cells)
-            }
-        })
+        .map(|(row_i, &i)| op_row(app, i, row_i == scr.cursor, wide))
         .collect();
     let agents_w = (agents.len() + 3).max(6) as u16;
     let mut widths = vec![
@@ -291,11 +298,59 @@ pub(super) fn draw_operations(app: &App, area: Rect, buf: &mut Buffer) {
         .render(detail, buf);
 }
 
+/// One row of the groups list: id, agents, oracle count, review counts, operations.
+fn group_row<'a>(app: &App, g: &crate::tui::view::GroupView, selected: bool) -> Row<'a> {
+    let t = &app.theme;
+    let mut c = [0usize; 5];
+    for o in &g.oracles {
+        let s = app.view.review_state(&o.o_id());
+        if let Some(k) = STATES.iter().position(|x| *x == s) {
+            c[k] += 1;
+        }
+    }
+    let mut ops: Vec<&str> = g
+        .oracles
+        .iter()
+        .flat_map(|o| o.steps.iter().map(|s| s.op_id.as_str()))
+        .collect();
+    ops.sort();
+    ops.dedup();
+    let counts = Line::from(
+        c.iter()
+            .zip(REVIEWED)
+            .flat_map(|(n, s)| {
+                [
+                    Span::styled(format!("{n:>3}"), state_style(app, s)),
+                    Span::raw(" "),
+                ]
+            })
+            .collect::<Vec<_>>(),
+    );
+    let glyphs: Vec<Span> = g
+        .agents
+        .values()
+        .map(|a| agent_glyph(app, Some(a)))
+        .collect();
+    let mut cells: Vec<Line> = vec![
+        Line::from(g.group_id.clone()),
+        Line::from(glyphs),
+        Line::from(g.oracles.len().to_string()),
+        counts,
+        Line::from(ops.join(", ")),
+    ];
+    if selected {
+        selected_row(app, &mut cells);
+        Row::new(cells).style(t.selected)
+    } else {
+        Row::new(cells)
+    }
+}
+
 /// Groups screen.
-pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw_groups(app: &App, scr: &GroupsScreen, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let inner_h = area.height.saturating_sub(3) as usize;
-    let start = window_start(app.groups_cursor, inner_h);
+    let start = window_start(scr.cursor, inner_h);
     let rows: Vec<Row> = app
         .view
         .groups
@@ -303,51 +358,7 @@ pub(super) fn draw_groups(app: &App, area: Rect, buf: &mut Buffer) {
         .enumerate()
         .skip(start)
         .take(inner_h)
-        .map(|(i, g)| {
-            let mut c = [0usize; 5];
-            for o in &g.oracles {
-                let s = app.view.review_state(&o.o_id());
-                if let Some(k) = STATES.iter().position(|x| *x == s) {
-                    c[k] += 1;
-                }
-            }
-            let mut ops: Vec<&str> = g
-                .oracles
-                .iter()
-                .flat_map(|o| o.steps.iter().map(|s| s.op_id.as_str()))
-                .collect();
-            ops.sort();
-            ops.dedup();
-            let counts = Line::from(
-                c.iter()
-                    .zip(REVIEWED)
-                    .flat_map(|(n, s)| {
-                        [
-                            Span::styled(format!("{n:>3}"), state_style(app, s)),
-                            Span::raw(" "),
-                        ]
-                    })
-                    .collect::<Vec<_>>(),
-            );
-            let glyphs: Vec<Span> = g
-                .agents
-                .values()
-                .map(|a| agent_glyph(app, Some(a)))
-                .collect();
-            let mut cells: Vec<Line> = vec![
-                Line::from(g.group_id.clone()),
-                Line::from(glyphs),
-                Line::from(g.oracles.len().to_string()),
-                counts,
-                Line::from(ops.join(", ")),
-            ];
-            if i == app.groups_cursor {
-                selected_row(app, &mut cells);
-                Row::new(cells).style(t.selected)
-            } else {
-                Row::new(cells)
-            }
-        })
+        .map(|(i, g)| group_row(app, g, i == scr.cursor))
         .collect();
     let widths = [
         Constraint::Length(24),
@@ -387,7 +398,7 @@ fn usage_row<'a>(name: &str, u: &Usage) -> Row<'a> {
 }
 
 /// Costs screen: per agent and per phase, from events and call records.
-pub(super) fn draw_costs(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw_costs(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let [agents_area, phases_area] =
         Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);

@@ -4,7 +4,7 @@
 
 use super::{block, state_label, state_style, window_start};
 use crate::model::{Assertion, FieldOp, Oracle, OracleInput, Outcome, Strategy};
-use crate::tui::state::{App, ItemRef};
+use crate::tui::state::{App, Detail, GroupScreen, ItemList, ItemRef, OperationScreen};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -130,24 +130,50 @@ pub(crate) fn judgement_line<'a>(app: &App, o_id: &str, hint: bool) -> Option<Li
         .map(|_| Line::styled("not judged (T / F: true / false positive)", t.muted))
 }
 
-fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
-    let t = &app.theme;
+fn detail_lines<'a>(app: &App, item: ItemRef, ref_idx: usize) -> Vec<Line<'a>> {
     let mut lines = Vec::new();
     let Some(o_id) = app.o_id(item) else {
         return lines;
     };
-    let state = app.view.review_state(&o_id);
+    status_lines(app, &o_id, &mut lines);
+    let shown = match item {
+        ItemRef::Single { op, oracle } => app
+            .view
+            .ops
+            .get(op)
+            .and_then(|op| op.oracles.get(oracle))
+            .map(|o| single_lines(app, o, &mut lines)),
+        ItemRef::Multi { group, oracle } => app
+            .view
+            .groups
+            .get(group)
+            .and_then(|g| g.oracles.get(oracle))
+            .map(|o| multi_lines(app, o, &mut lines)),
+        // Drawn by `ui::metamorphic`, never through this pane.
+        ItemRef::Meta { .. } => None,
+    };
+    if let Some((description, evidence, refs)) = shown {
+        evidence_lines(app, description, evidence, &refs, ref_idx, &mut lines);
+    }
+    lines
+}
+
+/// Review state, verdict, judgement and note of `o_id`, why normalization set it aside,
+/// and what its last run found.
+fn status_lines<'a>(app: &App, o_id: &str, lines: &mut Vec<Line<'a>>) {
+    let t = &app.theme;
+    let state = app.view.review_state(o_id);
     let mut head = vec![
         Span::styled(state_label(state).to_string(), state_style(app, state)),
-        verdict_span(app, &o_id),
-        judgement_span(app, &o_id, false),
+        verdict_span(app, o_id),
+        judgement_span(app, o_id, false),
     ];
-    if let Some(note) = app.view.decisions.get(&o_id).and_then(|d| d.note.clone()) {
+    if let Some(note) = app.view.decisions.get(o_id).and_then(|d| d.note.clone()) {
         head.push(Span::styled(format!("  note: {note}"), t.muted));
     }
     lines.push(Line::from(head));
-    lines.extend(judgement_line(app, &o_id, false));
-    if let Some(why) = app.view.set_aside.get(&o_id) {
+    lines.extend(judgement_line(app, o_id, false));
+    if let Some(why) = app.view.set_aside.get(o_id) {
         let restored = state != crate::model::ReviewState::Dropped;
         let what = if restored {
             "restored by the reviewer; normalization had set it aside"
@@ -159,7 +185,7 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
             t.warning,
         )));
     }
-    if let Some(v) = app.view.verdict_details.get(&o_id) {
+    if let Some(v) = app.view.verdict_details.get(o_id) {
         lines.push(Line::from(Span::styled(
             format!("run {} against {}", v.at, v.base_url),
             t.muted,
@@ -190,70 +216,81 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
             }
         }
     }
-    let (description, evidence, refs) = match item {
-        ItemRef::Single { op, oracle } => {
-            let Some(o) = app.view.ops.get(op).and_then(|op| op.oracles.get(oracle)) else {
-                return lines;
-            };
-            let o: Oracle = app.view.effective_oracle(o);
-            lines.push(Line::from(vec![
-                Span::styled(format!("{} ", strategy(o.oracle_strategy)), t.accent),
-                Span::styled(o.test_id.clone(), t.title),
-            ]));
-            lines.push(Line::from(Span::styled("Input", t.title)));
-            input_lines(app, &o.input, "  ", &mut lines);
-            lines.push(Line::from(Span::styled("Assertions", t.title)));
-            for a in &o.assertions {
-                lines.push(Line::raw(format!("  • {}", assertion_text(a))));
-            }
-            (o.description, o.evidence, o.evidence_refs)
+}
+
+/// The pieces every oracle kind ends with: description, evidence text and refs.
+type Described = (String, String, Vec<crate::model::EvidenceRef>);
+
+/// A single-operation oracle as the reviewer left it: strategy, id, input, assertions.
+fn single_lines<'a>(app: &App, o: &Oracle, lines: &mut Vec<Line<'a>>) -> Described {
+    let t = &app.theme;
+    let o: Oracle = app.view.effective_oracle(o);
+    lines.push(Line::from(vec![
+        Span::styled(format!("{} ", strategy(o.oracle_strategy)), t.accent),
+        Span::styled(o.test_id.clone(), t.title),
+    ]));
+    lines.push(Line::from(Span::styled("Input", t.title)));
+    input_lines(app, &o.input, "  ", lines);
+    lines.push(Line::from(Span::styled("Assertions", t.title)));
+    for a in &o.assertions {
+        lines.push(Line::raw(format!("  • {}", assertion_text(a))));
+    }
+    (o.description, o.evidence, o.evidence_refs)
+}
+
+/// A multi-operation oracle as the reviewer left it: each step with its input, binds,
+/// captures and assertions.
+fn multi_lines<'a>(
+    app: &App,
+    o: &crate::model::MultiOpOracle,
+    lines: &mut Vec<Line<'a>>,
+) -> Described {
+    let t = &app.theme;
+    let o = app.view.effective_multi(o);
+    lines.push(Line::from(Span::styled(o.test_id.clone(), t.title)));
+    for (i, s) in o.steps.iter().enumerate() {
+        lines.push(Line::from(vec![
+            Span::styled(format!("Step {} ", i + 1), t.title),
+            Span::styled(s.op_id.clone(), t.accent),
+        ]));
+        input_lines(app, &s.input, "  ", lines);
+        let binds =
+            crate::tui::view::find_binds(&serde_json::to_value(&s.input).unwrap_or_default());
+        if !binds.is_empty() {
+            lines.push(Line::from(Span::styled(
+                format!("  binds: {}", binds.join(", ")),
+                t.edited,
+            )));
         }
-        ItemRef::Multi { group, oracle } => {
-            let Some(o) = app
-                .view
-                .groups
-                .get(group)
-                .and_then(|g| g.oracles.get(oracle))
-            else {
-                return lines;
-            };
-            let o = app.view.effective_multi(o);
-            lines.push(Line::from(Span::styled(o.test_id.clone(), t.title)));
-            for (i, s) in o.steps.iter().enumerate() {
-                lines.push(Line::from(vec![
-                    Span::styled(format!("Step {} ", i + 1), t.title),
-                    Span::styled(s.op_id.clone(), t.accent),
-                ]));
-                input_lines(app, &s.input, "  ", &mut lines);
-                let binds = crate::tui::view::find_binds(
-                    &serde_json::to_value(&s.input).unwrap_or_default(),
-                );
-                if !binds.is_empty() {
-                    lines.push(Line::from(Span::styled(
-                        format!("  binds: {}", binds.join(", ")),
-                        t.edited,
-                    )));
-                }
-                for (name, path) in &s.captures {
-                    lines.push(Line::from(Span::styled(
-                        format!("  capture {name} ← {path}"),
-                        t.edited,
-                    )));
-                }
-                for a in &s.assertions {
-                    lines.push(Line::raw(format!("  • {}", assertion_text(a))));
-                }
-            }
-            (o.description, o.evidence, o.evidence_refs)
+        for (name, path) in &s.captures {
+            lines.push(Line::from(Span::styled(
+                format!("  capture {name} ← {path}"),
+                t.edited,
+            )));
         }
-        // Drawn by `ui::metamorphic`, never through this pane.
-        ItemRef::Meta { .. } => return lines,
-    };
+        for a in &s.assertions {
+            lines.push(Line::raw(format!("  • {}", assertion_text(a))));
+        }
+    }
+    (o.description, o.evidence, o.evidence_refs)
+}
+
+/// The description (second line, under the status), then the evidence and its refs,
+/// the one the source pane shows marked.
+fn evidence_lines<'a>(
+    app: &App,
+    description: String,
+    evidence: String,
+    refs: &[crate::model::EvidenceRef],
+    ref_idx: usize,
+    lines: &mut Vec<Line<'a>>,
+) {
+    let t = &app.theme;
     lines.insert(1, Line::raw(description));
     lines.push(Line::from(Span::styled("Evidence", t.title)));
     lines.push(Line::raw(evidence));
     for (i, r) in refs.iter().enumerate() {
-        let mark = if i == app.ref_idx { "▶ " } else { "  " };
+        let mark = if i == ref_idx { "▶ " } else { "  " };
         lines.push(Line::from(Span::styled(
             format!(
                 "{mark}{}:{}-{}",
@@ -261,22 +298,21 @@ fn detail_lines<'a>(app: &App, item: ItemRef) -> Vec<Line<'a>> {
                 r.start_line,
                 r.end_line
             ),
-            if i == app.ref_idx {
+            if i == ref_idx {
                 t.evidence_marker
             } else {
                 t.muted
             },
         )));
     }
-    lines
 }
 
-fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
+fn draw_item_list(app: &App, items: &ItemList, area: Rect, buf: &mut Buffer, title: String) {
     let t = &app.theme;
     let h = area.height.saturating_sub(2) as usize;
-    let start = window_start(app.item_cursor, h);
-    let lines: Vec<Line> = app
-        .visible_items
+    let start = window_start(items.cursor, h);
+    let lines: Vec<Line> = items
+        .visible
         .iter()
         .enumerate()
         .skip(start)
@@ -315,7 +351,7 @@ fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
                 verdict_span(app, &o_id),
                 judgement_span(app, &o_id, false),
             ];
-            if i == app.item_cursor {
+            if i == items.cursor {
                 spans = spans.into_iter().map(|s| s.style(t.selected)).collect();
             }
             Some(Line::from(spans))
@@ -326,7 +362,14 @@ fn draw_item_list(app: &App, area: Rect, buf: &mut Buffer, title: String) {
         .render(area, buf);
 }
 
-fn review_panes(app: &App, area: Rect, buf: &mut Buffer, title: String) {
+fn review_panes(
+    app: &App,
+    items: &ItemList,
+    detail_at: Detail,
+    area: Rect,
+    buf: &mut Buffer,
+    title: String,
+) {
     let wide = area.width >= 110;
     let (list, detail, source) = if wide {
         let [left, right] =
@@ -346,11 +389,11 @@ fn review_panes(app: &App, area: Rect, buf: &mut Buffer, title: String) {
                 .areas(bottom);
         (list, detail, source)
     };
-    draw_item_list(app, list, buf, title);
-    let lines = app
-        .visible_items
-        .get(app.item_cursor)
-        .map(|i| detail_lines(app, *i))
+    draw_item_list(app, items, list, buf, title);
+    let lines = items
+        .visible
+        .get(items.cursor)
+        .map(|i| detail_lines(app, *i, detail_at.ref_idx))
         .unwrap_or_default();
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
@@ -360,21 +403,23 @@ fn review_panes(app: &App, area: Rect, buf: &mut Buffer, title: String) {
 }
 
 /// Oracles tab of the operation screen.
-pub(super) fn draw_oracles(app: &App, area: Rect, buf: &mut Buffer) {
-    let mut title = format!("Oracles ({})", app.visible_items.len());
-    if !app.item_filter.is_empty() {
-        title.push_str(&format!(" /{}", app.item_filter));
+pub(super) fn draw_oracles(app: &App, scr: &OperationScreen, area: Rect, buf: &mut Buffer) {
+    let items = &scr.items;
+    let mut title = format!("Oracles ({})", items.visible.len());
+    if !items.filter.is_empty() {
+        title.push_str(&format!(" /{}", items.filter));
     }
-    review_panes(app, area, buf, title);
+    review_panes(app, items, scr.detail, area, buf, title);
 }
 
 /// Group screen: the multi-op oracles of one group, reviewed like single-op ones.
-pub(super) fn draw_group(app: &App, area: Rect, buf: &mut Buffer) {
-    let Some(g) = app.view.groups.get(app.current_group) else {
+pub(crate) fn draw_group(app: &App, scr: &GroupScreen, area: Rect, buf: &mut Buffer) {
+    let items = &scr.items;
+    let Some(g) = app.view.groups.get(scr.group) else {
         return;
     };
-    let title = format!("Group {} ({})", g.group_id, app.visible_items.len());
-    review_panes(app, area, buf, title);
+    let title = format!("Group {} ({})", g.group_id, items.visible.len());
+    review_panes(app, items, scr.detail, area, buf, title);
 }
 
 /// The source pane: the file of the current evidence ref (or bundle file), highlighted,
@@ -409,7 +454,8 @@ pub(crate) fn draw_source(app: &App, area: Rect, buf: &mut Buffer) {
     let anchor = target.start_line.saturating_sub(1);
     let base = anchor.saturating_sub(h / 3).max(lo) as i64;
     let max_start = hi.saturating_sub(h).max(lo) as i64;
-    let start = (base + app.scroll).clamp(lo as i64, max_start.max(lo as i64)) as usize;
+    let scroll = app.screen.state().detail().scroll;
+    let start = (base + scroll).clamp(lo as i64, max_start.max(lo as i64)) as usize;
     let highlighted = app.highlighter.lines(&target.file);
     let num_w = n.to_string().len();
     let lines: Vec<Line> = (start..hi.min(start + h))
