@@ -6,8 +6,9 @@
 //! oracles are never reviewed), by the primary assertion type of `suite::filter`. The
 //! verdicts are those `check` stored in `verdicts/latest.json`, so a comparison restricted
 //! to some operations and types is made by checking each session with the same `--op` and
-//! `--types`. The mutation score is always "n/a": mutation analysis does not exist yet,
-//! and the column is there so the table's shape does not change when it does.
+//! `--types`. The mutation score is the one `mastor mutate` stored in the session's
+//! `mutation/summary.json` ("n/a" when the session was never mutated), so sessions are
+//! compared on the same mutants only when each was mutated with the same options.
 //!
 //! The tp / fp / TPR columns are ARMeta's fault-detection metrics over the reviewer's
 //! judgements (`positives`): single-op, multi-op and metamorphic failures together in
@@ -29,8 +30,8 @@ use std::path::{Path, PathBuf};
 /// Arguments of `mastor compare`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "The mutation score column reads \"n/a\": mutation analysis is not \
-implemented yet.\n\nExample:\n  \
+    after_help = "The mutation column is the score of the session's last `mastor mutate` \
+(n/a: never mutated).\n\nExample:\n  \
     mastor check .mastor-dp --base-url http://127.0.0.1:8080 --only all --types status,field\n  \
     mastor compare .mastor .mastor-dp .mastor-spec"
 )]
@@ -69,7 +70,8 @@ pub struct CompareRow {
     pub counts: TypeCounts,
     /// `None` when the session was never checked.
     pub check: Option<CheckCounts>,
-    /// Always `None` ("n/a"): mutation analysis does not exist yet.
+    /// The last `mastor mutate`'s score (killed / covered viable); `None`: never mutated
+    /// or no covered viable mutant.
     pub mutation_score: Option<f64>,
     /// Failed tests and their true / false positive judgements.
     pub positives: crate::positives::Positives,
@@ -110,9 +112,19 @@ pub fn row(dir: &Path) -> color_eyre::Result<CompareRow> {
         operations: operations.len(),
         counts: TypeCounts::of(&loaded.suite),
         check,
-        mutation_score: None,
+        mutation_score: mutation_score(dir)?,
         positives: crate::positives::of_session(&session)?,
     })
+}
+
+/// The score in `DIR/mutation/summary.json`, if the session was mutated.
+fn mutation_score(dir: &Path) -> color_eyre::Result<Option<f64>> {
+    let results = crate::mutate::results::Results::new(dir.join("mutation"));
+    if !results.dir.join(crate::mutate::results::SUMMARY_FILE).exists() {
+        return Ok(None);
+    }
+    let summary = results.read_summary().map_err(|e| color_eyre::eyre::eyre!(e))?;
+    Ok(summary.total.score)
 }
 
 /// Runs `mastor compare`.
@@ -188,7 +200,8 @@ pub fn render(rows: &[CompareRow]) -> String {
             p.tpft,
             p.fpft,
             p.tpr_text(),
-            "n/a",
+            r.mutation_score
+                .map_or("n/a".to_string(), |s| format!("{:.1}%", s * 100.0)),
             crate::text::escape_controls(&r.session)
         );
     }
@@ -199,6 +212,6 @@ pub fn render(rows: &[CompareRow]) -> String {
         "tp/fp/TPR: judged failures of oracles and metamorphic tests together; TPR = tp / \
          failed, unjudged failures included (--json splits them)\n",
     );
-    out.push_str("mutation: n/a (mutation analysis is not implemented yet)\n");
+    out.push_str("mutation: score of the session's last `mastor mutate` (n/a: never mutated)\n");
     out
 }

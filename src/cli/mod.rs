@@ -126,7 +126,7 @@ pub enum Command {
     /// Run a comparison baseline (Direct Prompting, spec-only) into a session directory.
     Baseline(baseline::BaselineArgs),
     /// Compare sessions (MASTOR, DP, spec-only): oracle counts by type and the verdicts
-    /// of each one's last check (mutation score: n/a, not implemented yet).
+    /// of each one's last check and its last mutation score.
     Compare(compare::CompareArgs),
     /// Semantically unique metamorphic tests across sessions (ARMeta's title slug).
     MetamorphicUnique(unique::UniqueArgs),

@@ -286,3 +286,43 @@ fn one_worker_two_workers_and_two_merged_shards_give_the_same_matrix() {
         "a shard holds its share"
     );
 }
+
+#[test]
+fn a_session_is_mutated_into_its_own_directory_and_compare_shows_the_score() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path(), &["fv_create_pet", "fi_get_pet_missing"], vec![]);
+    let session = tmp.path().join("session");
+    let spec = project().join("openapi.json");
+    let (code, _, stderr) = mastor(&[
+        "import",
+        suite.to_str().unwrap(),
+        "--spec",
+        spec.to_str().unwrap(),
+        "--out",
+        session.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // Imported oracles are not accepted yet: the default selection finds nothing.
+    let (code, _, stderr) = mutate(&[session.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("accept oracles"), "{stderr}");
+    let diff = diff_touching(tmp.path(), PET_HANDLER, 93);
+    let (code, stdout, stderr) = mutate(&[
+        session.to_str().unwrap(),
+        "--only",
+        "all",
+        "--in-diff",
+        diff.to_str().unwrap(),
+        "--operator",
+        "status_swap",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let summary = read(&session.join("mutation"), "summary.json");
+    assert_eq!(summary["total"]["score"], 1.0, "{summary:#}");
+    let (code, out, err) = mastor(&["compare", session.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows[0]["mutation_score"], 1.0);
+    let (_, text, _) = mastor(&["compare", session.to_str().unwrap()]);
+    assert!(text.contains("100.0%"), "{text}");
+}
