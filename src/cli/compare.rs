@@ -120,10 +120,16 @@ pub fn row(dir: &Path) -> color_eyre::Result<CompareRow> {
 /// The score in `DIR/mutation/summary.json`, if the session was mutated.
 fn mutation_score(dir: &Path) -> color_eyre::Result<Option<f64>> {
     let results = crate::mutate::results::Results::new(dir.join("mutation"));
-    if !results.dir.join(crate::mutate::results::SUMMARY_FILE).exists() {
+    if !results
+        .dir
+        .join(crate::mutate::results::SUMMARY_FILE)
+        .exists()
+    {
         return Ok(None);
     }
-    let summary = results.read_summary().map_err(|e| color_eyre::eyre::eyre!(e))?;
+    let summary = results
+        .read_summary()
+        .map_err(|e| color_eyre::eyre::eyre!(e))?;
     Ok(summary.total.score)
 }
 
