@@ -4,7 +4,8 @@
 # bundled pet store API (tests/fixtures/petstore-jdk, JDK only), runs the MASTOR pipeline
 # (source contexts, oracle generation, challenger review, normalization) on three of its
 # operations, runs the surviving oracles against the live API with `mastor check`, and
-# prints what was kept, what was dropped and why, and what passed.
+# prints what was kept, what was dropped and why, and what passed; then `mastor mutate`
+# seeds a dozen faults into the API and reports how many of them those oracles catch.
 #
 # It stops at the first failure and says which step failed. Exit codes: those of the
 # failing step (`mastor run`: 3 some operations failed, 4 none completed; see README).
@@ -90,6 +91,25 @@ import json, sys
 s = json.load(open(sys.argv[1])).get("summary", {})
 print(f"against the live API: {s.get('passed', 0)} passed, {s.get('failed', 0)} failed, "
       f"{s.get('errors', 0)} errors, {s.get('skipped', 0)} skipped")
+EOF
+step="mastor mutate (how many seeded faults those oracles catch)"
+mutate_code=0
+"$mastor" mutate "$out" --only all --max-mutants 12 --jobs 2 \
+  --operator status_swap,negate_conditionals,remove_throw,remove_field_write \
+  --json >"$out.mutation.json" || mutate_code=$?
+# 0: measured; 1: measured, and some oracle fails on the original (excluded, listed).
+if [ "$mutate_code" -gt 1 ]; then
+  echo "demo: FAILED during: $step (exit $mutate_code)" >&2
+  exit "$mutate_code"
+fi
+python3 - "$out.mutation.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+t = s["total"]
+score = "n/a" if t["score"] is None else f"{100 * t['score']:.1f}%"
+print(f"mutation score {score}: {t['killed']} of {t['killed'] + t['missed']} covered viable "
+      f"mutants killed ({t['unviable']} unviable, {t['not_covered']} not covered); "
+      f"{len(s['excluded'])} oracle(s) fail on the original and are left out")
 EOF
 echo "demo took $(( $(date +%s) - t0 )) s"
 echo

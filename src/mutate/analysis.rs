@@ -388,7 +388,23 @@ pub async fn execute(
         todo.push((m, key));
     }
     let ran = todo.len();
-    let outcomes = execute::run_all(&setup, &original, todo, timeout, progress).await;
+    // Progress tells the outcome as the matrix will count it: failures of oracles the
+    // baseline excluded do not kill.
+    let included: BTreeSet<&str> = baseline
+        .baseline
+        .included
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let counted = |m: &Mutant, o: &MutantOutcome| {
+        let kills = o.failed.iter().any(|k| included.contains(k.o_id.as_str()));
+        let mut shown = o.clone();
+        if o.status == Status::Caught && !o.failed.is_empty() && !kills {
+            shown.status = Status::Missed;
+        }
+        progress(m, &shown)
+    };
+    let outcomes = execute::run_all(&setup, &original, todo, timeout, &counted).await;
     let mut errors = Vec::new();
     for o in outcomes {
         match o {
