@@ -53,6 +53,13 @@ fn mutate(args: &[&str]) -> (i32, String, String) {
     mastor(&all)
 }
 
+/// `mastor mutate SUITE --out OUT ARGS... --project <fixture>`.
+fn mutate_into(suite: &Path, out: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec![suite.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    all.extend_from_slice(args);
+    mutate(&all)
+}
+
 fn read(dir: &Path, file: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap()
 }
@@ -133,15 +140,11 @@ fn mutants_in_code_no_operation_reaches_are_not_covered() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = suite(tmp.path(), &["fv_get_pet_1"], vec![]);
     let out = tmp.path().join("out");
-    let (code, stdout, stderr) = mutate(&[
-        suite.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--files",
-        "**/Main.java",
-        "--max-mutants",
-        "3",
-    ]);
+    let (code, stdout, stderr) = mutate_into(
+        &suite,
+        &out,
+        &["--files", "**/Main.java", "--max-mutants", "3"],
+    );
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let summary = read(&out, "summary.json");
     assert_eq!(summary["total"]["not_covered"], 3, "{summary:#}");
@@ -160,19 +163,20 @@ fn a_mutant_whose_server_hangs_is_killed_by_timeout() {
     // Line 49: `updatePet(exchange, id);` removed, so PUT never answers.
     let diff = diff_touching(tmp.path(), PET_HANDLER, 49);
     let out = tmp.path().join("out");
-    let (code, stdout, stderr) = mutate(&[
-        suite.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--in-diff",
-        diff.to_str().unwrap(),
-        "--operator",
-        "void_call",
-        "--timeout",
-        "3",
-        "--request-timeout",
-        "60",
-    ]);
+    let (code, stdout, stderr) = mutate_into(
+        &suite,
+        &out,
+        &[
+            "--in-diff",
+            diff.to_str().unwrap(),
+            "--operator",
+            "void_call",
+            "--timeout",
+            "3",
+            "--request-timeout",
+            "60",
+        ],
+    );
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let matrix = read(&out, "matrix.json");
     assert_eq!(matrix["mutants"][0]["status"], "timeout", "{matrix:#}");
