@@ -51,6 +51,20 @@ pub enum MutateCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Mark a survivor equivalent (no oracle could tell it from the original): it leaves
+    /// the score's denominator. The summary is recomputed without running anything.
+    Equivalent {
+        /// A session directory (its mutation/) or a results directory.
+        dir: PathBuf,
+        /// The mutant's id, as `mutate` prints it.
+        mutant: String,
+        /// Why it is equivalent (kept with the mark).
+        #[arg(long, default_value = "")]
+        note: String,
+        /// Withdraw an earlier mark instead.
+        #[arg(long)]
+        undo: bool,
+    },
 }
 
 /// The analysis' own flags.
@@ -138,6 +152,15 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
             print!("{}", render_summary(&summary));
         }
         return Ok(EXIT_OK);
+    }
+    if let Some(MutateCommand::Equivalent {
+        dir,
+        mutant,
+        note,
+        undo,
+    }) = args.command
+    {
+        return mark_equivalent(&dir, &mutant, note, undo);
     }
     let a = args.run;
     let Some(input) = a.input.clone() else {
@@ -273,6 +296,84 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     })
 }
 
+/// `mastor mutate equivalent`: appends the mark and recomputes the summary.
+fn mark_equivalent(
+    dir: &std::path::Path,
+    id: &str,
+    note: String,
+    undo: bool,
+) -> color_eyre::Result<i32> {
+    let is_session = dir.join(crate::store::MANIFEST_FILE).exists();
+    let results = results::Results::new(if is_session {
+        dir.join("mutation")
+    } else {
+        dir.to_path_buf()
+    });
+    let _lock = if is_session {
+        Some(SessionLock::acquire(dir, "mastor mutate equivalent")?)
+    } else {
+        None
+    };
+    let mutants = match results.read_mutants() {
+        Ok(m) if !m.is_empty() => m,
+        Ok(_) => {
+            eprintln!(
+                "error: {} holds no mutation results; run `mastor mutate` first",
+                results.dir.display()
+            );
+            return Ok(EXIT_INPUT);
+        }
+        Err(e) => {
+            eprintln!("error: {}", escape_controls(&e));
+            return Ok(EXIT_INPUT);
+        }
+    };
+    let Some(m) = mutants.iter().find(|m| m.id == id) else {
+        eprintln!(
+            "error: no mutant `{}` in {}",
+            escape_controls(id),
+            results.dir.display()
+        );
+        return Ok(EXIT_INPUT);
+    };
+    let status = results.read_matrix().ok().and_then(|mx| {
+        mx.mutants
+            .into_iter()
+            .find(|r| r.id == id)
+            .map(|r| r.status)
+    });
+    if !undo && !matches!(status, Some(Status::Missed) | Some(Status::Equivalent)) {
+        eprintln!(
+            "error: {id} is {}, not a survivor: only a survivor can be equivalent",
+            status.map_or("not run", Status::name)
+        );
+        return Ok(EXIT_INPUT);
+    }
+    results
+        .append_mark(&results::EquivalentMark {
+            mutant: m.id.clone(),
+            note,
+            at: chrono::Utc::now().to_rfc3339(),
+            undo,
+        })
+        .map_err(|e| eyre!(e))?;
+    let (_, summary) = results.reanalyse().map_err(|e| eyre!(e))?;
+    eprintln!(
+        "{} {} ({} {}:{})",
+        if undo {
+            "unmarked"
+        } else {
+            "marked equivalent:"
+        },
+        m.id,
+        m.operator,
+        m.file,
+        m.line
+    );
+    print!("{}", render_summary(&summary));
+    Ok(EXIT_OK)
+}
+
 fn render_report(r: &Report) -> String {
     let mut out = format!(
         "ran {} mutant(s), reused {} (baseline {}); suite run on the original {} ms, start {} \
@@ -326,7 +427,7 @@ pub fn render_summary(s: &crate::mutate::Summary) -> String {
     let pct = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{:.1}%", v * 100.0));
     let mut out = format!(
         "mutation score {} ({} killed of {} covered viable mutants)\n  caught {} · timeout {} · \
-         missed {} · unviable {} · not covered {} · {} in all\n",
+         missed {} · unviable {} · not covered {} · equivalent {} · {} in all\n",
         pct(t.score),
         t.killed,
         t.killed + t.missed,
@@ -335,6 +436,7 @@ pub fn render_summary(s: &crate::mutate::Summary) -> String {
         t.missed,
         t.unviable,
         t.not_covered,
+        t.equivalent,
         t.mutants
     );
     out.push_str("per operation:\n");

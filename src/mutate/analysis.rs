@@ -94,9 +94,15 @@ pub fn load_target(opts: &Options) -> Result<Target, String> {
             None => PathBuf::from(store.manifest().project_root),
         };
         let ops: Option<Value> = store.read_operations().map_err(|e| e.to_string())?;
-        let file_ops = match ops {
-            Some(v) => session_bundles(&v),
-            None => project_bundles(&project, opts.spec.as_deref())?,
+        // An imported session has no scan: its project is analysed afresh, with the
+        // session's spec unless --spec names another.
+        let spec = opts.spec.clone().or_else(|| {
+            let s = PathBuf::from(store.manifest().spec_file);
+            s.is_file().then_some(s)
+        });
+        let file_ops = match ops.map(|v| session_bundles(&v)).filter(|m| !m.is_empty()) {
+            Some(m) => m,
+            None => project_bundles(&project, spec.as_deref())?,
         };
         let out = opts.out.clone().unwrap_or(opts.input.join("mutation"));
         (loaded.suite, project, file_ops, Results::new(out))

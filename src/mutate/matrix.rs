@@ -23,6 +23,9 @@ pub enum Status {
     Unviable,
     /// No selected oracle's operation reaches its file (the paper's no_coverage).
     NotCovered,
+    /// A survivor the reviewer marked equivalent (no oracle could tell it from the
+    /// original); out of the denominator, never targeted again.
+    Equivalent,
 }
 
 impl Status {
@@ -33,6 +36,7 @@ impl Status {
             Status::Timeout => "timeout",
             Status::Unviable => "unviable",
             Status::NotCovered => "not_covered",
+            Status::Equivalent => "equivalent",
         }
     }
 
@@ -129,6 +133,9 @@ pub struct Counts {
     pub timeout: usize,
     pub unviable: usize,
     pub not_covered: usize,
+    /// Survivors the reviewer marked equivalent.
+    #[serde(default)]
+    pub equivalent: usize,
     /// caught + timeout.
     pub killed: usize,
     /// = missed.
@@ -148,6 +155,7 @@ impl Counts {
             Status::Timeout => self.timeout += 1,
             Status::Unviable => self.unviable += 1,
             Status::NotCovered => self.not_covered += 1,
+            Status::Equivalent => self.equivalent += 1,
         }
     }
 
@@ -193,11 +201,14 @@ pub struct Summary {
 }
 
 /// Builds the matrix and the summary. Mutants without a run are left out (a shard's
-/// share of the list); kills by excluded oracles do not count.
+/// share of the list); kills by excluded oracles do not count; a survivor in
+/// `equivalent` is counted as equivalent (a killed one stays killed: the kill shows it
+/// was not).
 pub fn analyse(
     mutants: &[Mutant],
     baseline: &Baseline,
     runs: &BTreeMap<String, MutantOutcome>,
+    equivalent: &BTreeSet<String>,
 ) -> (Matrix, Summary) {
     let included: BTreeSet<&str> = baseline.included.iter().map(String::as_str).collect();
     let mut rows = Vec::new();
@@ -220,6 +231,11 @@ pub fn analyse(
             // Every failing oracle was excluded: the baseline explains the failures.
             Status::Caught if killed_by.is_empty() && !run.failed.is_empty() => Status::Missed,
             s => s,
+        };
+        let status = if status == Status::Missed && equivalent.contains(&m.id) {
+            Status::Equivalent
+        } else {
+            status
         };
         for k in &killed_by {
             if let Some(set) = kills.get_mut(k.o_id.as_str()) {

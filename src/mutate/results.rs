@@ -7,6 +7,8 @@
 //! runs.jsonl      one run per mutant, keyed by its inputs (reused while they match)
 //! matrix.json     which oracle killed which mutant, with the failing assertion
 //! summary.json    score, per operation, per operator, per oracle, redundant oracles
+//! equivalent.jsonl survivors the reviewer marked equivalent, with a note (append-only;
+//!                 the latest line per mutant wins)
 //! work/           builds and server logs (scratch)
 //! ```
 
@@ -14,7 +16,7 @@ use super::matrix::{self, Baseline, Matrix, MutantOutcome, Summary};
 use super::mutants::Mutant;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub const MUTANTS_FILE: &str = "mutants.jsonl";
@@ -22,6 +24,21 @@ pub const BASELINE_FILE: &str = "baseline.json";
 pub const RUNS_FILE: &str = "runs.jsonl";
 pub const MATRIX_FILE: &str = "matrix.json";
 pub const SUMMARY_FILE: &str = "summary.json";
+pub const EQUIVALENT_FILE: &str = "equivalent.jsonl";
+
+/// One line of `equivalent.jsonl`: a reviewer's mark (or its withdrawal).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EquivalentMark {
+    pub mutant: String,
+    #[serde(default)]
+    pub note: String,
+    /// RFC 3339.
+    pub at: String,
+    /// Withdraws an earlier mark.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub undo: bool,
+}
 
 /// `baseline.json`: the baseline, the key it was computed for, and its timings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -75,6 +92,52 @@ impl Results {
         read_json(&self.dir.join(SUMMARY_FILE))
     }
 
+    /// Every mark ever made, in order.
+    pub fn read_marks(&self) -> Result<Vec<EquivalentMark>, String> {
+        read_jsonl(&self.dir.join(EQUIVALENT_FILE))
+    }
+
+    /// The mutants marked equivalent now (the latest mark per mutant wins).
+    pub fn equivalent(&self) -> Result<BTreeSet<String>, String> {
+        let mut out = BTreeSet::new();
+        for m in self.read_marks()? {
+            if m.undo {
+                out.remove(&m.mutant);
+            } else {
+                out.insert(m.mutant);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Appends a mark (flushed and synced: a reviewer's decision is not lost).
+    pub fn append_mark(&self, mark: &EquivalentMark) -> Result<(), String> {
+        use std::io::Write as _;
+        let path = self.dir.join(EQUIVALENT_FILE);
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        let line = serde_json::to_string(mark).map_err(|e| e.to_string())? + "\n";
+        f.write_all(line.as_bytes())
+            .and_then(|_| f.sync_all())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    /// Recomputes the matrix and summary from the stored runs (after a mark changed).
+    pub fn reanalyse(&self) -> Result<(Matrix, Summary), String> {
+        let mutants = self.read_mutants()?;
+        let baseline = self.read_baseline()?.ok_or_else(|| {
+            format!(
+                "{} has no {BASELINE_FILE}: run mutate first",
+                self.dir.display()
+            )
+        })?;
+        let runs = self.read_runs()?;
+        self.write_all(&mutants, &baseline, &runs)
+    }
+
     /// Writes every file from the mutant list, the baseline and the runs (runs of
     /// mutants no longer listed are dropped), and returns the matrix and summary.
     pub fn write_all(
@@ -93,7 +156,8 @@ impl Results {
         let kept: Vec<&MutantOutcome> = mutants.iter().filter_map(|m| runs.get(&m.id)).collect();
         write_jsonl(&self.dir.join(RUNS_FILE), &kept)?;
         write_json(&self.dir.join(BASELINE_FILE), baseline)?;
-        let (matrix, summary) = matrix::analyse(mutants, &baseline.baseline, runs);
+        let equivalent = self.equivalent()?;
+        let (matrix, summary) = matrix::analyse(mutants, &baseline.baseline, runs, &equivalent);
         write_json(&self.dir.join(MATRIX_FILE), &matrix)?;
         write_json(&self.dir.join(SUMMARY_FILE), &summary)?;
         Ok((matrix, summary))
@@ -111,6 +175,9 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Matrix, Summary), String
         .read_baseline()?
         .ok_or_else(|| format!("{} has no {BASELINE_FILE}", first.dir.display()))?;
     let mut runs = BTreeMap::new();
+    let merged = Results::new(out);
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let already: Vec<EquivalentMark> = merged.read_marks()?;
     for dir in shards {
         let r = Results::new(dir);
         if r.read_mutants()? != mutants {
@@ -134,8 +201,13 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Matrix, Summary), String
         for (id, run) in r.read_runs()? {
             runs.insert(id, run);
         }
+        for mark in r.read_marks()? {
+            if !already.contains(&mark) {
+                merged.append_mark(&mark)?;
+            }
+        }
     }
-    Results::new(out).write_all(&mutants, &baseline, &runs)
+    merged.write_all(&mutants, &baseline, &runs)
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, String> {

@@ -330,3 +330,58 @@ fn a_session_is_mutated_into_its_own_directory_and_compare_shows_the_score() {
     let (_, text, _) = mastor(&["compare", session.to_str().unwrap()]);
     assert!(text.contains("100.0%"), "{text}");
 }
+
+#[test]
+fn a_survivor_marked_equivalent_leaves_the_score_and_the_mark_can_be_withdrawn() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path(), &["fi_update_pet_missing"], vec![]);
+    // Line 103: updatePet's `throw ApiException.notFound(...)`; removed, the same 404 is
+    // thrown two lines later, so no oracle can tell: an equivalent mutant.
+    let diff = diff_touching(tmp.path(), PET_HANDLER, 103);
+    let out = tmp.path().join("out");
+    let (code, stdout, stderr) = mutate_into(
+        &suite,
+        &out,
+        &[
+            "--in-diff",
+            diff.to_str().unwrap(),
+            "--operator",
+            "remove_throw",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let matrix = read(&out, "matrix.json");
+    assert_eq!(matrix["mutants"][0]["status"], "missed", "{matrix:#}");
+    let id = matrix["mutants"][0]["id"].as_str().unwrap().to_string();
+    let dir = out.to_str().unwrap();
+
+    let (code, _, stderr) = mastor(&["mutate", "equivalent", dir, "mnosuch"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no mutant `mnosuch`"), "{stderr}");
+
+    let (code, text, stderr) = mastor(&[
+        "mutate",
+        "equivalent",
+        dir,
+        &id,
+        "--note",
+        "the 404 is thrown again below",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(text.contains("equivalent 1"), "{text}");
+    let summary = read(&out, "summary.json");
+    assert_eq!(summary["total"]["equivalent"], 1);
+    assert_eq!(
+        summary["total"]["score"],
+        Value::Null,
+        "nothing left to kill"
+    );
+    let marks = std::fs::read_to_string(out.join("equivalent.jsonl")).unwrap();
+    assert!(marks.contains("thrown again below"), "{marks}");
+
+    let (code, _, _) = mastor(&["mutate", "equivalent", dir, &id, "--undo"]);
+    assert_eq!(code, 0);
+    let summary = read(&out, "summary.json");
+    assert_eq!(summary["total"]["equivalent"], 0);
+    assert_eq!(summary["total"]["missed"], 1);
+}

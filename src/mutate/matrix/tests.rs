@@ -64,7 +64,7 @@ fn score_counts_killed_over_covered_viable_and_oracles_get_kills() {
     ]
     .into_iter()
     .collect();
-    let (matrix, summary) = analyse(&mutants, &baseline, &runs);
+    let (matrix, summary) = analyse(&mutants, &baseline, &runs, &BTreeSet::new());
     let t = &summary.total;
     assert_eq!(
         (t.caught, t.timeout, t.missed, t.unviable, t.not_covered),
@@ -107,6 +107,32 @@ fn of_two_equal_oracles_only_the_later_is_redundant() {
     let runs = [run("m1", Status::Caught, &["a", "b"])]
         .into_iter()
         .collect();
-    let (_, summary) = analyse(&mutants, &baseline, &runs);
+    let (_, summary) = analyse(&mutants, &baseline, &runs, &BTreeSet::new());
     assert_eq!(summary.redundant, vec!["b".to_string()]);
+}
+
+#[test]
+fn survivors_marked_equivalent_leave_the_denominator_and_kills_overrule_the_mark() {
+    let mutants = vec![
+        mutant("m1", "GET /a"),
+        mutant("m2", "GET /a"),
+        mutant("m3", "GET /a"),
+    ];
+    let baseline = Baseline {
+        included: vec!["a".into()],
+        excluded: vec![],
+    };
+    let runs = [
+        run("m1", Status::Caught, &["a"]),
+        run("m2", Status::Missed, &[]),
+        run("m3", Status::Missed, &[]),
+    ]
+    .into_iter()
+    .collect();
+    let marked = BTreeSet::from(["m1".to_string(), "m2".to_string()]);
+    let (matrix, summary) = analyse(&mutants, &baseline, &runs, &marked);
+    assert_eq!(summary.total.equivalent, 1);
+    assert_eq!(summary.total.score, Some(0.5), "1 killed of m1 and m3");
+    assert_eq!(matrix.mutants[0].status, Status::Caught);
+    assert_eq!(matrix.mutants[1].status, Status::Equivalent);
 }
