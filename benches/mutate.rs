@@ -44,6 +44,8 @@ fn main() {
         jobs,
         request_timeout: Duration::from_secs(5),
         out: Some(out.path().join("results")),
+        only_mutants: None,
+        extra_oracles: Default::default(),
     };
     let target = analysis::load_target(&opts).expect("reference suite and bundles");
     let (mutants, _) = analysis::list_mutants(&target, &opts).expect("mutants");

@@ -130,6 +130,47 @@ pub async fn regenerate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<(), Strin
     save(ctx, &target, record).await
 }
 
+/// A targeted regeneration driven by `hints` from outside the challenger (a mutation
+/// analysis' survivors): the same prompt and the same mechanical merge, so existing
+/// oracles stay byte for byte and only new ones are added. The merge is filed at `rel`
+/// with `note` beside it; the record's review is left as the challenger left it.
+/// Returns the test_ids of the oracles it added.
+pub async fn regenerate_for<T: Target>(
+    ctx: &AgentCtx,
+    id: &str,
+    hints: &[Hint],
+    rel: String,
+    note: Value,
+) -> Result<Vec<String>, String> {
+    let target = T::load(ctx, id)?;
+    let mut record = target.current(ctx, "regenerate")?;
+    let mut vars = target.vars();
+    let request = challenge::revision_request(&record.oracles, hints);
+    vars.extend([
+        ("flagged", to_prompt_json(&request.flagged)),
+        ("existing", request.existing.join(", ")),
+        ("hints", to_prompt_json(&request.hints)),
+    ]);
+    let schema = target.schema(ctx);
+    let answer = call(ctx, &target, T::REGENERATOR, &vars, schema).await?;
+    let outcome = target.normalize(ctx, &answer);
+    let regen = merge(&record.oracles, hints, outcome.kept.clone());
+    let added: Vec<String> = regen
+        .added
+        .iter()
+        .map(|o| o.test_id().to_string())
+        .collect();
+    let doc = serde_json::json!({
+        "for": note, "normalization": outcome.report(), "merge": regen, "added": added,
+    });
+    ctx.write(move |s| s.write_json(&rel, &doc)).await?;
+    record.normalization.push(outcome.report());
+    record.oracles = regen.suite;
+    record.add_set_aside(outcome.set_aside);
+    save(ctx, &target, record).await?;
+    Ok(added)
+}
+
 /// A challenger answer applied to a record: what to save and what to keep aside.
 pub struct Reviewed<K: RecordKind> {
     /// The record with its review set.

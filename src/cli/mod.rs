@@ -21,6 +21,7 @@ mod prompts_cmd;
 pub mod report;
 mod run;
 mod scan;
+mod survivors;
 mod tui;
 pub mod unique;
 

@@ -201,6 +201,8 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         jobs: a.jobs as usize,
         request_timeout: Duration::from_secs_f64(a.request_timeout),
         out: a.out,
+        only_mutants: None,
+        extra_oracles: Default::default(),
     };
     let target = match analysis::load_target(&opts) {
         Ok(t) => t,
@@ -274,6 +276,11 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         }
     };
     let _ = total;
+    if opts.shard.is_none()
+        && let Err(e) = crate::mutate::analysis::Settings::of(&opts).write(&target.results.dir)
+    {
+        eprintln!("warning: {}", escape_controls(&e));
+    }
     for e in &report.errors {
         eprintln!("error: {}", escape_controls(e));
     }

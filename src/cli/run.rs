@@ -41,6 +41,15 @@ pub struct RunArgs {
     pub api_url: Option<String>,
     #[command(flatten)]
     pub metamorphic_loop: crate::cli::metamorphic::LoopArgs,
+    /// Instead of the pipeline: ask for new oracles that kill the survivors of the
+    /// session's last `mastor mutate` (one hint per survivor, with its diff), then run
+    /// the mutation analysis again on those mutants (after the original).
+    #[arg(long, conflicts_with = "metamorphic")]
+    pub from_survivors: bool,
+    /// Regeneration rounds for --from-survivors.
+    #[arg(long, default_value_t = 1, requires = "from_survivors",
+          value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub rounds: u32,
 }
 
 /// The pipeline flags shared by `mastor run` and `mastor tui --run`, so both start the
@@ -185,6 +194,9 @@ pub fn prepare(
 
 /// Runs `mastor run`.
 pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
+    if args.from_survivors {
+        return crate::cli::survivors::run(&args);
+    }
     let quiet = args.json || !std::io::stderr().is_terminal();
     let run = prepare(&args.project, &args.pipeline, progress_sink(quiet))?;
     let session = Arc::clone(&run.ctx.session);

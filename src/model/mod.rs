@@ -411,6 +411,9 @@ pub enum HintOrigin {
     /// The quadrant check: a strategy (FV, FI, BV, BI) the context has material for but
     /// the suite lacks (paper Table 4: every quadrant is intentionally populated).
     Quadrant,
+    /// A mutant no oracle killed (`mastor run --from-survivors`): a proven gap, given as
+    /// the mutant's diff.
+    Mutation,
 }
 
 impl HintOrigin {

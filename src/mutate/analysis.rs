@@ -48,6 +48,110 @@ pub struct Options {
     pub request_timeout: Duration,
     /// Results directory (a session's `mutation/` when `None`).
     pub out: Option<PathBuf>,
+    /// Run only these mutants (a regeneration round's targets); the others keep their
+    /// stored runs. `None`: every mutant.
+    pub only_mutants: Option<BTreeSet<String>>,
+    /// Oracles (o_ids) counted besides those `only` selects: a round's new, not yet
+    /// reviewed oracles.
+    pub extra_oracles: BTreeSet<String>,
+}
+
+/// The options a session's last `mastor mutate` ran with (`mutation/options.json`), so
+/// a regeneration round re-runs its mutants the same way.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    pub project: Option<PathBuf>,
+    pub spec: Option<PathBuf>,
+    /// `--only all` (else the default, accepted oracles).
+    pub all: bool,
+    pub ops: Vec<String>,
+    pub files: Vec<String>,
+    pub operators: Vec<super::Operator>,
+    pub max_mutants: Option<usize>,
+    pub seed: u64,
+    pub in_diff: Option<PathBuf>,
+    pub build: Option<String>,
+    pub start: Option<String>,
+    pub ready: String,
+    pub ready_timeout_s: f64,
+    pub timeout_s: Option<f64>,
+    pub jobs: usize,
+    pub request_timeout_s: f64,
+}
+
+/// `options.json` in a results directory.
+pub const SETTINGS_FILE: &str = "options.json";
+
+impl Settings {
+    pub fn of(opts: &Options) -> Self {
+        Settings {
+            project: opts.project.clone(),
+            spec: opts.spec.clone(),
+            all: opts.only == Some(Only::All),
+            ops: opts.ops.clone(),
+            files: opts.files.clone(),
+            operators: opts.operators.clone(),
+            max_mutants: opts.max_mutants,
+            seed: opts.seed,
+            in_diff: opts.in_diff.clone(),
+            build: opts.build.clone(),
+            start: opts.start.clone(),
+            ready: opts.ready.clone(),
+            ready_timeout_s: opts.ready_timeout.as_secs_f64(),
+            timeout_s: opts.timeout.map(|t| t.as_secs_f64()),
+            jobs: opts.jobs,
+            request_timeout_s: opts.request_timeout.as_secs_f64(),
+        }
+    }
+
+    /// The options for `input` (a session) with these settings.
+    pub fn options(&self, input: PathBuf) -> Options {
+        Options {
+            input,
+            project: self.project.clone(),
+            spec: self.spec.clone(),
+            only: self.all.then_some(Only::All),
+            ops: self.ops.clone(),
+            files: self.files.clone(),
+            operators: self.operators.clone(),
+            max_mutants: self.max_mutants,
+            seed: self.seed,
+            in_diff: self.in_diff.clone(),
+            shard: None,
+            build: self.build.clone(),
+            start: self.start.clone(),
+            ready: self.ready.clone(),
+            ready_timeout: Duration::from_secs_f64(self.ready_timeout_s),
+            timeout: self.timeout_s.map(Duration::from_secs_f64),
+            jobs: self.jobs,
+            request_timeout: Duration::from_secs_f64(self.request_timeout_s),
+            out: None,
+            only_mutants: None,
+            extra_oracles: BTreeSet::new(),
+        }
+    }
+
+    /// Reads `dir/options.json`; `None` when absent.
+    pub fn read(dir: &Path) -> Result<Option<Settings>, String> {
+        let path = dir.join(SETTINGS_FILE);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<(), String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let path = dir.join(SETTINGS_FILE);
+        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
 }
 
 /// The suite and what it reaches.
@@ -141,7 +245,17 @@ pub fn load_target(opts: &Options) -> Result<Target, String> {
     } else {
         Only::All
     });
-    let plan = suite::select(&suite_file, only, &opts.ops)?;
+    let mut plan = suite::select(&suite_file, only, &opts.ops)?;
+    if !opts.extra_oracles.is_empty() && only != Only::All {
+        let extra = suite::select(&suite_file, Only::All, &opts.ops)?;
+        let have: BTreeSet<String> = plan.oracles.iter().map(|o| o.o_id()).collect();
+        plan.oracles.extend(
+            extra
+                .oracles
+                .into_iter()
+                .filter(|o| opts.extra_oracles.contains(&o.o_id()) && !have.contains(&o.o_id())),
+        );
+    }
     if plan.is_empty() {
         return Err(format!(
             "nothing to run in {} (only: {only:?}); accept oracles in review or pass --only all",
@@ -373,6 +487,13 @@ pub async fn execute(
     for (i, m) in mutants.iter().enumerate() {
         if opts.shard.is_some_and(|s| !s.contains(i)) {
             runs.remove(&m.id);
+            continue;
+        }
+        if opts
+            .only_mutants
+            .as_ref()
+            .is_some_and(|only| !only.contains(&m.id))
+        {
             continue;
         }
         let key = hex::encode(Sha256::digest(format!("{base_key}\n{}\n{}", m.id, m.after)));

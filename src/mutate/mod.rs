@@ -23,6 +23,7 @@ pub mod mutants;
 pub mod operators;
 pub mod results;
 pub mod server;
+pub mod survivors;
 
 pub use matrix::{Matrix, MutantOutcome, Status, Summary};
 pub use mutants::Mutant;

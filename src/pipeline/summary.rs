@@ -96,7 +96,7 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
             for h in suite.review.iter().flat_map(|r| &r.hints) {
                 match h.origin {
                     HintOrigin::Challenger => s.hints += 1,
-                    HintOrigin::Quadrant => s.quadrant_hints += 1,
+                    HintOrigin::Quadrant | HintOrigin::Mutation => s.quadrant_hints += 1,
                 }
             }
             for o in &suite.oracles {

@@ -41,6 +41,7 @@ mod meta_gherkin;
 mod meta_loop;
 mod mr_export_e2e;
 mod mutate_fixture;
+mod mutate_regen;
 mod normalize_multi;
 mod normalize_props;
 mod normalize_raw_input;

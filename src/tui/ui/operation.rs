@@ -190,6 +190,7 @@ fn draw_hints(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &m
         let origin = match h.origin {
             crate::model::HintOrigin::Challenger => "",
             crate::model::HintOrigin::Quadrant => "  (quadrant check, not the model)",
+            crate::model::HintOrigin::Mutation => "  (a mutant no oracle killed)",
         };
         lines.push(Line::from(vec![
             Span::styled(dimension(h.dimension), t.accent),
