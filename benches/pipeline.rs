@@ -88,6 +88,7 @@ async fn run_once(root: &Path, out: &Path, concurrency: usize) {
     config.concurrency = concurrency;
     config.max_attempts = 1;
     let ctx = AgentCtx {
+        mutation_notes: Default::default(),
         client: LlmClient::new(config).expect("client"),
         prompts: Arc::new(Prompts::embedded()),
         session: Arc::new(session),

@@ -93,6 +93,13 @@ pub async fn challenge<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, Str
     let record = target.current(ctx, "review")?;
     let mut vars = target.vars();
     vars.push(("oracles", to_prompt_json(&record.oracles)));
+    let note = target
+        .call_op()
+        .filter(|_| !T::MULTI)
+        .and_then(|op| ctx.mutation_notes.get(op))
+        .cloned()
+        .unwrap_or_default();
+    vars.push(("mutation", note));
     let test_ids: Vec<&str> = record.oracles.iter().map(TestId::test_id).collect();
     let schema =
         schemas::for_hints(&test_ids, T::MULTI).noted(ctx, T::CHALLENGER, target.call_op());

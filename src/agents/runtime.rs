@@ -47,6 +47,10 @@ pub struct AgentCtx {
     pub fresh_agents: Arc<BTreeSet<crate::agents::Agent>>,
     /// What normalization keeps (`--keep-unreferenced`).
     pub normalize: crate::agents::normalize::NormalizeOptions,
+    /// Per operation, the mutation analysis' verdict on its suite (oracles that kill
+    /// nothing, redundant ones, survivors as diffs) for the single-op challenger
+    /// (`--challenger-mutation`); empty when off.
+    pub mutation_notes: Arc<BTreeMap<String, String>>,
 }
 
 /// A model answer with the record of the call that produced it.

@@ -112,6 +112,7 @@ pub(super) fn baseline_ctx(
             None,
         ));
     let ctx = AgentCtx {
+        mutation_notes: Default::default(),
         client,
         prompts: Arc::new(prompts),
         session,

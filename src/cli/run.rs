@@ -74,6 +74,11 @@ pub struct PipelineArgs {
     /// Session directory (default: <project>/.mastor).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Give the single-op challenger the session's last mutation analysis for its
+    /// operation (oracles that kill nothing, redundant ones, survivors as diffs).
+    /// Experimental: not measured yet, so off by default.
+    #[arg(long)]
+    pub challenger_mutation: bool,
     /// Directory with prompt overrides (<agent>.md).
     #[arg(long)]
     pub prompts: Option<PathBuf>,
@@ -170,7 +175,13 @@ pub fn prepare(
             Arc::clone(&session),
             Some(Arc::clone(&sink)),
         ));
+    let mutation_notes = if args.challenger_mutation {
+        mutation_notes(&out, &project.root)?
+    } else {
+        Default::default()
+    };
     let ctx = AgentCtx {
+        mutation_notes: Arc::new(mutation_notes),
         client,
         prompts: Arc::new(prompts),
         session,
@@ -190,6 +201,30 @@ pub fn prepare(
         static_matched,
         lock,
     })
+}
+
+/// The challenger's mutation notes from `SESSION/mutation/` (an error when there are no
+/// results: the flag asks for them).
+fn mutation_notes(
+    session: &Path,
+    project: &Path,
+) -> color_eyre::Result<std::collections::BTreeMap<String, String>> {
+    let results = crate::mutate::results::Results::new(session.join("mutation"));
+    let (mutants, matrix, summary) = (
+        results.read_mutants().map_err(|e| eyre!(e))?,
+        results.read_matrix(),
+        results.read_summary(),
+    );
+    let (Ok(matrix), Ok(summary)) = (matrix, summary) else {
+        return Err(eyre!(
+            "--challenger-mutation: {} has no mutation results; run `mastor mutate` first",
+            session.display()
+        ));
+    };
+    let read = |f: &str| std::fs::read_to_string(project.join(f)).unwrap_or_default();
+    Ok(crate::mutate::survivors::challenger_notes(
+        &mutants, &matrix, &summary, &read,
+    ))
 }
 
 /// Runs `mastor run`.

@@ -84,6 +84,86 @@ pub fn hint(m: &Mutant, source: &str, existing: &[String]) -> Hint {
     }
 }
 
+/// Most survivors one challenger note lists (the rest are counted).
+pub const NOTE_SURVIVORS: usize = 8;
+
+/// Per operation, what the challenger is told when it may see the matrix: oracles of
+/// that operation that kill nothing, redundant ones, and the survivors in files its
+/// bundle holds, as diffs (`read` gives a project file's text).
+pub fn challenger_notes(
+    mutants: &[Mutant],
+    matrix: &Matrix,
+    summary: &super::Summary,
+    read: &dyn Fn(&str) -> String,
+) -> BTreeMap<String, String> {
+    let mut ops: BTreeSet<&str> = BTreeSet::new();
+    for m in mutants {
+        ops.extend(m.ops.iter().map(String::as_str));
+    }
+    let alive = survivors(mutants, matrix);
+    let mut sources: BTreeMap<&str, String> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for op in ops {
+        let mine = |o_id: &&String| o_id.starts_with(&format!("{op}#"));
+        let nothing: Vec<&String> = summary.kills_nothing.iter().filter(mine).collect();
+        let redundant: Vec<&String> = summary.redundant.iter().filter(mine).collect();
+        let here: Vec<&&Mutant> = alive
+            .iter()
+            .filter(|m| m.ops.iter().any(|o| o == op))
+            .collect();
+        let mut text = String::from(
+            "MUTATION ANALYSIS (faults seeded into the code above; which oracles notice them):\n",
+        );
+        let list = |v: &[&String]| -> String {
+            let ids: Vec<&str> = v
+                .iter()
+                .map(|o| o.rsplit('#').next().unwrap_or(o))
+                .collect();
+            if ids.is_empty() {
+                "(none)".into()
+            } else {
+                ids.join(", ")
+            }
+        };
+        text.push_str(&format!(
+            "- oracles that kill no mutant: {}\n",
+            list(&nothing)
+        ));
+        text.push_str(&format!(
+            "- redundant oracles (another kills every mutant they kill): {}\n",
+            list(&redundant)
+        ));
+        text.push_str(&format!(
+            "- surviving mutants (every oracle passes on these changes): {}\n",
+            here.len()
+        ));
+        for m in here.iter().take(NOTE_SURVIVORS) {
+            let source = sources
+                .entry(m.file.as_str())
+                .or_insert_with(|| read(&m.file));
+            let (before, after) = if source.get(m.start..m.end) == Some(m.before.as_str()) {
+                m.line_diff(source)
+            } else {
+                (m.before.clone(), m.after.clone())
+            };
+            text.push_str(&format!(
+                "  {}:{} {}\n  - {}\n  + {}\n",
+                m.file,
+                m.line,
+                m.operator,
+                before.trim(),
+                after.trim()
+            ));
+        }
+        if here.len() > NOTE_SURVIVORS {
+            text.push_str(&format!("  ... and {} more\n", here.len() - NOTE_SURVIVORS));
+        }
+        text.push_str("Point at the coverage gaps these show, with the evidence.\n");
+        out.insert(op.to_string(), text);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

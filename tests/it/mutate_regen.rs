@@ -172,3 +172,78 @@ async fn survivors_become_hints_and_the_score_rises_by_the_mutants_the_new_oracl
         "{summary:#}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_challenger_sees_the_matrix_only_when_asked() {
+    // No regeneration answer: the quadrant check's regeneration adds nothing, so the
+    // weak suite keeps its survivor.
+    let mut weak_only = script();
+    weak_only
+        .rules
+        .retain(|r| r.agent.as_deref() != Some("single_op_regenerate"));
+    let server = ScriptedServer::start(weak_only).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("session");
+    let s = session.to_str().unwrap();
+    let project = "tests/fixtures/petstore-jdk";
+    let run = [
+        "run",
+        project,
+        "--out",
+        s,
+        "--op",
+        POST,
+        "--no-multi-op",
+        "--no-discovery",
+    ];
+    let (code, _, stderr) = mastor_in(&server, dir.path(), &run);
+    assert_eq!(code, 0, "pipeline: {stderr}");
+    let diff = dir.path().join("d.diff");
+    std::fs::write(
+        &diff,
+        format!("+++ b/{PET_HANDLER}\n@@ -93,1 +93,1 @@\n-x\n+x\n"),
+    )
+    .unwrap();
+    let (code, _, stderr) = mastor_in(
+        &server,
+        dir.path(),
+        &[
+            "mutate",
+            s,
+            "--only",
+            "all",
+            "--in-diff",
+            diff.to_str().unwrap(),
+            "--operator",
+            "status_swap",
+        ],
+    );
+    assert_eq!(code, 0, "mutate: {stderr}");
+    let mut with_flag = run.to_vec();
+    with_flag.push("--challenger-mutation");
+    let (code, _, stderr) = mastor_in(&server, dir.path(), &with_flag);
+    assert_eq!(code, 0, "pipeline with the flag: {stderr}");
+    let bodies: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.agent.as_deref() == Some("single_op_challenger"))
+        .map(|r| r.body.to_string())
+        .collect();
+    assert_eq!(
+        bodies.len(),
+        2,
+        "the flag changes the prompt, so the cache misses"
+    );
+    assert!(!bodies[0].contains("MUTATION ANALYSIS"));
+    assert!(bodies[1].contains("MUTATION ANALYSIS"), "{}", bodies[1]);
+    assert!(
+        bodies[1].contains("PetHandler.java:93 status_swap"),
+        "{}",
+        bodies[1]
+    );
+    assert!(
+        bodies[1].contains("oracles that kill no mutant: bi_blank_name"),
+        "{}",
+        bodies[1]
+    );
+}
