@@ -32,5 +32,6 @@ cargo test --lib --bins --tests --no-fail-fast 2>&1 | tee target/test-output.txt
 # Benchmarks (benches/) are not run here: `cargo bench` runs them and prints figures.
 # End-to-end tests that need the real model are marked #[ignore]; run them explicitly.
 step="real-model end-to-end tests (output in target/test-e2e-output.txt)"
-cargo test --test it -- --ignored e2e_local_model:: e2e_pipeline_local_model:: meta_e2e_model:: 2>&1 \
+cargo test --test it -- --ignored e2e_local_model:: e2e_pipeline_local_model:: meta_e2e_model:: \
+  mutate_e2e_model:: 2>&1 \
   | tee target/test-e2e-output.txt

@@ -40,6 +40,7 @@ mod meta_fixture;
 mod meta_gherkin;
 mod meta_loop;
 mod mr_export_e2e;
+mod mutate_e2e_model;
 mod mutate_fixture;
 mod mutate_regen;
 mod normalize_multi;
