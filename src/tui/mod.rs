@@ -51,6 +51,8 @@ pub mod line_edit;
 pub mod live;
 pub mod loader;
 pub mod metamorphic;
+pub mod mutate_job;
+pub mod mutation;
 pub mod popups;
 pub mod review;
 pub mod screens;
