@@ -89,13 +89,17 @@ impl Jobs {
                 }
                 None
             }
-            Effect::RunMutate { settings, only } => {
+            Effect::RunMutate {
+                settings,
+                only,
+                project,
+            } => {
                 let dir = session.dir().to_path_buf();
                 let tx = self.tx.clone();
                 let spawned = std::thread::Builder::new()
                     .name("mastor-mutate".into())
                     .spawn(move || {
-                        let end = super::mutate_job::run(&dir, &settings, only, &tx);
+                        let end = super::mutate_job::run(&dir, &project, &settings, only, &tx);
                         let _ =
                             tx.send(JobMsg::Mutate(super::mutate_job::MutateMsg::Finished(end)));
                     });

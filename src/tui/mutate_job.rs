@@ -84,12 +84,14 @@ pub fn write_settings(session_dir: &Path, s: &MutateSettings) -> Result<(), Stri
     std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// The analysis options for a session: the CLI's defaults, plus the settings.
-pub fn options(session_dir: &Path, s: &MutateSettings, only: Only) -> Options {
+/// The analysis options for a session: the CLI's defaults, plus the settings. The
+/// project is the one the workbench shows sources from (an imported session records
+/// none).
+pub fn options(session_dir: &Path, project: &Path, s: &MutateSettings, only: Only) -> Options {
     let cmd = |c: &str| (!c.trim().is_empty()).then(|| c.trim().to_string());
     Options {
         input: session_dir.to_path_buf(),
-        project: None,
+        project: Some(project.to_path_buf()),
         spec: None,
         only: Some(only),
         ops: Vec::new(),
@@ -123,11 +125,12 @@ pub enum MutateMsg {
 /// sending progress on `tx`; returns a one-line summary.
 pub fn run(
     dir: &Path,
+    project: &Path,
     s: &MutateSettings,
     only: Only,
     tx: &Sender<JobMsg>,
 ) -> Result<String, String> {
-    let opts = options(dir, s, only);
+    let opts = options(dir, project, s, only);
     let target = analysis::load_target(&opts)?;
     let (mutants, _skipped) = analysis::list_mutants(&target, &opts)?;
     let total = mutants.len();
@@ -186,7 +189,12 @@ pub fn start(app: &mut App, settings: MutateSettings) -> Vec<Effect> {
         Only::Accepted => "mutate: listing mutants of the accepted oracles' files…",
         Only::All => "mutate: no accepted oracles yet, running every oracle…",
     });
-    vec![Effect::RunMutate { settings, only }]
+    let project = app.view.project_root.clone();
+    vec![Effect::RunMutate {
+        settings,
+        only,
+        project,
+    }]
 }
 
 /// Applies a message of the run; returns whether the screen needs a redraw.
@@ -236,7 +244,13 @@ mod tests {
 
     #[test]
     fn empty_commands_mean_the_defaults() {
-        let o = options(Path::new("/s"), &MutateSettings::default(), Only::Accepted);
+        let o = options(
+            Path::new("/s"),
+            Path::new("/p"),
+            &MutateSettings::default(),
+            Only::Accepted,
+        );
+        assert_eq!(o.project.as_deref(), Some(Path::new("/p")));
         assert_eq!((o.build, o.start, o.max_mutants), (None, None, Some(20)));
         assert_eq!((o.jobs, o.ready.as_str()), (2, "/"));
         assert_eq!(o.request_timeout, Duration::from_secs(5));

@@ -56,6 +56,7 @@ pub enum Effect {
     RunMutate {
         settings: super::mutate_job::MutateSettings,
         only: crate::suite::Only,
+        project: PathBuf,
     },
 }
 

@@ -32,10 +32,10 @@ pub(crate) fn draw(app: &App, scr: &MutantsScreen, area: Rect, buf: &mut Buffer)
         .render(area, buf);
         return;
     };
-    let [left, source] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
-    let [list, detail] =
-        Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(left);
+    let [list, bottom] =
+        Layout::vertical([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(area);
+    let [detail, source] =
+        Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(bottom);
     let title = list_title(scr, results.mutants.len());
     draw_list(app, scr, list, buf, title);
     let selected = scr.selected(&app.view);
@@ -108,7 +108,7 @@ fn draw_list(app: &App, scr: &MutantsScreen, area: Rect, buf: &mut Buffer, title
                     format!("{:<11} ", m.status.name()),
                     status_style(app, m.status),
                 ),
-                Span::styled(format!("{:<20} ", mm.operator.name()), t.accent),
+                Span::styled(format!("{:<21} ", mm.operator.name()), t.accent),
                 Span::raw(
                     escape_controls(&format!("{}:{}  ", basename(&mm.file), mm.line)).into_owned(),
                 ),
@@ -194,18 +194,14 @@ fn draw_source(
     };
     let n = src.lines.len();
     let at = m.mutant.line.clamp(1, n.max(1)) - 1;
-    let (lo, hi) = if app.whole_file {
-        (0, n)
-    } else {
-        (at.saturating_sub(8), (at + 9).min(n))
-    };
+    // The file, scrolled so the mutated line sits a third of the way down.
     let h = area.height.saturating_sub(2) as usize;
-    let base = at.saturating_sub(h / 3).max(lo) as i64;
-    let max_start = hi.saturating_sub(h.saturating_sub(1)).max(lo) as i64;
-    let start = (base + scr.detail.scroll).clamp(lo as i64, max_start.max(lo as i64)) as usize;
+    let base = at.saturating_sub(h / 3) as i64;
+    let max_start = n.saturating_sub(h.saturating_sub(1)) as i64;
+    let start = (base + scr.detail.scroll).clamp(0, max_start.max(0)) as usize;
     let num_w = n.to_string().len();
     let mut lines = Vec::new();
-    for i in start..hi {
+    for i in start..n {
         if lines.len() >= h {
             break;
         }

@@ -431,6 +431,9 @@ pub(super) fn draw_oracles(app: &App, scr: &OperationScreen, area: Rect, buf: &m
     if let Some(f) = app.filters.mutation {
         title.push_str(&format!(" [{}]", f.label()));
     }
+    if app.view.mutation.is_some() {
+        title.push_str(" · kills/unique");
+    }
     review_panes(app, items, scr.detail, area, buf, title);
 }
 
