@@ -324,6 +324,11 @@ fn navigate(app: &mut App, action: Action) {
         Action::Quit if app.live == LiveState::Running => {
             app.popups.push(Popup::ConfirmQuit(ConfirmQuit))
         }
+        // The analysis's API servers run in their own process groups and are stopped
+        // by the run itself: leaving now would leave them running.
+        Action::Quit if app.jobs.mutate.is_some() => app.error(
+            "a mutation analysis is running: wait for it to end (its API servers stop with it)",
+        ),
         Action::Quit => app.quit = true,
         Action::Help => app.popups.push(Popup::Help(Help)),
         Action::Back => back(app),

@@ -270,3 +270,47 @@ fn without_results_nothing_changes_and_a_broken_matrix_is_a_warning() {
         app.view.warnings
     );
 }
+
+#[test]
+fn mutate_popup_remembers_the_commands_and_asks_for_one_run_at_a_time() {
+    use mastor::tui::mutate_job::MutateSettings;
+    use mastor::tui::update::Effect;
+    let mut b = open(false);
+    let ctrl_k = KeyEvent::new(KeyCode::Char('k'), KeyModifiers::CONTROL);
+    assert!(handle_key(&mut b.app, ctrl_k).is_empty());
+    snap(&mut b, "mutants_run_popup");
+    for c in "java -jar app.jar {port}".chars() {
+        handle_key(&mut b.app, k(c));
+    }
+    for key in [
+        KeyCode::Tab,
+        KeyCode::Tab,
+        KeyCode::Backspace,
+        KeyCode::Backspace,
+    ] {
+        handle_key(&mut b.app, code(key));
+    }
+    handle_key(&mut b.app, k('5'));
+    let effects = handle_key(&mut b.app, code(KeyCode::Enter));
+    let want = MutateSettings {
+        start: "java -jar app.jar {port}".into(),
+        build: String::new(),
+        max_mutants: Some(5),
+    };
+    match effects.as_slice() {
+        [Effect::RunMutate { settings, only, .. }] => {
+            assert_eq!(settings, &want);
+            // Nothing accepted yet: every oracle runs.
+            assert_eq!(*only, mastor::suite::Only::All);
+        }
+        other => panic!("expected one run, got {other:?}"),
+    }
+    let saved = mastor::tui::mutate_job::read_settings(b.session.dir()).unwrap();
+    assert_eq!(saved, want);
+    // One run at a time, and no quitting while its servers run.
+    assert!(handle_key(&mut b.app, ctrl_k).is_empty());
+    assert!(b.app.popups.is_empty());
+    assert!(screen(&mut b.app, 120, 40).contains("a mutation analysis is in progress"));
+    handle_key(&mut b.app, k('q'));
+    assert!(!b.app.quit);
+}

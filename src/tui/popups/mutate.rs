@@ -104,12 +104,17 @@ impl Layer for RunMutate {
             let mut line = input_line(app, &format!("{mark}{label}"), edit);
             if i != self.field {
                 // Only the line being typed shows a cursor.
-                line = Line::styled(format!("{mark}{label}{}", edit.text()), app.theme.muted);
+                let text = crate::text::escape_controls(edit.text());
+                line = Line::styled(format!("{mark}{label}{text}"), app.theme.muted);
             }
             line
         };
         let lines = vec![
-            Line::raw("Mutation analysis of the accepted oracles (empty: the default)"),
+            Line::raw("Mutation analysis of the accepted oracles (all while none is accepted)"),
+            Line::styled(
+                "Empty commands use the defaults; an empty limit runs every mutant.",
+                app.theme.muted,
+            ),
             field(0, "start: ", &self.start),
             field(1, "build: ", &self.build),
             field(2, "max mutants: ", &self.max),
@@ -122,6 +127,6 @@ impl Layer for RunMutate {
             ),
             confirm_cancel_hint(app, "run in the background"),
         ];
-        dialog(app, "Run mutate", lines, (area, 84, 9), buf);
+        dialog(app, "Run mutate", lines, (area, 84, 10), buf);
     }
 }
