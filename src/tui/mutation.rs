@@ -75,6 +75,24 @@ impl MutationView {
         matrix::score_without(&self.matrix, removed)
     }
 
+    /// What the analysis found of `o_id`, in words, for the oracle detail pane (`None`:
+    /// the analysis did not count it).
+    pub fn words(&self, o_id: &str) -> Option<String> {
+        let (kills, unique) = self.figures.get(o_id)?;
+        let mut text = format!("mutation: kills {kills} mutant(s), {unique} only it kills");
+        if self.kills_nothing.contains(o_id) {
+            text = "mutation: kills no mutant".into();
+        }
+        let by = self.summary.as_ref().and_then(|s| {
+            let f = s.per_oracle.iter().find(|f| f.o_id == o_id)?;
+            f.subsumed_by.clone()
+        });
+        if let Some(by) = by {
+            text.push_str(&format!("; redundant: {by} kills all of them"));
+        }
+        Some(escape_controls(&text).into_owned())
+    }
+
     /// Files with mutants, for loading their sources.
     pub fn files(&self) -> BTreeSet<String> {
         self.mutants.iter().map(|m| m.mutant.file.clone()).collect()

@@ -173,6 +173,15 @@ fn status_lines<'a>(app: &App, o_id: &str, lines: &mut Vec<Line<'a>>) {
     }
     lines.push(Line::from(head));
     lines.extend(judgement_line(app, o_id, false));
+    lines.extend(app.view.mutation.as_ref().and_then(|m| {
+        let text = m.words(o_id)?;
+        let style = if m.kills_nothing.contains(o_id) || m.redundant.contains(o_id) {
+            t.warning
+        } else {
+            t.muted
+        };
+        Some(Line::styled(text, style))
+    }));
     if let Some(why) = app.view.set_aside.get(o_id) {
         let restored = state != crate::model::ReviewState::Dropped;
         let what = if restored {
