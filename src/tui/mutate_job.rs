@@ -178,12 +178,14 @@ pub fn start(app: &mut App, settings: MutateSettings) -> Vec<Effect> {
     if let Err(e) = write_settings(&app.view.dir, &settings) {
         app.error(format!("settings not remembered: {e}"));
     }
-    let accepted = app.total_counts.states[1] + app.total_counts.states[2];
-    let only = if accepted > 0 {
-        Only::Accepted
-    } else {
-        Only::All
-    };
+    // Any accepted or edited item (oracle, sequence, metamorphic test) makes a suite.
+    let accepted = app.view.decisions.values().any(|d| {
+        matches!(
+            d.decision,
+            crate::model::Decision::Accepted | crate::model::Decision::Edited
+        )
+    });
+    let only = if accepted { Only::Accepted } else { Only::All };
     app.jobs.mutate = Some((0, 0));
     app.notify(match only {
         Only::Accepted => "mutate: listing mutants of the accepted oracles' files…",

@@ -79,8 +79,9 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    spans.push(Span::styled(format!("  {name}"), t.muted));
+    // The score before the name: on a narrow terminal the name is what gets cut.
     spans.extend(score_spans(app));
+    spans.push(Span::styled(format!("  {name}"), t.muted));
     if let Some(h) = &app.read_only {
         spans.push(Span::styled(
             format!("  READ-ONLY: locked by pid {} ({}) ", h.pid, h.command),
