@@ -94,6 +94,7 @@ impl MutationFilter {
     /// Every value, in cycling order.
     pub const ALL: [MutationFilter; 2] = [MutationFilter::KillsNothing, MutationFilter::Redundant];
 
+    /// How the list title and footer name the filter.
     pub fn label(self) -> &'static str {
         match self {
             MutationFilter::KillsNothing => "kills nothing",

@@ -130,7 +130,9 @@ pub fn order(mutants: &mut [MutantView]) {
 /// What the Mutants screen shows of the list: each filter `None` lets everything by.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MutantFilter {
+    /// Only mutants made by this operator (what kind of fault the suite misses).
     pub operator: Option<Operator>,
+    /// Only mutants of this project file (where the suite is blind).
     pub file: Option<String>,
     /// An operation whose bundle holds the mutated file.
     pub op: Option<String>,
