@@ -67,6 +67,8 @@ actions! {
     ShowCosts = "show_costs", "costs";
     /// Go to the metamorphic tests screen.
     ShowMetamorphic = "show_metamorphic", "metamorphic";
+    /// Go to the mutants screen (mutation analysis results).
+    ShowMutants = "show_mutants", "mutants";
     /// Type a text filter (search in the Bundle tab).
     Filter = "filter", "filter";
     /// Clear every filter.
@@ -117,6 +119,16 @@ actions! {
     Rerun = "rerun", "re-run op";
     /// Run the accepted and edited oracles against a live API.
     RunOracles = "run_oracles", "run oracles";
+    /// Run the mutation analysis of the session in the background (asks for commands).
+    RunMutate = "run_mutate", "run mutate";
+    /// Cycle the oracle list's mutation filter (kills nothing, redundant, off).
+    CycleMutation = "cycle_mutation", "kills filter";
+    /// Mutants screen: cycle the mutation operator filter.
+    CycleOperator = "cycle_operator", "operator filter";
+    /// Mutants screen: cycle the mutated file filter.
+    CycleFile = "cycle_file", "file filter";
+    /// Mutants screen: cycle the operation filter (operations reaching the file).
+    CycleMutantOp = "cycle_mutant_op", "operation filter";
     /// Scroll the detail pane of the metamorphic screen down.
     ScrollDetailDown = "scroll_detail_down", "scroll detail down";
     /// Scroll the detail pane of the metamorphic screen up.

@@ -157,6 +157,10 @@ pub fn perform(
             app.jobs.oracles_running = false;
             app.error("cannot run oracles here");
         }
+        Effect::RunMutate { .. } => {
+            app.jobs.mutate = None;
+            app.error("cannot run the mutation analysis here");
+        }
     }
 }
 

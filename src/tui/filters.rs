@@ -81,6 +81,57 @@ impl JudgedFilter {
     }
 }
 
+/// Mutation filter of item lists: oracles a curator may want to reject knowingly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MutationFilter {
+    /// Oracles that kill no mutant.
+    KillsNothing,
+    /// Oracles whose kills another oracle's kills include.
+    Redundant,
+}
+
+impl MutationFilter {
+    /// Every value, in cycling order.
+    pub const ALL: [MutationFilter; 2] = [MutationFilter::KillsNothing, MutationFilter::Redundant];
+
+    /// How the list title and footer name the filter.
+    pub fn label(self) -> &'static str {
+        match self {
+            MutationFilter::KillsNothing => "kills nothing",
+            MutationFilter::Redundant => "redundant",
+        }
+    }
+
+    /// Whether `o_id` is one of these in `m`'s results.
+    pub fn keeps(self, m: &super::mutation::MutationView, o_id: &str) -> bool {
+        match self {
+            MutationFilter::KillsNothing => m.kills_nothing.contains(o_id),
+            MutationFilter::Redundant => m.redundant.contains(o_id),
+        }
+    }
+}
+
+/// The `cycle_mutation` action: kills nothing, redundant, off (needs results).
+pub fn cycle_mutation(app: &mut super::state::App) {
+    if app.view.mutation.is_none() {
+        app.notify("no mutation results: run mutate first");
+        return;
+    }
+    let next = match app.filters.mutation {
+        None => Some(MutationFilter::ALL[0]),
+        Some(f) => MutationFilter::ALL
+            .iter()
+            .position(|x| *x == f)
+            .and_then(|i| MutationFilter::ALL.get(i + 1).copied()),
+    };
+    app.filters.mutation = next;
+    app.refresh_lists();
+    app.notify(match next {
+        Some(f) => format!("mutation filter: {}", f.label()),
+        None => "mutation filter off".into(),
+    });
+}
+
 /// Filters of the operations list; `state` and `judged` also filter item lists.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filters {
@@ -89,6 +140,8 @@ pub struct Filters {
     pub status: Option<StatusFilter>,
     pub state: Option<ReviewState>,
     pub judged: Option<JudgedFilter>,
+    /// Item lists only: oracles that kill nothing, or redundant ones.
+    pub mutation: Option<MutationFilter>,
 }
 
 impl Filters {

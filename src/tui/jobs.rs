@@ -32,6 +32,8 @@ pub enum JobMsg {
     Rerun { seq: u64, msg: LiveMsg },
     /// An oracle run ended: a one-line summary, or why it could not run.
     Oracles(Result<String, String>),
+    /// Progress or end of a mutation analysis (see `mutate_job`).
+    Mutate(super::mutate_job::MutateMsg),
 }
 
 /// Starts a re-run of one operation in the background: given the operation, the agent to
@@ -87,6 +89,26 @@ impl Jobs {
                 }
                 None
             }
+            Effect::RunMutate {
+                settings,
+                only,
+                project,
+            } => {
+                let dir = session.dir().to_path_buf();
+                let tx = self.tx.clone();
+                let spawned = std::thread::Builder::new()
+                    .name("mastor-mutate".into())
+                    .spawn(move || {
+                        let end = super::mutate_job::run(&dir, &project, &settings, only, &tx);
+                        let _ =
+                            tx.send(JobMsg::Mutate(super::mutate_job::MutateMsg::Finished(end)));
+                    });
+                if let Err(e) = spawned {
+                    app.jobs.mutate = None;
+                    app.error(format!("cannot start the mutation analysis: {e}"));
+                }
+                None
+            }
             other => Some(other),
         }
     }
@@ -126,6 +148,9 @@ pub fn busy(app: &App) -> Option<String> {
     }
     if app.jobs.oracles_running {
         return Some("an oracle run is in progress".into());
+    }
+    if app.jobs.mutate.is_some() {
+        return Some("a mutation analysis is in progress".into());
     }
     (app.live == LiveState::Running).then(|| "a run is in progress".to_string())
 }
@@ -265,25 +290,33 @@ pub fn apply(session: &Session, app: &mut App, msg: JobMsg) -> bool {
             }
             true
         }
+        JobMsg::Mutate(msg) => super::mutate_job::apply(session, app, msg),
         JobMsg::Oracles(outcome) => {
             app.jobs.oracles_running = false;
-            match loader::load(session) {
-                Ok(view) => {
-                    app.view = view;
-                    app.refresh_lists();
-                }
-                Err(e) => {
-                    app.error(format!(
-                        "cannot reload the session after the oracle run: {e}"
-                    ));
-                    return true;
-                }
+            if !reload(session, app, "the oracle run") {
+                return true;
             }
             match outcome {
                 Ok(summary) => app.notify(summary),
                 Err(why) => app.error(format!("oracle run failed: {why}")),
             }
             true
+        }
+    }
+}
+
+/// Reads the session again after background work `what` changed it; false (with the
+/// error on screen) when it cannot be read.
+pub fn reload(session: &Session, app: &mut App, what: &str) -> bool {
+    match loader::load(session) {
+        Ok(view) => {
+            app.view = view;
+            app.refresh_lists();
+            true
+        }
+        Err(e) => {
+            app.error(format!("cannot reload the session after {what}: {e}"));
+            false
         }
     }
 }

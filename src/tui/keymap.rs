@@ -14,9 +14,10 @@ use std::collections::BTreeMap;
 pub const DEFAULT_KEYMAP: &str = include_str!("keymap.toml");
 
 /// Keymap sections, in lookup priority order (most specific first).
-pub const SECTIONS: [&str; 6] = [
+pub const SECTIONS: [&str; 7] = [
     "operation",
     "metamorphic",
+    "mutants",
     "review",
     "list",
     "global",
@@ -24,7 +25,14 @@ pub const SECTIONS: [&str; 6] = [
 ];
 
 /// Sections the help overlay lists: popups show their own keys.
-const HELP_SECTIONS: [&str; 5] = ["operation", "metamorphic", "review", "list", "global"];
+const HELP_SECTIONS: [&str; 6] = [
+    "operation",
+    "metamorphic",
+    "mutants",
+    "review",
+    "list",
+    "global",
+];
 
 /// A keymap file that cannot be used, and exactly why.
 #[derive(Debug, thiserror::Error, PartialEq)]

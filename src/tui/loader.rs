@@ -75,6 +75,9 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     let read = crate::suite::session::assemble(records, view.metamorphic.clone(), &view.decisions);
     view.warnings
         .splice(problems_at..problems_at, read.problems);
+    let (mutation, warnings) = super::mutation::load(&view.dir, &view.project_root);
+    view.mutation = mutation;
+    view.warnings.extend(warnings);
     load_sources(&mut view);
     Ok(view)
 }
@@ -330,6 +333,7 @@ fn load_sources(view: &mut SessionView) {
             wanted.extend(o.evidence_refs.iter().map(|r| r.file.clone()));
         }
     }
+    wanted.extend(view.mutation.iter().flat_map(|m| m.files()));
     let root = view
         .project_root
         .canonicalize()

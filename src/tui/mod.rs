@@ -13,7 +13,7 @@
 //!
 //! # Adding a screen
 //!
-//! A new screen (the next one is Mutants) is one file plus one enum variant:
+//! A new screen (Mutants was the last one added) is one file plus one enum variant:
 //! 1. `screens/mutants.rs`: `pub struct MutantsScreen { .. }` with the screen's own
 //!    state, and `impl ScreenState for MutantsScreen`: keymap `sections`, footer
 //!    `hints`, the header tab it belongs to (`shown_by`) and `draw`; override
@@ -33,7 +33,9 @@
 //! loop ([`live`]), which applies them exactly as it applies `events.jsonl` on open,
 //! and reloads the session when the run ends. Re-running one operation and running the
 //! accepted oracles against a live API are started from the workbench but done in the
-//! background by the pipeline and the runner ([`jobs`]). The TUI itself never computes
+//! background by the pipeline and the runner ([`jobs`]); so is a mutation analysis
+//! ([`mutate_job`]), whose results ([`mutation`]) feed the Mutants screen, the oracle
+//! list's kills column and the header's score. The TUI itself never computes
 //! oracles or talks to a model: it reads the store and appends review decisions to it.
 
 pub mod action;
@@ -51,6 +53,8 @@ pub mod line_edit;
 pub mod live;
 pub mod loader;
 pub mod metamorphic;
+pub mod mutate_job;
+pub mod mutation;
 pub mod popups;
 pub mod review;
 pub mod screens;

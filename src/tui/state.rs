@@ -150,6 +150,8 @@ pub struct JobState {
     pub api_url: Option<String>,
     /// Base URL of the last oracle run started here.
     pub last_api_url: Option<String>,
+    /// A mutation analysis runs: (mutants done, mutants listed; 0 while listing).
+    pub mutate: Option<(usize, usize)>,
 }
 
 /// The run a live workbench watches, as far as the screen needs to know.
@@ -267,6 +269,7 @@ impl App {
     /// Recomputes the oracle list of the screen on show (if it has one), keeping its
     /// cursor in range.
     pub fn refresh_items(&mut self) {
+        self.refresh_mutants();
         let Some(list) = self.screen.state().item_list() else {
             return;
         };
@@ -349,6 +352,14 @@ impl App {
                 end_line: line,
             });
         }
+        if let Screen::Mutants(s) = &self.screen {
+            let m = &s.selected(&self.view)?.mutant;
+            return Some(EvidenceRef {
+                file: m.file.clone(),
+                start_line: m.line,
+                end_line: m.line,
+            });
+        }
         let item = self.selected_item()?;
         let refs = self.evidence_refs(item);
         let ref_idx = self.screen.state().detail().ref_idx;
@@ -424,6 +435,9 @@ fn visible_items(
     let keep = |o_id: &str, hay: [&str; 2]| {
         filters.state.is_none_or(|s| view.review_state(o_id) == s)
             && filters.judged.is_none_or(|f| view.judged_as(o_id, f))
+            && filters
+                .mutation
+                .is_none_or(|f| view.mutation.as_ref().is_some_and(|m| f.keeps(m, o_id)))
             && (text.is_empty() || hay.iter().any(|h| h.to_lowercase().contains(&text)))
     };
     match source {

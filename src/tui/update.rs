@@ -11,7 +11,7 @@ use super::keymap::Key;
 use super::line_edit::LineEdit;
 use super::popups::{Confirm, ConfirmQuit, Export, Help, Note};
 use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id};
-use super::screens::{CostsScreen, GroupsScreen, MetamorphicScreen};
+use super::screens::{CostsScreen, GroupsScreen, MetamorphicScreen, MutantsScreen};
 use super::state::{App, InputTarget, LineInput, LiveState, Popup, Screen, StatusFilter, Tab};
 use crate::model::{Decision, ReviewDecision, ReviewState};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
@@ -51,6 +51,13 @@ pub enum Effect {
     /// Run the accepted and edited oracles against `base_url` in the background and
     /// save the verdicts.
     RunOracles { base_url: String },
+    /// Run the mutation analysis of the session in the background (`mutate_job`), on
+    /// the oracles `only` selects, then reload its results.
+    RunMutate {
+        settings: super::mutate_job::MutateSettings,
+        only: crate::suite::Only,
+        project: PathBuf,
+    },
 }
 
 /// Handles one key press. In a read-only workbench nothing that would write to the
@@ -83,6 +90,7 @@ fn writes_session(action: Action) -> bool {
             | Action::BulkReject
             | Action::Rerun
             | Action::RunOracles
+            | Action::RunMutate
     )
 }
 
@@ -248,6 +256,8 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         }
         Action::Rerun => super::jobs::open_rerun_popup(app),
         Action::RunOracles => super::jobs::open_run_popup(app),
+        Action::RunMutate => super::popups::open_mutate_popup(app),
+        Action::CycleMutation => super::filters::cycle_mutation(app),
         _ => return None,
     }
     Some(Vec::new())
@@ -314,6 +324,11 @@ fn navigate(app: &mut App, action: Action) {
         Action::Quit if app.live == LiveState::Running => {
             app.popups.push(Popup::ConfirmQuit(ConfirmQuit))
         }
+        // The analysis's API servers run in their own process groups and are stopped
+        // by the run itself: leaving now would leave them running.
+        Action::Quit if app.jobs.mutate.is_some() => app.error(
+            "a mutation analysis is running: wait for it to end (its API servers stop with it)",
+        ),
         Action::Quit => app.quit = true,
         Action::Help => app.popups.push(Popup::Help(Help)),
         Action::Back => back(app),
@@ -337,6 +352,12 @@ fn navigate(app: &mut App, action: Action) {
         Action::ShowCosts => app.show(Screen::Costs(CostsScreen)),
         Action::ShowMetamorphic if !matches!(app.screen, Screen::Metamorphic(_)) => {
             app.show(Screen::Metamorphic(MetamorphicScreen::default()))
+        }
+        Action::ShowMutants if !matches!(app.screen, Screen::Mutants(_)) => {
+            app.show(Screen::Mutants(MutantsScreen::new(&app.view)))
+        }
+        Action::CycleOperator | Action::CycleFile | Action::CycleMutantOp => {
+            super::screens::cycle_mutant_filter(app, action)
         }
         Action::NextRef | Action::PrevRef => next_ref(app, action == Action::NextRef),
         Action::WholeFile => {

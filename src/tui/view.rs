@@ -183,6 +183,8 @@ pub struct SessionView {
     pub judgements: BTreeMap<String, crate::store::Judgement>,
     /// When the last metamorphic loop ended: the run time of `mr_verdicts`.
     pub mr_report_at: Option<String>,
+    /// Mutation results (`mutation/`), when the session has a matrix.
+    pub mutation: Option<super::mutation::MutationView>,
 }
 
 impl SessionView {

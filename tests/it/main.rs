@@ -75,6 +75,8 @@ mod tui_judge;
 mod tui_live;
 mod tui_meta_e2e;
 mod tui_metamorphic;
+mod tui_mutants;
+mod tui_mutate_e2e;
 mod tui_real_session;
 mod tui_rerun;
 mod tui_screens;

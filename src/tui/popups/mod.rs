@@ -12,6 +12,7 @@ mod editor;
 mod export;
 mod help;
 mod judge;
+mod mutate;
 mod note;
 mod quit;
 mod rerun;
@@ -22,6 +23,7 @@ pub use editor::Editor;
 pub use export::Export;
 pub use help::Help;
 pub use judge::Judge;
+pub use mutate::{RunMutate, open_mutate_popup};
 pub use note::Note;
 pub use quit::ConfirmQuit;
 pub use rerun::Rerun;
@@ -74,6 +76,8 @@ pub enum Popup {
     Rerun(Rerun),
     /// Base URL of the API to run the accepted oracles against.
     RunOracles(RunOracles),
+    /// Commands of a mutation analysis.
+    RunMutate(Box<RunMutate>),
     /// Export dialog.
     Export(Export),
 }
@@ -89,6 +93,7 @@ impl Popup {
             Popup::ConfirmQuit(p) => p,
             Popup::Rerun(p) => p,
             Popup::RunOracles(p) => p,
+            Popup::RunMutate(p) => p.as_mut(),
             Popup::Export(p) => p,
         }
     }
@@ -103,6 +108,7 @@ impl Popup {
             Popup::ConfirmQuit(p) => p,
             Popup::Rerun(p) => p,
             Popup::RunOracles(p) => p,
+            Popup::RunMutate(p) => p.as_ref(),
             Popup::Export(p) => p,
         }
     }

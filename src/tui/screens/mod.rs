@@ -18,12 +18,14 @@
 mod costs;
 mod groups;
 mod metamorphic;
+mod mutants;
 mod operation;
 mod operations;
 
 pub use costs::CostsScreen;
 pub use groups::{GroupScreen, GroupsScreen};
 pub use metamorphic::MetamorphicScreen;
+pub use mutants::{MutantsScreen, cycle_mutant_filter};
 pub use operation::{OperationScreen, Tab};
 pub use operations::OperationsScreen;
 
@@ -48,6 +50,8 @@ pub enum Screen {
     Costs(CostsScreen),
     /// Metamorphic tests: list and detail, reviewed like oracles.
     Metamorphic(MetamorphicScreen),
+    /// Mutants of the last mutation analysis, survivors first.
+    Mutants(MutantsScreen),
 }
 
 impl Screen {
@@ -60,6 +64,7 @@ impl Screen {
             Screen::Group(s) => s,
             Screen::Costs(s) => s,
             Screen::Metamorphic(s) => s,
+            Screen::Mutants(s) => s,
         }
     }
 
@@ -72,6 +77,7 @@ impl Screen {
             Screen::Group(s) => s,
             Screen::Costs(s) => s,
             Screen::Metamorphic(s) => s,
+            Screen::Mutants(s) => s,
         }
     }
 }

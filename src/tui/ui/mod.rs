@@ -7,6 +7,7 @@
 //! by `App::prepare_frame`.
 
 mod metamorphic;
+mod mutants;
 mod operation;
 mod operations;
 mod oracles;
@@ -17,6 +18,7 @@ use super::state::App;
 use super::view::{AgentState, AgentStatus};
 use crate::model::ReviewState;
 pub(crate) use metamorphic::draw as draw_metamorphic;
+pub(crate) use mutants::draw as draw_mutants;
 pub(crate) use operation::draw as draw_operation;
 pub(crate) use operations::{draw_costs, draw_groups, draw_operations};
 pub(crate) use oracles::draw_group;
@@ -57,6 +59,10 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
     if !app.view.metamorphic.is_empty() || current == Action::ShowMetamorphic {
         screens.push((Action::ShowMetamorphic, "Metamorphic"));
     }
+    // Likewise the mutants screen, once the session has mutation results.
+    if app.view.mutation.is_some() || current == Action::ShowMutants {
+        screens.push((Action::ShowMutants, "Mutants"));
+    }
     for (action, title) in screens {
         let key = app.keymap.hint(&["global"], action).unwrap_or_default();
         let style = if action == current {
@@ -73,6 +79,8 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // The score before the name: on a narrow terminal the name is what gets cut.
+    spans.extend(score_spans(app));
     spans.push(Span::styled(format!("  {name}"), t.muted));
     if let Some(h) = &app.read_only {
         spans.push(Span::styled(
@@ -81,6 +89,38 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
         ));
     }
     Line::from(spans).render(area, buf);
+}
+
+/// The suite's mutation score, and what it would be without the oracles rejected in
+/// this review (from the matrix, no re-run); progress while an analysis runs.
+fn score_spans(app: &App) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let mut spans = Vec::new();
+    if let Some(m) = &app.view.mutation {
+        let pct = crate::tui::mutation::percent;
+        spans.push(Span::styled(
+            format!("  mutation {}", pct(m.score())),
+            t.accent,
+        ));
+        let rejected = m.rejected(|o| app.view.review_state(o));
+        if !rejected.is_empty() {
+            spans.push(Span::styled(
+                format!(
+                    " → {} without {} rejected",
+                    pct(m.score_without(&rejected)),
+                    rejected.len()
+                ),
+                t.warning,
+            ));
+        }
+    }
+    if let Some((done, total)) = app.jobs.mutate {
+        spans.push(Span::styled(
+            format!("  mutating {done}/{total}"),
+            t.running,
+        ));
+    }
+    spans
 }
 
 fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {

@@ -173,6 +173,15 @@ fn status_lines<'a>(app: &App, o_id: &str, lines: &mut Vec<Line<'a>>) {
     }
     lines.push(Line::from(head));
     lines.extend(judgement_line(app, o_id, false));
+    lines.extend(app.view.mutation.as_ref().and_then(|m| {
+        let text = m.words(o_id)?;
+        let style = if m.kills_nothing.contains(o_id) || m.redundant.contains(o_id) {
+            t.warning
+        } else {
+            t.muted
+        };
+        Some(Line::styled(text, style))
+    }));
     if let Some(why) = app.view.set_aside.get(o_id) {
         let restored = state != crate::model::ReviewState::Dropped;
         let what = if restored {
@@ -307,6 +316,22 @@ fn evidence_lines<'a>(
     }
 }
 
+/// The kills column (`kills/unique`, `-` for an oracle the analysis did not count),
+/// shown once the session has mutation results.
+fn kills_span<'a>(app: &App, o_id: &str) -> Option<Span<'a>> {
+    let m = app.view.mutation.as_ref()?;
+    let text = match m.figures.get(o_id) {
+        Some((kills, unique)) => format!("{kills:>3}/{unique:<2} "),
+        None => "  -    ".to_string(),
+    };
+    let style = if m.kills_nothing.contains(o_id) || m.redundant.contains(o_id) {
+        app.theme.warning
+    } else {
+        app.theme.muted
+    };
+    Some(Span::styled(text, style))
+}
+
 fn draw_item_list(app: &App, items: &ItemList, area: Rect, buf: &mut Buffer, title: String) {
     let t = &app.theme;
     let h = area.height.saturating_sub(2) as usize;
@@ -346,11 +371,14 @@ fn draw_item_list(app: &App, items: &ItemList, area: Rect, buf: &mut Buffer, tit
             let mut spans = vec![
                 Span::styled(format!("{glyph} "), state_style(app, state)),
                 Span::styled(format!("{strat} "), t.accent),
+            ];
+            spans.extend(kills_span(app, &o_id));
+            spans.extend([
                 Span::raw(format!("{id}  ")),
                 Span::styled(desc, t.muted),
                 verdict_span(app, &o_id),
                 judgement_span(app, &o_id, false),
-            ];
+            ]);
             if i == items.cursor {
                 spans = spans.into_iter().map(|s| s.style(t.selected)).collect();
             }
@@ -408,6 +436,12 @@ pub(super) fn draw_oracles(app: &App, scr: &OperationScreen, area: Rect, buf: &m
     let mut title = format!("Oracles ({})", items.visible.len());
     if !items.filter.is_empty() {
         title.push_str(&format!(" /{}", items.filter));
+    }
+    if let Some(f) = app.filters.mutation {
+        title.push_str(&format!(" [{}]", f.label()));
+    }
+    if app.view.mutation.is_some() {
+        title.push_str(" · kills/unique");
     }
     review_panes(app, items, scr.detail, area, buf, title);
 }

@@ -1,0 +1,261 @@
+//! Running `mastor mutate` from the workbench: the settings asked for (start and build
+//! commands, a mutant limit), remembered per session in `SESSION/mutation/tui.json`,
+//! and the run itself on its own thread, reporting progress over the jobs channel.
+//!
+//! The analysis is `mutate::analysis` exactly as the CLI runs it (same defaults: two
+//! jobs, ready on `/` within 30 s, 5 s per request); the workbench only reloads the
+//! results when it ends. It runs the accepted and edited oracles, or every oracle when
+//! the review has accepted none yet (so kills can guide a first review).
+
+use super::jobs::JobMsg;
+use super::state::App;
+use super::store::Session;
+use super::update::Effect;
+use crate::mutate::analysis::{self, Options};
+use crate::suite::Only;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Sender;
+use std::time::Duration;
+
+/// The settings file, inside the session's `mutation/`.
+pub const SETTINGS_FILE: &str = "tui.json";
+
+/// The mutant limit a first run gets, so it ends in minutes.
+pub const DEFAULT_MAX_MUTANTS: usize = 20;
+
+/// What the run popup asks for, remembered per session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MutateSettings {
+    /// Start command template (`{dir}`, `{port}`, `{classpath}`); empty: the default.
+    #[serde(default)]
+    pub start: String,
+    /// Build command template (`{dir}`); empty: javac of the one changed file.
+    #[serde(default)]
+    pub build: String,
+    /// At most this many mutants (a seeded sample); `None`: every mutant.
+    #[serde(default = "default_max")]
+    pub max_mutants: Option<usize>,
+}
+
+fn default_max() -> Option<usize> {
+    Some(DEFAULT_MAX_MUTANTS)
+}
+
+impl Default for MutateSettings {
+    fn default() -> Self {
+        MutateSettings {
+            start: String::new(),
+            build: String::new(),
+            max_mutants: default_max(),
+        }
+    }
+}
+
+/// Where a session's settings live.
+pub fn settings_path(session_dir: &Path) -> PathBuf {
+    session_dir
+        .join(super::mutation::MUTATION_DIR)
+        .join(SETTINGS_FILE)
+}
+
+/// The remembered settings (defaults when there are none); `Err` names a broken file,
+/// whose settings are then the defaults.
+pub fn read_settings(session_dir: &Path) -> Result<MutateSettings, String> {
+    let path = settings_path(session_dir);
+    if !path.is_file() {
+        return Ok(MutateSettings::default());
+    }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Remembers `s` for the next run of this session.
+pub fn write_settings(session_dir: &Path, s: &MutateSettings) -> Result<(), String> {
+    let path = settings_path(session_dir);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let mut text = serde_json::to_string_pretty(s).map_err(|e| e.to_string())?;
+    text.push('\n');
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The analysis options for a session: the CLI's defaults, plus the settings. The
+/// project is the one the workbench shows sources from (an imported session records
+/// none).
+pub fn options(session_dir: &Path, project: &Path, s: &MutateSettings, only: Only) -> Options {
+    let cmd = |c: &str| (!c.trim().is_empty()).then(|| c.trim().to_string());
+    Options {
+        input: session_dir.to_path_buf(),
+        project: Some(project.to_path_buf()),
+        spec: None,
+        only: Some(only),
+        ops: Vec::new(),
+        files: Vec::new(),
+        operators: Vec::new(),
+        max_mutants: s.max_mutants,
+        seed: 0,
+        in_diff: None,
+        shard: None,
+        build: cmd(&s.build),
+        start: cmd(&s.start),
+        ready: "/".into(),
+        ready_timeout: Duration::from_secs(30),
+        timeout: None,
+        jobs: 2,
+        request_timeout: Duration::from_secs(5),
+        out: None,
+    }
+}
+
+/// What a mutation run tells the workbench.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MutateMsg {
+    /// `done` of `total` mutants have an outcome.
+    Progress { done: usize, total: usize },
+    /// The run ended: a one-line summary, or why it failed.
+    Finished(Result<String, String>),
+}
+
+/// Runs the analysis of the session in `dir` (blocking, on its own tokio runtime),
+/// sending progress on `tx`; returns a one-line summary.
+pub fn run(
+    dir: &Path,
+    project: &Path,
+    s: &MutateSettings,
+    only: Only,
+    tx: &Sender<JobMsg>,
+) -> Result<String, String> {
+    let opts = options(dir, project, s, only);
+    let target = analysis::load_target(&opts)?;
+    let (mutants, _skipped) = analysis::list_mutants(&target, &opts)?;
+    let total = mutants.len();
+    let _ = tx.send(JobMsg::Mutate(MutateMsg::Progress { done: 0, total }));
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let progress_tx = std::sync::Mutex::new(tx.clone());
+    let progress = |_: &crate::mutate::Mutant, _: &crate::mutate::MutantOutcome| {
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if let Ok(tx) = progress_tx.lock() {
+            let _ = tx.send(JobMsg::Mutate(MutateMsg::Progress { done: n, total }));
+        }
+    };
+    let rt = tokio::runtime::Runtime::new()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let report = rt.block_on(analysis::execute(&target, &opts, mutants, &progress))?;
+    let c = &report.summary.total;
+    let mut line = format!(
+        "mutate: score {} ({} caught, {} missed, {} timeout, {} unviable, {} not covered; ran {}, \
+         reused {})",
+        super::mutation::percent(c.score),
+        c.caught,
+        c.missed,
+        c.timeout,
+        c.unviable,
+        c.not_covered,
+        report.ran,
+        report.reused
+    );
+    if only == Only::All {
+        line.push_str("; no accepted oracles, so every oracle ran");
+    }
+    if let Some(e) = report.errors.first() {
+        line.push_str(&format!("; {} error(s), first: {e}", report.errors.len()));
+    }
+    Ok(crate::text::escape_controls(&line).into_owned())
+}
+
+/// The run popup was accepted: remembers the settings, then asks for the run on the
+/// accepted oracles (every oracle when none is accepted yet), unless something runs.
+pub fn start(app: &mut App, settings: MutateSettings) -> Vec<Effect> {
+    if let Some(why) = super::jobs::busy(app) {
+        app.error(format!("cannot run mutate now: {why}"));
+        return Vec::new();
+    }
+    if let Err(e) = write_settings(&app.view.dir, &settings) {
+        app.error(format!("settings not remembered: {e}"));
+    }
+    // Any accepted or edited item (oracle, sequence, metamorphic test) makes a suite.
+    let accepted = app.view.decisions.values().any(|d| {
+        matches!(
+            d.decision,
+            crate::model::Decision::Accepted | crate::model::Decision::Edited
+        )
+    });
+    let only = if accepted { Only::Accepted } else { Only::All };
+    app.jobs.mutate = Some((0, 0));
+    app.notify(match only {
+        Only::Accepted => "mutate: listing mutants of the accepted oracles' files…",
+        Only::All => "mutate: no accepted oracles yet, running every oracle…",
+    });
+    let project = app.view.project_root.clone();
+    vec![Effect::RunMutate {
+        settings,
+        only,
+        project,
+    }]
+}
+
+/// Applies a message of the run; returns whether the screen needs a redraw.
+pub fn apply(session: &Session, app: &mut App, msg: MutateMsg) -> bool {
+    match msg {
+        MutateMsg::Progress { done, total } => {
+            app.jobs.mutate = Some((done, total));
+            app.notify(format!("mutate: {done}/{total} mutants done"));
+        }
+        MutateMsg::Finished(outcome) => {
+            app.jobs.mutate = None;
+            if !super::jobs::reload(session, app, "the mutation analysis") {
+                return true;
+            }
+            app.refresh_mutants();
+            match outcome {
+                Ok(summary) => app.notify(summary),
+                Err(why) => app.error(format!(
+                    "mutate failed: {}",
+                    crate::text::escape_controls(&why)
+                )),
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_round_trip_and_refuse_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(read_settings(dir.path()), Ok(MutateSettings::default()));
+        let s = MutateSettings {
+            start: "java -jar app.jar {port}".into(),
+            build: String::new(),
+            max_mutants: None,
+        };
+        write_settings(dir.path(), &s).unwrap();
+        assert_eq!(read_settings(dir.path()), Ok(s));
+        std::fs::write(settings_path(dir.path()), r#"{"start": "", "jobs": 4}"#).unwrap();
+        let err = read_settings(dir.path()).unwrap_err();
+        assert!(err.contains("tui.json") && err.contains("jobs"), "{err}");
+    }
+
+    #[test]
+    fn empty_commands_mean_the_defaults() {
+        let o = options(
+            Path::new("/s"),
+            Path::new("/p"),
+            &MutateSettings::default(),
+            Only::Accepted,
+        );
+        assert_eq!(o.project.as_deref(), Some(Path::new("/p")));
+        assert_eq!((o.build, o.start, o.max_mutants), (None, None, Some(20)));
+        assert_eq!((o.jobs, o.ready.as_str()), (2, "/"));
+        assert_eq!(o.request_timeout, Duration::from_secs(5));
+        assert_eq!(o.ready_timeout, Duration::from_secs(30));
+    }
+}

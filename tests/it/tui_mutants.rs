@@ -1,0 +1,316 @@
+//! The workbench over mutation results: the Mutants screen (survivors first, the
+//! mutated line as a diff beside the source, killers or the reason there are none),
+//! the kills column and filters of the oracle list, and the header's score with and
+//! without the oracles rejected in this review. The results are hand-written files
+//! over the petstore fixture session.
+
+use crate::tui_common;
+
+use mastor::store::Session;
+use mastor::tui::driver::{Options, open_session, perform};
+use mastor::tui::state::{App, Screen};
+use mastor::tui::update::handle_key;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::{Value, json};
+use std::path::Path;
+use tui_common::{PET_HANDLER, petstore_root, petstore_session, t0};
+
+struct Bench {
+    _dir: tempfile::TempDir,
+    session: Session,
+    app: App,
+}
+
+/// A mutant of PetHandler.java replacing the `nth` occurrence of `before` on `line`.
+fn mutant(id: &str, operator: &str, line: usize, before: &str, after: &str) -> Value {
+    let text = std::fs::read_to_string(petstore_root().join(PET_HANDLER)).unwrap();
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum();
+    let col = text[line_start..].find(before).unwrap();
+    let start = line_start + col;
+    json!({"id": id, "operator": operator, "file": PET_HANDLER, "line": line,
+           "column": col + 1, "start": start, "end": start + before.len(),
+           "before": before, "after": after, "ops": ["GET /pets"]})
+}
+
+fn counts(caught: usize, missed: usize, timeout: usize, unviable: usize) -> Value {
+    let killed = caught + timeout;
+    let score = if killed + missed > 0 {
+        json!((killed as f64 / (killed + missed) as f64 * 10_000.0).round() / 10_000.0)
+    } else {
+        Value::Null
+    };
+    json!({"mutants": caught + missed + timeout + unviable, "caught": caught,
+           "missed": missed, "timeout": timeout, "unviable": unviable, "not_covered": 0,
+           "killed": killed, "survived": missed, "no_coverage": 0, "score": score})
+}
+
+/// Writes `mutation/` for the fixture session: five mutants of GET /pets's handler,
+/// one survivor, two caught, one timeout, one unviable.
+pub fn write_results(session_dir: &Path) {
+    let dir = session_dir.join("mutation");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mutants = [
+        mutant(
+            "m-caught-2",
+            "negate_conditionals",
+            78,
+            "limit > 100",
+            "limit <= 100",
+        ),
+        mutant(
+            "m-missed",
+            "conditionals_boundary",
+            78,
+            "limit < 1",
+            "limit <= 1",
+        ),
+        mutant(
+            "m-caught-1",
+            "negate_conditionals",
+            78,
+            "limit < 1",
+            "limit >= 1",
+        ),
+        mutant("m-unviable", "math", 92, "+", "-"),
+        mutant(
+            "m-timeout",
+            "return_values",
+            66,
+            "Http.query(exchange)",
+            "null",
+        ),
+    ];
+    let lines: Vec<String> = mutants.iter().map(Value::to_string).collect();
+    std::fs::write(dir.join("mutants.jsonl"), lines.join("\n") + "\n").unwrap();
+    let o = |t: &str| format!("GET /pets#{t}");
+    let matrix = json!({
+        "oracles": [o("fv_limit_10"), o("bi_limit_0"), o("fi_limit_abc"), o("bv_limit_100")],
+        "excluded": [],
+        "mutants": [
+            {"id": "m-caught-2", "status": "caught", "killed_by": [
+                {"o_id": o("fv_limit_10"), "assertion": "status == 200 (got 400)"},
+                {"o_id": o("bv_limit_100"), "assertion": "status == 200 (got 400)\u{1b}[2J"}]},
+            {"id": "m-missed", "status": "missed", "killed_by": []},
+            {"id": "m-caught-1", "status": "caught", "killed_by": [
+                {"o_id": o("fv_limit_10"), "assertion": "status == 200 (got 400)"}]},
+            {"id": "m-unviable", "status": "unviable", "killed_by": [],
+             "detail": "javac: bad operand types for binary operator '-'"},
+            {"id": "m-timeout", "status": "timeout", "killed_by": [],
+             "detail": "the suite ran over 10.0 s"}
+        ]
+    });
+    let fig = |t: &str, k: usize, u: usize| json!({"o_id": o(t), "kills": k, "unique_kills": u});
+    let mut redundant = fig("bv_limit_100", 1, 0);
+    redundant["subsumed_by"] = json!(o("fv_limit_10"));
+    let summary = json!({
+        "total": counts(2, 1, 1, 1),
+        "per_operation": {"GET /pets": counts(2, 1, 1, 1)},
+        "per_operator": {},
+        "per_oracle": [fig("fv_limit_10", 2, 1), fig("bi_limit_0", 0, 0),
+                       fig("fi_limit_abc", 0, 0), redundant],
+        "kills_nothing": [o("bi_limit_0"), o("fi_limit_abc")],
+        "redundant": [o("bv_limit_100")],
+        "excluded": []
+    });
+    for (name, v) in [("matrix.json", matrix), ("summary.json", summary)] {
+        std::fs::write(dir.join(name), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    }
+}
+
+fn options(dir: &Path) -> Options {
+    Options {
+        theme: Some("dark".into()),
+        keymap: Some(dir.join("no-keymap.toml")),
+        mouse: false,
+    }
+}
+
+fn open(with_results: bool) -> Bench {
+    let dir = tempfile::tempdir().unwrap();
+    let session = petstore_session(dir.path());
+    if with_results {
+        write_results(session.dir());
+    }
+    let (session, mut app) = open_session(dir.path(), &options(dir.path())).unwrap();
+    app.now = t0() + chrono::Duration::seconds(125);
+    Bench {
+        _dir: dir,
+        session,
+        app,
+    }
+}
+
+fn press(b: &mut Bench, keys: &[KeyEvent]) {
+    for k in keys {
+        for e in handle_key(&mut b.app, *k) {
+            perform(&b.session, &mut b.app, e, &mut |t: &str| Ok(t.to_string()));
+        }
+    }
+}
+
+fn k(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+}
+
+fn code(c: KeyCode) -> KeyEvent {
+    KeyEvent::new(c, KeyModifiers::NONE)
+}
+
+fn screen(app: &mut App, w: u16, h: u16) -> String {
+    app.prepare_frame();
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| f.render_widget(&*app, f.area())).unwrap();
+    format!("{}", terminal.backend())
+}
+
+fn snap(b: &mut Bench, name: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"/tmp/\.tmp[A-Za-z0-9]+", "[TMP]");
+    settings.bind(|| {
+        for (w, h) in [(120, 40), (80, 24)] {
+            insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(&mut b.app, w, h));
+        }
+    });
+}
+
+#[test]
+fn mutants_screen_lists_survivors_first_with_the_diff_and_killers() {
+    let mut b = open(true);
+    press(&mut b, &[k('5')]);
+    assert!(matches!(b.app.screen, Screen::Mutants(_)));
+    snap(&mut b, "mutants_survivor");
+    // Two rows down: caught by two oracles, each with its failing assertion (the escape
+    // in one is shown, not sent to the terminal).
+    press(&mut b, &[code(KeyCode::Down), code(KeyCode::Down)]);
+    let s = screen(&mut b.app, 120, 40);
+    assert!(s.contains("GET /pets#bv_limit_100"), "{s}");
+    assert!(s.contains(r"\u{1b}[2J"), "{s}");
+    snap(&mut b, "mutants_caught");
+    // Operators cycle in report order: the third, math, leaves the unviable mutant.
+    press(&mut b, &[k('o'), k('o'), k('o')]);
+    let s = screen(&mut b.app, 120, 40);
+    assert!(s.contains("Mutants (1/5) operator:math"), "{s}");
+    assert!(s.contains("why: javac: bad operand types"), "{s}");
+    press(&mut b, &[k('c')]);
+    assert!(screen(&mut b.app, 120, 40).contains("Mutants (5/5)"));
+}
+
+#[test]
+fn oracle_list_shows_kills_and_filters_what_kills_nothing_or_is_redundant() {
+    let mut b = open(true);
+    press(&mut b, &[code(KeyCode::Enter)]);
+    snap(&mut b, "mutants_oracle_kills");
+    press(&mut b, &[k('M')]);
+    let s = screen(&mut b.app, 120, 40);
+    assert!(
+        s.contains("Oracles (2) [kills nothing] · kills/unique"),
+        "{s}"
+    );
+    press(&mut b, &[k('M')]);
+    let s = screen(&mut b.app, 120, 40);
+    assert!(
+        s.contains("Oracles (1) [redundant]") && s.contains("bv_limit_100"),
+        "{s}"
+    );
+    press(&mut b, &[k('M')]);
+    assert!(screen(&mut b.app, 120, 40).contains("Oracles (4)"));
+}
+
+#[test]
+fn header_score_follows_the_oracles_rejected_in_this_review() {
+    let mut b = open(true);
+    let s = screen(&mut b.app, 120, 40);
+    assert!(
+        s.contains("mutation 75.0%") && !s.contains("without"),
+        "{s}"
+    );
+    // Reject fv_limit_10, the only killer of one mutant: 2 of 4 killed.
+    press(
+        &mut b,
+        &[code(KeyCode::Enter), k('r'), code(KeyCode::Enter)],
+    );
+    let s = screen(&mut b.app, 120, 40);
+    assert!(
+        s.contains("mutation 75.0% → 50.0% without 1 rejected"),
+        "{s}"
+    );
+}
+
+#[test]
+fn without_results_nothing_changes_and_a_broken_matrix_is_a_warning() {
+    let mut b = open(false);
+    press(&mut b, &[code(KeyCode::Enter)]);
+    let s = screen(&mut b.app, 120, 40);
+    assert!(!s.contains("mutation") && !s.contains("Mutants"), "{s}");
+    press(&mut b, &[k('5')]);
+    assert!(screen(&mut b.app, 120, 40).contains("no mutation results in this session"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let session = petstore_session(dir.path());
+    write_results(session.dir());
+    std::fs::write(
+        session.dir().join("mutation/matrix.json"),
+        "{\"oracles\": [",
+    )
+    .unwrap();
+    let (_s, app) = open_session(dir.path(), &options(dir.path())).unwrap();
+    assert!(app.view.mutation.is_none());
+    assert!(
+        app.view
+            .warnings
+            .iter()
+            .any(|w| w.contains("mutation/matrix.json cannot be read")),
+        "{:?}",
+        app.view.warnings
+    );
+}
+
+#[test]
+fn mutate_popup_remembers_the_commands_and_asks_for_one_run_at_a_time() {
+    use mastor::tui::mutate_job::MutateSettings;
+    use mastor::tui::update::Effect;
+    let mut b = open(false);
+    let ctrl_k = KeyEvent::new(KeyCode::Char('k'), KeyModifiers::CONTROL);
+    assert!(handle_key(&mut b.app, ctrl_k).is_empty());
+    snap(&mut b, "mutants_run_popup");
+    for c in "java -jar app.jar {port}".chars() {
+        handle_key(&mut b.app, k(c));
+    }
+    for key in [
+        KeyCode::Tab,
+        KeyCode::Tab,
+        KeyCode::Backspace,
+        KeyCode::Backspace,
+    ] {
+        handle_key(&mut b.app, code(key));
+    }
+    handle_key(&mut b.app, k('5'));
+    let effects = handle_key(&mut b.app, code(KeyCode::Enter));
+    let want = MutateSettings {
+        start: "java -jar app.jar {port}".into(),
+        build: String::new(),
+        max_mutants: Some(5),
+    };
+    match effects.as_slice() {
+        [Effect::RunMutate { settings, only, .. }] => {
+            assert_eq!(settings, &want);
+            // Nothing accepted yet: every oracle runs.
+            assert_eq!(*only, mastor::suite::Only::All);
+        }
+        other => panic!("expected one run, got {other:?}"),
+    }
+    let saved = mastor::tui::mutate_job::read_settings(b.session.dir()).unwrap();
+    assert_eq!(saved, want);
+    // One run at a time, and no quitting while its servers run.
+    assert!(handle_key(&mut b.app, ctrl_k).is_empty());
+    assert!(b.app.popups.is_empty());
+    assert!(screen(&mut b.app, 120, 40).contains("a mutation analysis is in progress"));
+    handle_key(&mut b.app, k('q'));
+    assert!(!b.app.quit);
+}
