@@ -129,6 +129,9 @@ actions! {
     CycleFile = "cycle_file", "file filter";
     /// Mutants screen: cycle the operation filter (operations reaching the file).
     CycleMutantOp = "cycle_mutant_op", "operation filter";
+    /// Mutants screen: mark the selected survivor equivalent (with a note), or withdraw
+    /// the mark of an equivalent one.
+    MarkEquivalent = "mark_equivalent", "equivalent";
     /// Scroll the detail pane of the metamorphic screen down.
     ScrollDetailDown = "scroll_detail_down", "scroll detail down";
     /// Scroll the detail pane of the metamorphic screen up.

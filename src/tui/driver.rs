@@ -124,6 +124,28 @@ pub fn perform(
             }
             Err(e) => app.error(format!("judgement NOT saved: {e}")),
         },
+        Effect::MarkEquivalent { mutant, note, undo } => {
+            let results = crate::mutate::results::Results::new(session.dir().join("mutation"));
+            let mark = crate::mutate::results::EquivalentMark {
+                mutant: mutant.clone(),
+                note,
+                at: chrono::Utc::now().to_rfc3339(),
+                undo,
+            };
+            match results.append_mark(&mark).and_then(|_| results.reanalyse()) {
+                Ok(_) => {
+                    if super::jobs::reload(session, app, "the equivalence mark") {
+                        app.refresh_mutants();
+                        app.notify(if undo {
+                            format!("{mutant}: equivalence mark withdrawn")
+                        } else {
+                            format!("{mutant} marked equivalent: out of the score")
+                        });
+                    }
+                }
+                Err(e) => app.error(format!("equivalence mark NOT saved: {e}")),
+            }
+        }
         Effect::UndoJudgement(o_id) => match session.append_judgement_undo(&o_id) {
             Ok(()) => app.judgement_undo_saved(crate::store::JudgementUndo {
                 undo_judgement: o_id,

@@ -109,6 +109,8 @@ pub fn options(session_dir: &Path, project: &Path, s: &MutateSettings, only: Onl
         jobs: 2,
         request_timeout: Duration::from_secs(5),
         out: None,
+        only_mutants: None,
+        extra_oracles: Default::default(),
     }
 }
 

@@ -107,6 +107,7 @@ fn rank(s: Status) -> u8 {
         Status::Timeout => 2,
         Status::NotCovered => 3,
         Status::Unviable => 4,
+        Status::Equivalent => 5,
     }
 }
 

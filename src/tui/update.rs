@@ -27,6 +27,13 @@ pub enum Effect {
     RecordBatch(Vec<ReviewDecision>),
     /// Append an undo of the latest decision on this o_id, then `App::undo_saved`.
     Undo(String),
+    /// Append an equivalent-mutant mark (or its withdrawal) to `mutation/` and recompute
+    /// the summary, then reload the session.
+    MarkEquivalent {
+        mutant: String,
+        note: String,
+        undo: bool,
+    },
     /// Append a true / false positive judgement (fsynced), then `App::judgement_saved`.
     Judge(crate::store::Judgement),
     /// Append an undo of the latest judgement of this o_id, then
@@ -91,6 +98,7 @@ fn writes_session(action: Action) -> bool {
             | Action::Rerun
             | Action::RunOracles
             | Action::RunMutate
+            | Action::MarkEquivalent
     )
 }
 
@@ -200,6 +208,7 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
 /// Decisions, judgements, bulk actions, export and runs; `None` for other actions.
 fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
     match action {
+        Action::MarkEquivalent => return Some(super::screens::mark_equivalent(app)),
         Action::Accept => {
             if let Some(o_id) = selected_o_id(app) {
                 return Some(vec![Effect::Record(decision(

@@ -314,3 +314,80 @@ fn mutate_popup_remembers_the_commands_and_asks_for_one_run_at_a_time() {
     handle_key(&mut b.app, k('q'));
     assert!(!b.app.quit);
 }
+
+/// What `mutate equivalent` needs besides the files above: the baseline and the runs
+/// the summary is recomputed from.
+fn write_runs(session_dir: &Path) {
+    let dir = session_dir.join("mutation");
+    let o = |t: &str| format!("GET /pets#{t}");
+    let baseline = json!({"key": "k", "suite_ms": 1, "start_ms": 1, "baseline": {
+        "included": [o("bi_limit_0"), o("bv_limit_100"), o("fi_limit_abc"), o("fv_limit_10")],
+        "excluded": []}});
+    std::fs::write(dir.join("baseline.json"), baseline.to_string()).unwrap();
+    let run = |id: &str, status: &str, failed: Vec<String>| {
+        json!({"mutant": id, "key": "k", "status": status,
+               "failed": failed.iter().map(|f| json!({"o_id": f, "assertion": "status"})).collect::<Vec<_>>()})
+        .to_string()
+    };
+    let runs = [
+        run(
+            "m-caught-2",
+            "caught",
+            vec![o("fv_limit_10"), o("bv_limit_100")],
+        ),
+        run("m-missed", "missed", vec![]),
+        run("m-caught-1", "caught", vec![o("fv_limit_10")]),
+        run("m-unviable", "unviable", vec![]),
+        run("m-timeout", "timeout", vec![]),
+    ];
+    std::fs::write(dir.join("runs.jsonl"), runs.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_survivor_is_marked_equivalent_with_a_note_and_the_mark_is_withdrawn() {
+    let mut b = open(true);
+    write_runs(b.session.dir());
+    press(&mut b, &[k('5')]);
+    // A caught mutant cannot be equivalent.
+    press(&mut b, &[code(KeyCode::Down), k('e')]);
+    assert!(b.app.popups.is_empty());
+    let s = screen(&mut b.app, 120, 40);
+    assert!(
+        s.contains("only a survivor can be marked equivalent"),
+        "{s}"
+    );
+    press(&mut b, &[code(KeyCode::Up), k('e')]);
+    assert_eq!(
+        b.app.popups.len(),
+        1,
+        "the note popup opens on the survivor"
+    );
+    for c in "same check".chars() {
+        press(&mut b, &[k(c)]);
+    }
+    press(&mut b, &[code(KeyCode::Enter)]);
+    let marks = std::fs::read_to_string(b.session.dir().join("mutation/equivalent.jsonl")).unwrap();
+    assert!(
+        marks.contains("\"mutant\":\"m-missed\"") && marks.contains("same check"),
+        "{marks}"
+    );
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(b.session.dir().join("mutation/summary.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(summary["total"]["equivalent"], 1);
+    assert_eq!(summary["total"]["missed"], 0);
+    let s = screen(&mut b.app, 120, 40);
+    assert!(s.contains("marked equivalent"), "{s}");
+    // The equivalent mutant now sorts last; the same key withdraws its mark.
+    let results = b.app.view.mutation.as_ref().unwrap();
+    let last = results.mutants.last().unwrap();
+    assert_eq!(last.mutant.id, "m-missed");
+    press(&mut b, &[code(KeyCode::End), k('e')]);
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(b.session.dir().join("mutation/summary.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(summary["total"]["equivalent"], 0, "{summary:#}");
+    assert_eq!(summary["total"]["missed"], 1);
+}

@@ -9,6 +9,7 @@
 
 mod confirm;
 mod editor;
+mod equivalent;
 mod export;
 mod help;
 mod judge;
@@ -20,6 +21,7 @@ mod run_oracles;
 
 pub use confirm::Confirm;
 pub use editor::Editor;
+pub use equivalent::Equivalent;
 pub use export::Export;
 pub use help::Help;
 pub use judge::Judge;
@@ -78,6 +80,8 @@ pub enum Popup {
     RunOracles(RunOracles),
     /// Commands of a mutation analysis.
     RunMutate(Box<RunMutate>),
+    /// Note of an equivalent-mutant mark.
+    Equivalent(Equivalent),
     /// Export dialog.
     Export(Export),
 }
@@ -94,6 +98,7 @@ impl Popup {
             Popup::Rerun(p) => p,
             Popup::RunOracles(p) => p,
             Popup::RunMutate(p) => p.as_mut(),
+            Popup::Equivalent(p) => p,
             Popup::Export(p) => p,
         }
     }
@@ -109,6 +114,7 @@ impl Popup {
             Popup::Rerun(p) => p,
             Popup::RunOracles(p) => p,
             Popup::RunMutate(p) => p.as_ref(),
+            Popup::Equivalent(p) => p,
             Popup::Export(p) => p,
         }
     }

@@ -25,7 +25,7 @@ mod operations;
 pub use costs::CostsScreen;
 pub use groups::{GroupScreen, GroupsScreen};
 pub use metamorphic::MetamorphicScreen;
-pub use mutants::{MutantsScreen, cycle_mutant_filter};
+pub use mutants::{MutantsScreen, cycle_mutant_filter, mark_equivalent};
 pub use operation::{OperationScreen, Tab};
 pub use operations::OperationsScreen;
 

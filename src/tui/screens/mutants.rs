@@ -103,6 +103,7 @@ impl ScreenState for MutantsScreen {
             Action::CycleOperator,
             Action::CycleFile,
             Action::CycleMutantOp,
+            Action::MarkEquivalent,
             Action::ClearFilter,
             Action::RunMutate,
             Action::ScrollDown,
@@ -143,6 +144,50 @@ impl App {
     pub fn refresh_mutants(&mut self) {
         if let Screen::Mutants(s) = &mut self.screen {
             s.refresh(&self.view);
+        }
+    }
+}
+
+/// The equivalence key on the Mutants screen: a survivor gets a note popup; an
+/// equivalent mutant has its mark withdrawn; anything else is refused with the reason.
+pub fn mark_equivalent(app: &mut App) -> Vec<crate::tui::update::Effect> {
+    use crate::mutate::Status;
+    let picked = match &app.screen {
+        Screen::Mutants(s) => s.selected(&app.view).map(|m| {
+            (
+                m.mutant.id.clone(),
+                m.status,
+                format!("{}:{} {}", m.mutant.file, m.mutant.line, m.mutant.operator),
+            )
+        }),
+        _ => None,
+    };
+    let Some((id, status, what)) = picked else {
+        app.notify("no mutant selected");
+        return Vec::new();
+    };
+    match status {
+        Status::Missed => {
+            app.popups.push(crate::tui::popups::Popup::Equivalent(
+                crate::tui::popups::Equivalent {
+                    mutant: id,
+                    what: crate::text::escape_controls(&what).into_owned(),
+                    text: Default::default(),
+                },
+            ));
+            Vec::new()
+        }
+        Status::Equivalent => vec![crate::tui::update::Effect::MarkEquivalent {
+            mutant: id,
+            note: String::new(),
+            undo: true,
+        }],
+        other => {
+            app.notify(format!(
+                "{id} is {}: only a survivor can be marked equivalent",
+                other.name()
+            ));
+            Vec::new()
         }
     }
 }

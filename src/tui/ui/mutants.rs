@@ -83,7 +83,7 @@ fn status_style(app: &App, s: Status) -> Style {
         Status::Missed => t.fail,
         Status::Caught => t.pass,
         Status::Timeout => t.warning,
-        Status::Unviable | Status::NotCovered => t.muted,
+        Status::Unviable | Status::NotCovered | Status::Equivalent => t.muted,
     }
 }
 
