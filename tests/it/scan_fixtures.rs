@@ -1,8 +1,8 @@
 //! The analyser against the hand-checked fixture projects: entry files, closures,
-//! op → handler matches, exclusions, parse warnings and spec discovery must equal each
+//! op → handler matches, weak matches, exclusions, parse warnings and spec discovery must equal each
 //! fixture's `expected.json` exactly.
 
-use mastor::source::{AnalyseOptions, analyse};
+use mastor::source::{AnalyseOptions, analyse, weak_matches};
 use mastor::spec;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -84,6 +84,14 @@ fn fixtures_match_expected_json() {
             expected_matches.len(),
             "{name}: operation count"
         );
+
+        // Weak matches: handlers that are an unresolved dispatcher (absent = none).
+        let weak: Vec<&str> = weak_matches(report).iter().map(|(op, _)| *op).collect();
+        let expected_weak: Vec<&str> = expected["weak"]
+            .as_array()
+            .map(|a| a.iter().map(|v| v.as_str().unwrap()).collect())
+            .unwrap_or_default();
+        assert_eq!(weak, expected_weak, "{name}: weak matches");
 
         let excluded: Vec<&str> = report
             .operations

@@ -113,6 +113,27 @@ pub enum Cond {
     Not(Box<Cond>),
     Or(Vec<Cond>),
     And(Vec<Cond>),
+    /// `cond` read on the request path after a prefix was cut off (`path.substring(..)`,
+    /// `path.replace("/v2", "")`): handlers that route on the rest after their context.
+    Stripped {
+        strip: Strip,
+        cond: Box<Cond>,
+    },
+}
+
+/// How a handler cut the front off the request path before routing on the rest.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strip {
+    /// `substring(n)` or `substring("/lit".length())`: the first `n` characters.
+    Chars(usize),
+    /// `substring(NAME.length())`: the length of a string constant, resolved by the routes
+    /// stage (constants may live in other files).
+    Len(Expr),
+    /// `substring(exchange.getHttpContext().getPath().length())`: the handler's context.
+    Context,
+    /// `replace(lit, "")` / `replaceFirst(lit, "")`: the first occurrence of `lit` removed.
+    Remove(String),
 }
 
 /// A branch of a dispatch chain that contains no further dispatch: the conditions that

@@ -6,7 +6,7 @@ use super::{PathMatcher, Route};
 use crate::model::EntryRef;
 use crate::source::entries::Framework;
 use crate::source::index::{TypeId, TypeIndex};
-use crate::source::java::{Cond, DispatchLeaf, HandlerExpr, Method};
+use crate::source::java::{Cond, DispatchLeaf, HandlerExpr, Method, Strip};
 
 /// Whether `cond` constrains positively rather than by negation.
 fn is_positive(cond: &Cond) -> bool {
@@ -72,12 +72,38 @@ fn leaves_of<'a>(index: &TypeIndex<'a>, id: TypeId, method: &'a Method) -> &'a [
         .unwrap_or(&[])
 }
 
+/// `cond` with `substring(NAME.length())` cuts resolved to a number of characters where
+/// `NAME` is a string constant seen from `ctx`; unresolved cuts stay (matching treats them
+/// as unknown).
+fn resolve_cuts(index: &TypeIndex, ctx: TypeId, cond: &Cond) -> Cond {
+    let each = |cs: &[Cond]| cs.iter().map(|c| resolve_cuts(index, ctx, c)).collect();
+    match cond {
+        Cond::Stripped {
+            strip: Strip::Len(expr),
+            cond,
+        } => Cond::Stripped {
+            strip: match index.resolve_string(ctx, expr) {
+                Some(s) => Strip::Chars(s.chars().count()),
+                None => Strip::Len(expr.clone()),
+            },
+            cond: cond.clone(),
+        },
+        Cond::Not(c) => Cond::Not(Box::new(resolve_cuts(index, ctx, c))),
+        Cond::Or(cs) => Cond::Or(each(cs)),
+        Cond::And(cs) => Cond::And(each(cs)),
+        other => other.clone(),
+    }
+}
+
 fn display_path(context: &str, conds: &[Cond]) -> String {
     for c in conds {
         match c {
             Cond::PathEquals(p) => return normalize(p),
             Cond::PathMatches(re) => return format!("~{re}"),
             Cond::PathStartsWith(p) => return format!("{p}*"),
+            Cond::Stripped { .. } => {
+                return format!("{}/…", normalize(context).trim_end_matches('/'));
+            }
             _ => {}
         }
     }
@@ -184,6 +210,7 @@ pub(super) fn routes(index: &TypeIndex, warnings: &mut Vec<String>) -> Vec<Route
                     handler: handler_for(lambda_calls),
                     entry_file: entry_file.clone(),
                     framework: Framework::Jdk,
+                    dispatcher: Some(handler_for(&[])),
                 });
                 continue;
             }
@@ -198,11 +225,16 @@ pub(super) fn routes(index: &TypeIndex, warnings: &mut Vec<String>) -> Vec<Route
                     path: display_path(&context, &leaf.conds),
                     matcher: PathMatcher::Jdk {
                         context: context.clone(),
-                        conds: leaf.conds.clone(),
+                        conds: leaf
+                            .conds
+                            .iter()
+                            .map(|c| resolve_cuts(index, class_id, c))
+                            .collect(),
                     },
                     handler: handler_for(&leaf.calls),
                     entry_file: entry_file.clone(),
                     framework: Framework::Jdk,
+                    dispatcher: Some(handler_for(&[])),
                 });
             }
         }

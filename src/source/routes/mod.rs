@@ -41,6 +41,10 @@ pub struct Route {
     /// The file whose closure is the bundle: concrete controller, root resource, handler.
     pub entry_file: String,
     pub framework: Framework,
+    /// The method the framework calls for every request of a JDK context (`handle`, the
+    /// registered method or lambda), which dispatches further: where an operation falls
+    /// back to when its branch cannot be resolved. `None` for annotation routes.
+    pub dispatcher: Option<EntryRef>,
 }
 
 impl Route {

@@ -200,6 +200,7 @@ pub(super) fn routes(
                                 handler: handler.clone(),
                                 entry_file: index.files[id.file].path.clone(),
                                 framework: Framework::Spring,
+                                dispatcher: None,
                             });
                         }
                     }
