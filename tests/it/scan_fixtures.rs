@@ -92,6 +92,15 @@ fn fixtures_match_expected_json() {
             "{name}: operation count"
         );
 
+        // Bundles, where the fixture lists them: op → files of the bundle.
+        if let Some(bundles) = expected["bundles"].as_object() {
+            for (op_id, files) in bundles {
+                let op = report.operations.iter().find(|o| &o.op_id == op_id);
+                let got = op.and_then(|o| o.bundle.as_ref()).map(|b| json!(b.files));
+                assert_eq!(got.as_ref(), Some(files), "{name}: bundle of {op_id}");
+            }
+        }
+
         // Weak matches: handlers that are an unresolved dispatcher (absent = none).
         let weak: Vec<&str> = weak_matches(report).iter().map(|(op, _)| *op).collect();
         let expected_weak: Vec<&str> = expected["weak"]

@@ -171,6 +171,21 @@ pub struct ContextRegistration {
     pub line: usize,
 }
 
+/// A route registered in code rather than by annotation or context: a hand-written
+/// router's `router.add("GET", "/x/{id}", this::get)` or Javalin/Spark-style
+/// `app.get("/x", ctx -> ..)` / `get("/x", Handlers::list)`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RouteRegistration {
+    /// Upper-case HTTP method.
+    pub method: String,
+    pub path: Expr,
+    /// A method reference or a lambda.
+    pub handler: HandlerExpr,
+    pub line: usize,
+    /// The method (or constructor) whose body registers the route: a lambda's handler.
+    pub enclosing: Option<String>,
+}
+
 /// A method or constructor.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Method {
@@ -244,6 +259,8 @@ pub struct JavaFile {
     pub qualified_refs: Vec<String>,
     /// `createContext` registrations anywhere in the file.
     pub contexts: Vec<ContextRegistration>,
+    /// Routes registered by method reference or lambda (`router.add`, `app.get`).
+    pub registered: Vec<RouteRegistration>,
     /// Whether the file calls `HttpServer.create(..)`.
     pub creates_http_server: bool,
     pub line_count: usize,

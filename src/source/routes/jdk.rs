@@ -31,7 +31,7 @@ fn is_method_fallback(conds: &[Cond]) -> bool {
 }
 
 /// The type of the registering code at `line` of file `fi` (innermost declaration).
-fn type_at(index: &TypeIndex, fi: usize, line: usize) -> Option<TypeId> {
+pub(super) fn type_at(index: &TypeIndex, fi: usize, line: usize) -> Option<TypeId> {
     index.files[fi]
         .types
         .iter()
@@ -42,7 +42,11 @@ fn type_at(index: &TypeIndex, fi: usize, line: usize) -> Option<TypeId> {
 }
 
 /// A method named `name` on `id` or its supertypes.
-fn find_method<'a>(index: &TypeIndex<'a>, id: TypeId, name: &str) -> Option<(TypeId, &'a Method)> {
+pub(super) fn find_method<'a>(
+    index: &TypeIndex<'a>,
+    id: TypeId,
+    name: &str,
+) -> Option<(TypeId, &'a Method)> {
     std::iter::once(id)
         .chain(index.supertypes(id))
         .find_map(|t| {
