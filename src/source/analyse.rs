@@ -21,6 +21,21 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
+/// Prefix of the warning that marks a weak match: `weak match: GET /x: why`. The report's
+/// structs are built outside this module too, so the flag travels as a warning; read it
+/// back with [`weak_matches`].
+pub const WEAK_MATCH: &str = "weak match: ";
+
+/// Operations whose handler is a dispatcher the scan could not see through (op id, why):
+/// the handler is a fallback, not a resolved branch, and model discovery may overrule it.
+pub fn weak_matches(report: &ScanReport) -> Vec<(&str, &str)> {
+    report
+        .warnings
+        .iter()
+        .filter_map(|w| w.strip_prefix(WEAK_MATCH)?.split_once(": "))
+        .collect()
+}
+
 /// Knobs of the analysis.
 #[derive(Debug, Clone, Default)]
 pub struct AnalyseOptions {
@@ -134,12 +149,20 @@ pub fn analyse_operations(
     let mut outcome: Vec<Option<(EntryRef, String)>> = vec![None; ops.len()];
     let mut reasons: Vec<Option<String>> = vec![None; ops.len()];
     let mut used_routes = vec![false; routes.len()];
+    let mut weak_warnings = Vec::new();
     for (k, m) in matched.into_iter().enumerate() {
         let i = live[k];
         match m {
             OpMatch::Route(r) => {
                 used_routes[r] = true;
                 outcome[i] = Some((routes[r].handler.clone(), routes[r].entry_file.clone()));
+            }
+            OpMatch::Weak(r, reason) => {
+                // Never an arbitrary branch: the dispatcher itself, flagged.
+                let route = &routes[r];
+                let handler = route.dispatcher.clone().unwrap_or(route.handler.clone());
+                outcome[i] = Some((handler, route.entry_file.clone()));
+                weak_warnings.push(format!("{WEAK_MATCH}{}: {reason}", ops[i].op_id));
             }
             OpMatch::Unmatched(reason) => {
                 // Spec-first: the operationId names a method of the tagged controller.
@@ -287,6 +310,7 @@ pub fn analyse_operations(
             (files[fi].path.clone(), deps.collect())
         })
         .collect();
+    warnings.extend(weak_warnings);
     let report = ScanReport {
         spec: SpecSummary {
             file: spec.file.clone(),

@@ -20,16 +20,20 @@ pub enum Framework {
     Jdk,
     #[serde(rename = "spec-first")]
     SpecFirst,
+    /// Routes registered in code by method reference or lambda (`router.add`, `app.get`).
+    #[serde(rename = "router")]
+    Router,
 }
 
 impl Framework {
-    /// The tag used in reports (`spring`, `jaxrs`, `jdk`, `spec-first`).
+    /// The tag used in reports (`spring`, `jaxrs`, `jdk`, `spec-first`, `router`).
     pub fn tag(self) -> &'static str {
         match self {
             Framework::Spring => "spring",
             Framework::Jaxrs => "jaxrs",
             Framework::Jdk => "jdk",
             Framework::SpecFirst => "spec-first",
+            Framework::Router => "router",
         }
     }
 }
@@ -217,6 +221,9 @@ pub fn detect(
     for (fi, f) in index.files.iter().enumerate() {
         if f.creates_http_server || !f.contexts.is_empty() {
             add(fi, Framework::Jdk);
+        }
+        if !f.registered.is_empty() {
+            add(fi, Framework::Router);
         }
     }
     for op in ops {

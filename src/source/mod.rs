@@ -26,7 +26,10 @@ mod seed_java_tests;
 #[cfg(test)]
 mod testutil;
 
-pub use analyse::{AnalyseOptions, Analysis, SEED_SCAN_CAP, SpecInfo, analyse, analyse_operations};
+pub use analyse::{
+    AnalyseOptions, Analysis, SEED_SCAN_CAP, SpecInfo, WEAK_MATCH, analyse, analyse_operations,
+    weak_matches,
+};
 
 use std::path::PathBuf;
 

@@ -76,6 +76,9 @@ async fn every_fixture_gets_contexts_and_suites_for_its_matched_operations() {
         "shop-spring",
         "petstore-jdk",
         "users-inflector",
+        "jdk-segment-dispatch",
+        "spring-overloads",
+        "router-method-refs",
     ] {
         let expected = read_json(&fixture_path(fixture).join("expected.json"));
         let matched: Vec<&String> = expected["matches"]

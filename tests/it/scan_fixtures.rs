@@ -1,8 +1,8 @@
 //! The analyser against the hand-checked fixture projects: entry files, closures,
-//! op → handler matches, exclusions, parse warnings and spec discovery must equal each
+//! op → handler matches, weak matches, exclusions, parse warnings and spec discovery must equal each
 //! fixture's `expected.json` exactly.
 
-use mastor::source::{AnalyseOptions, analyse};
+use mastor::source::{AnalyseOptions, analyse, weak_matches};
 use mastor::spec;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -58,15 +58,22 @@ fn fixtures_match_expected_json() {
             serde_json::from_value(expected["closures"].clone()).unwrap();
         assert_eq!(closures, expected_closures, "{name}: closures");
 
+        let expected_matches = expected["matches"].as_object().unwrap().clone();
         let mut matches = serde_json::Map::new();
         for op in &report.operations {
+            // `line` only where the fixture names it (overloads share a method name).
+            let with_line = expected_matches
+                .get(&op.op_id)
+                .is_some_and(|m| m.get("line").is_some());
             let v = match &op.entry {
+                Some(e) if with_line => {
+                    json!({"file": e.file, "class": e.class, "method": e.method, "line": e.line})
+                }
                 Some(e) => json!({"file": e.file, "class": e.class, "method": e.method}),
                 None => Value::Null,
             };
             matches.insert(op.op_id.clone(), v);
         }
-        let expected_matches = expected["matches"].as_object().unwrap().clone();
         for (k, v) in &expected_matches {
             assert_eq!(
                 matches.get(k),
@@ -84,6 +91,23 @@ fn fixtures_match_expected_json() {
             expected_matches.len(),
             "{name}: operation count"
         );
+
+        // Bundles, where the fixture lists them: op → files of the bundle.
+        if let Some(bundles) = expected["bundles"].as_object() {
+            for (op_id, files) in bundles {
+                let op = report.operations.iter().find(|o| &o.op_id == op_id);
+                let got = op.and_then(|o| o.bundle.as_ref()).map(|b| json!(b.files));
+                assert_eq!(got.as_ref(), Some(files), "{name}: bundle of {op_id}");
+            }
+        }
+
+        // Weak matches: handlers that are an unresolved dispatcher (absent = none).
+        let weak: Vec<&str> = weak_matches(report).iter().map(|(op, _)| *op).collect();
+        let expected_weak: Vec<&str> = expected["weak"]
+            .as_array()
+            .map(|a| a.iter().map(|v| v.as_str().unwrap()).collect())
+            .unwrap_or_default();
+        assert_eq!(weak, expected_weak, "{name}: weak matches");
 
         let excluded: Vec<&str> = report
             .operations

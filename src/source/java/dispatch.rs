@@ -7,9 +7,10 @@
 //! plain code. This is a static approximation, not an interpreter.
 
 use super::expr::decode_string_literal;
+use super::expr::expr_of;
 use super::fields::FieldExt;
-use super::{Cond, DispatchLeaf};
-use std::collections::HashSet;
+use super::{Cond, DispatchLeaf, Strip};
+use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 fn text<'a>(node: Node, src: &'a [u8]) -> &'a str {
@@ -39,12 +40,24 @@ pub(super) fn unqualified_calls(node: Node, src: &[u8]) -> Vec<String> {
     out
 }
 
-/// Variables holding the request method, the request path and the path's `split` parts.
+/// Variables holding the request method, the request path and the path's `split` parts;
+/// path and parts remember the prefix cut off the request path first, if any.
 #[derive(Default)]
 struct Roles {
     method: HashSet<String>,
-    path: HashSet<String>,
-    parts: HashSet<String>,
+    path: HashMap<String, Option<Strip>>,
+    parts: HashMap<String, Option<Strip>>,
+}
+
+/// `cond` as read on the path after `strip` (unchanged when nothing was cut off).
+fn on_rest(strip: Option<Strip>, cond: Cond) -> Cond {
+    match strip {
+        None => cond,
+        Some(strip) => Cond::Stripped {
+            strip,
+            cond: Box::new(cond),
+        },
+    }
 }
 
 /// The dispatch leaves of a method or lambda body.
@@ -72,15 +85,10 @@ fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
     for (name, value) in decls {
         if is_method_expr(value, src, roles) {
             roles.method.insert(name);
-        } else if value.kind() == "method_invocation"
-            && value.field("name").is_some_and(|n| text(n, src) == "split")
-            && value
-                .field("object")
-                .is_some_and(|o| is_path_expr(o, src, roles))
-        {
-            roles.parts.insert(name);
-        } else if is_path_expr(value, src, roles) {
-            roles.path.insert(name);
+        } else if let Some(strip) = split_of(value, src, roles) {
+            roles.parts.insert(name, strip);
+        } else if let Some(strip) = path_expr(value, src, roles) {
+            roles.path.insert(name, strip);
         }
     }
 }
@@ -108,36 +116,106 @@ fn is_method_expr(node: Node, src: &[u8], roles: &Roles) -> bool {
     }
 }
 
-fn is_path_expr(node: Node, src: &[u8], roles: &Roles) -> bool {
+/// `Some(strip)` when `node` is the request path, with the prefix cut off it if any.
+fn path_expr(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
     match node.kind() {
-        "identifier" => roles.path.contains(text(node, src)),
-        "parenthesized_expression" => node
-            .named_child(0)
-            .is_some_and(|n| is_path_expr(n, src, roles)),
-        "method_invocation" => match invocation_name(node, src) {
-            Some("getPath" | "getRawPath") => true,
-            Some("toString") => node
-                .field("object")
-                .is_some_and(|o| invocation_name(o, src) == Some("getRequestURI")),
-            Some("toLowerCase" | "trim" | "strip") => node
-                .field("object")
-                .is_some_and(|o| is_path_expr(o, src, roles)),
-            _ => false,
-        },
-        _ => false,
+        "identifier" => roles.path.get(text(node, src)).cloned(),
+        "parenthesized_expression" => path_expr(node.named_child(0)?, src, roles),
+        "method_invocation" => {
+            let object = node.field("object");
+            match invocation_name(node, src)? {
+                "getPath" | "getRawPath" => Some(None),
+                "toString" => {
+                    (invocation_name(object?, src) == Some("getRequestURI")).then_some(None)
+                }
+                "toLowerCase" | "trim" | "strip" => path_expr(object?, src, roles),
+                name @ ("substring" | "replace" | "replaceFirst") => {
+                    // One cut only: a cut of an already cut path is not followed.
+                    if path_expr(object?, src, roles)?.is_some() {
+                        return None;
+                    }
+                    let args = node.field("arguments")?;
+                    let mut c = args.walk();
+                    let list: Vec<Node> = args.named_children(&mut c).collect();
+                    if name == "substring" {
+                        return (list.len() == 1).then(|| strip_len(list[0], src)).flatten();
+                    }
+                    let [from, to] = list.as_slice() else {
+                        return None;
+                    };
+                    if string_value(*to, src).as_deref() != Some("") {
+                        return None;
+                    }
+                    let lit = string_value(*from, src)?;
+                    let lit = match name {
+                        "replaceFirst" => lit.trim_start_matches('^').to_string(),
+                        _ => lit,
+                    };
+                    Some(Some(Strip::Remove(lit)))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
-/// `i` for `parts[i]` where `parts` holds the split path.
-fn part_index(node: Node, src: &[u8], roles: &Roles) -> Option<usize> {
+/// The cut made by `substring(arg)`: a number, a literal's or a constant's length, or the
+/// handler's context path length.
+fn strip_len(arg: Node, src: &[u8]) -> Option<Option<Strip>> {
+    if arg.kind() == "decimal_integer_literal" {
+        return Some(Some(Strip::Chars(text(arg, src).parse().ok()?)));
+    }
+    if invocation_name(arg, src) != Some("length") {
+        return None;
+    }
+    let object = arg.field("object")?;
+    if let Some(lit) = string_value(object, src) {
+        return Some(Some(Strip::Chars(lit.chars().count())));
+    }
+    if invocation_name(object, src) == Some("getPath")
+        && object
+            .field("object")
+            .is_some_and(|o| invocation_name(o, src) == Some("getHttpContext"))
+    {
+        return Some(Some(Strip::Context));
+    }
+    matches!(object.kind(), "identifier" | "field_access")
+        .then(|| Some(Strip::Len(expr_of(object, src))))
+}
+
+/// `Some(strip)` when `node` is `path.split("/")` (of a possibly cut path).
+fn split_of(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
+    if invocation_name(node, src) != Some("split") {
+        return None;
+    }
+    path_expr(node.field("object")?, src, roles)
+}
+
+/// `(i, strip)` for `parts[i]` where `parts` holds the split path.
+fn part_index(node: Node, src: &[u8], roles: &Roles) -> Option<(usize, Option<Strip>)> {
     if node.kind() != "array_access" {
         return None;
     }
     let array = node.field("array")?;
-    if array.kind() != "identifier" || !roles.parts.contains(text(array, src)) {
+    if array.kind() != "identifier" {
         return None;
     }
-    text(node.field("index")?, src).parse().ok()
+    let strip = roles.parts.get(text(array, src))?.clone();
+    Some((text(node.field("index")?, src).parse().ok()?, strip))
+}
+
+/// `strip` when `node` is `parts.length` of split path parts.
+fn parts_length(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
+    if node.kind() != "field_access" || node.field("field").map(|f| text(f, src)) != Some("length")
+    {
+        return None;
+    }
+    let o = node.field("object")?;
+    if o.kind() != "identifier" {
+        return None;
+    }
+    roles.parts.get(text(o, src)).cloned()
 }
 
 fn string_value(node: Node, src: &[u8]) -> Option<String> {
@@ -179,22 +257,13 @@ fn cond_of(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
                     Some(Cond::Or(vec![l, r]))
                 }
                 "==" | "!=" | ">" | ">=" | "<" | "<=" => {
-                    if left.kind() == "field_access"
-                        && left
-                            .field("field")
-                            .is_some_and(|f| text(f, src) == "length")
-                        && left.field("object").is_some_and(|o| {
-                            o.kind() == "identifier" && roles.parts.contains(text(o, src))
-                        })
-                    {
-                        let n = text(right, src).replace('_', "").parse().ok()?;
-                        Some(Cond::SegCount {
-                            op: op.to_string(),
-                            n,
-                        })
-                    } else {
-                        None
-                    }
+                    let strip = parts_length(left, src, roles)?;
+                    let n = text(right, src).replace('_', "").parse().ok()?;
+                    let count = Cond::SegCount {
+                        op: op.to_string(),
+                        n,
+                    };
+                    Some(on_rest(strip, count))
                 }
                 _ => None,
             }
@@ -213,20 +282,23 @@ fn cond_of(node: Node, src: &[u8], roles: &Roles) -> Option<Cond> {
                     };
                     if is_method_expr(other, src, roles) {
                         Some(Cond::Method(lit.to_ascii_uppercase()))
-                    } else if is_path_expr(other, src, roles) {
-                        Some(Cond::PathEquals(lit))
+                    } else if let Some(strip) = path_expr(other, src, roles) {
+                        Some(on_rest(strip, Cond::PathEquals(lit)))
                     } else {
-                        part_index(other, src, roles)
-                            .map(|index| Cond::SegmentEquals { index, value: lit })
+                        part_index(other, src, roles).map(|(index, strip)| {
+                            on_rest(strip, Cond::SegmentEquals { index, value: lit })
+                        })
                     }
                 }
-                "matches" | "startsWith" | "endsWith" if is_path_expr(object, src, roles) => {
+                "matches" | "startsWith" | "endsWith" => {
+                    let strip = path_expr(object, src, roles)?;
                     let lit = string_value(arg, src)?;
-                    Some(match name {
+                    let cond = match name {
                         "matches" => Cond::PathMatches(lit),
                         "startsWith" => Cond::PathStartsWith(lit),
                         _ => Cond::PathEndsWith(lit),
-                    })
+                    };
+                    Some(on_rest(strip, cond))
                 }
                 _ => None,
             }
@@ -275,13 +347,11 @@ fn walk(
             let Some(subject) = node.field("condition").and_then(|c| c.named_child(0)) else {
                 return false;
             };
-            let on_method = is_method_expr(subject, src, roles);
-            let on_path = is_path_expr(subject, src, roles);
-            if !on_method && !on_path {
+            let Some(subject) = switch_subject(subject, src, roles) else {
                 let mut c = node.walk();
                 let kids: Vec<Node> = node.named_children(&mut c).collect();
                 return walk_all(&kids, src, roles, conds, leaves);
-            }
+            };
             let Some(block) = node.field("body") else {
                 return false;
             };
@@ -295,20 +365,14 @@ fn walk(
                         continue;
                     }
                     let mut c3 = part.walk();
-                    let values: Vec<String> = part
+                    let values: Vec<Cond> = part
                         .named_children(&mut c3)
-                        .filter_map(|v| string_value(v, src))
+                        .filter_map(|v| subject.label(v, src))
                         .collect();
                     if values.is_empty() {
                         is_default = true;
                     }
-                    labels.extend(values.into_iter().map(|v| {
-                        if on_method {
-                            Cond::Method(v.to_ascii_uppercase())
-                        } else {
-                            Cond::PathEquals(v)
-                        }
-                    }));
+                    labels.extend(values);
                 }
                 if is_default || labels.is_empty() {
                     continue;
@@ -322,6 +386,25 @@ fn walk(
                 inner.push(cond);
                 if !walk(group, src, roles, &inner, leaves) {
                     push_leaf(group, src, inner, leaves);
+                }
+            }
+            true
+        }
+        "ternary_expression" => {
+            // `method.equals("GET") ? get(ex) : notAllowed(ex)`: two branches.
+            let Some(cond) = node.field("condition").and_then(|c| cond_of(c, src, roles)) else {
+                let mut c = node.walk();
+                let kids: Vec<Node> = node.named_children(&mut c).collect();
+                return walk_all(&kids, src, roles, conds, leaves);
+            };
+            for (field, c) in [("consequence", cond.clone()), ("alternative", negate(cond))] {
+                let Some(branch) = node.field(field) else {
+                    continue;
+                };
+                let mut inner = conds.to_vec();
+                inner.push(c);
+                if !walk(branch, src, roles, &inner, leaves) {
+                    push_leaf(branch, src, inner, leaves);
                 }
             }
             true
@@ -345,6 +428,57 @@ fn walk(
             let mut c = node.walk();
             let kids: Vec<Node> = node.named_children(&mut c).collect();
             walk_all(&kids, src, roles, conds, leaves)
+        }
+    }
+}
+
+/// What a `switch` dispatches on, and so what its case labels mean.
+enum Subject {
+    Method,
+    Path(Option<Strip>),
+    /// `parts.length`: integer labels are segment counts.
+    Count(Option<Strip>),
+    /// `parts[i]`: string labels are segment values.
+    Part(usize, Option<Strip>),
+}
+
+fn switch_subject(node: Node, src: &[u8], roles: &Roles) -> Option<Subject> {
+    if is_method_expr(node, src, roles) {
+        return Some(Subject::Method);
+    }
+    if let Some(strip) = path_expr(node, src, roles) {
+        return Some(Subject::Path(strip));
+    }
+    if let Some(strip) = parts_length(node, src, roles) {
+        return Some(Subject::Count(strip));
+    }
+    part_index(node, src, roles).map(|(i, strip)| Subject::Part(i, strip))
+}
+
+impl Subject {
+    /// The condition a case label stands for; `None` for `default` and other labels.
+    fn label(&self, v: Node, src: &[u8]) -> Option<Cond> {
+        match self {
+            Subject::Method => Some(Cond::Method(string_value(v, src)?.to_ascii_uppercase())),
+            Subject::Path(strip) => Some(on_rest(
+                strip.clone(),
+                Cond::PathEquals(string_value(v, src)?),
+            )),
+            Subject::Count(strip) => {
+                let n = (v.kind() == "decimal_integer_literal")
+                    .then(|| text(v, src).parse().ok())
+                    .flatten()?;
+                let count = Cond::SegCount { op: "==".into(), n };
+                Some(on_rest(strip.clone(), count))
+            }
+            Subject::Part(index, strip) => {
+                let value = string_value(v, src)?;
+                let seg = Cond::SegmentEquals {
+                    index: *index,
+                    value,
+                };
+                Some(on_rest(strip.clone(), seg))
+            }
         }
     }
 }

@@ -113,6 +113,27 @@ pub enum Cond {
     Not(Box<Cond>),
     Or(Vec<Cond>),
     And(Vec<Cond>),
+    /// `cond` read on the request path after a prefix was cut off (`path.substring(..)`,
+    /// `path.replace("/v2", "")`): handlers that route on the rest after their context.
+    Stripped {
+        strip: Strip,
+        cond: Box<Cond>,
+    },
+}
+
+/// How a handler cut the front off the request path before routing on the rest.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strip {
+    /// `substring(n)` or `substring("/lit".length())`: the first `n` characters.
+    Chars(usize),
+    /// `substring(NAME.length())`: the length of a string constant, resolved by the routes
+    /// stage (constants may live in other files).
+    Len(Expr),
+    /// `substring(exchange.getHttpContext().getPath().length())`: the handler's context.
+    Context,
+    /// `replace(lit, "")` / `replaceFirst(lit, "")`: the first occurrence of `lit` removed.
+    Remove(String),
 }
 
 /// A branch of a dispatch chain that contains no further dispatch: the conditions that
@@ -148,6 +169,21 @@ pub struct ContextRegistration {
     pub path: Expr,
     pub handler: HandlerExpr,
     pub line: usize,
+}
+
+/// A route registered in code rather than by annotation or context: a hand-written
+/// router's `router.add("GET", "/x/{id}", this::get)` or Javalin/Spark-style
+/// `app.get("/x", ctx -> ..)` / `get("/x", Handlers::list)`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RouteRegistration {
+    /// Upper-case HTTP method.
+    pub method: String,
+    pub path: Expr,
+    /// A method reference or a lambda.
+    pub handler: HandlerExpr,
+    pub line: usize,
+    /// The method (or constructor) whose body registers the route: a lambda's handler.
+    pub enclosing: Option<String>,
 }
 
 /// A method or constructor.
@@ -223,6 +259,8 @@ pub struct JavaFile {
     pub qualified_refs: Vec<String>,
     /// `createContext` registrations anywhere in the file.
     pub contexts: Vec<ContextRegistration>,
+    /// Routes registered by method reference or lambda (`router.add`, `app.get`).
+    pub registered: Vec<RouteRegistration>,
     /// Whether the file calls `HttpServer.create(..)`.
     pub creates_http_server: bool,
     pub line_count: usize,

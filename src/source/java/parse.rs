@@ -28,6 +28,7 @@ pub(super) fn summarise(parser: &mut Parser, path: &str, text: &str) -> JavaFile
         simple_refs: Vec::new(),
         qualified_refs: Vec::new(),
         contexts: Vec::new(),
+        registered: Vec::new(),
         creates_http_server: false,
         line_count,
         syntax_error_line: None,

@@ -4,7 +4,7 @@ use super::dispatch::{dispatch_of, unqualified_calls};
 use super::expr::expr_of;
 use super::fields::FieldExt;
 use super::parse::{line_of, node_text, type_ref};
-use super::{ContextRegistration, HandlerExpr, JavaFile};
+use super::{ContextRegistration, HandlerExpr, JavaFile, RouteRegistration};
 use std::collections::BTreeSet;
 use tree_sitter::Node;
 
@@ -121,6 +121,7 @@ fn registration(node: Node, src: &[u8], file: &mut JavaFile) {
         file.creates_http_server = true;
     }
     if name != "createContext" {
+        route_registration(node, name, src, file);
         return;
     }
     let Some(args) = node.field("arguments") else {
@@ -142,6 +143,87 @@ fn registration(node: Node, src: &[u8], file: &mut JavaFile) {
         path: expr_of(*path, src),
         handler,
         line: line_of(node),
+    });
+}
+
+const VERBS: [&str; 7] = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
+
+/// The HTTP method an argument names: `"GET"`, `HandlerType.GET`, `Method.GET`.
+fn verb_arg(node: Node, src: &[u8]) -> Option<String> {
+    let t = node_text(node, src).trim_matches('"');
+    let last = t.rsplit('.').next().unwrap_or(t).to_ascii_uppercase();
+    let shaped = matches!(
+        node.kind(),
+        "string_literal" | "field_access" | "identifier"
+    );
+    (shaped && VERBS.contains(&last.as_str())).then_some(last)
+}
+
+/// Records `x.get("/p", handler)` / `get("/p", handler)` and `x.add("GET", "/p", handler)`
+/// where the handler is a method reference or a lambda. The path must later resolve to a
+/// string starting with `/` (so `cache.get(key, k -> ..)` is not a route).
+fn route_registration(node: Node, name: &str, src: &[u8], file: &mut JavaFile) {
+    let Some(args) = node.field("arguments") else {
+        return;
+    };
+    let mut c = args.walk();
+    let list: Vec<Node> = args
+        .named_children(&mut c)
+        .filter(|n| !n.kind().ends_with("comment"))
+        .collect();
+    let Some(last) = list.last() else {
+        return;
+    };
+    if !matches!(last.kind(), "method_reference" | "lambda_expression") {
+        return;
+    }
+    let upper = name.to_ascii_uppercase();
+    let (method, path) = match list.as_slice() {
+        [path, _] if VERBS.contains(&upper.as_str()) => (upper, *path),
+        [verb, path, _] => match verb_arg(*verb, src) {
+            Some(v) => (v, *path),
+            None => return,
+        },
+        _ => return,
+    };
+    // A literal path, or a constant (`EVENTS`, `Paths.EVENTS`, `BASE + "/x"`).
+    let text = node_text(path, src);
+    let pathlike = match path.kind() {
+        "string_literal" => text.starts_with("\"/"),
+        "identifier" => text.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+        "field_access" | "binary_expression" => true,
+        _ => false,
+    };
+    if !pathlike {
+        return;
+    }
+    let mut enclosing = None;
+    let mut up = node.parent();
+    while let Some(n) = up {
+        if matches!(n.kind(), "method_declaration" | "constructor_declaration") {
+            enclosing = n.field("name").map(|x| node_text(x, src).to_string());
+            break;
+        }
+        up = n.parent();
+    }
+    let handler = match handler_expr(*last, src) {
+        // `tasks::list` on a local or field: the variable's type is the target.
+        HandlerExpr::MethodRef { target, method: m }
+            if target.starts_with(|c: char| c.is_ascii_lowercase()) && target != "this" =>
+        {
+            HandlerExpr::MethodRef {
+                target: variable_type(*last, &target, src).unwrap_or(target),
+                method: m,
+            }
+        }
+        h => h,
+    };
+    file.registered.push(RouteRegistration {
+        method,
+        path: expr_of(path, src),
+        handler,
+        line: line_of(*last),
+        enclosing,
     });
 }
 

@@ -106,6 +106,7 @@ fn resource(
                         },
                         entry_file: entry_file.to_string(),
                         framework: Framework::Jaxrs,
+                        dispatcher: None,
                     });
                 }
             }

@@ -6,7 +6,7 @@ use super::{PathMatcher, Route};
 use crate::model::EntryRef;
 use crate::source::entries::Framework;
 use crate::source::index::{TypeId, TypeIndex};
-use crate::source::java::{Cond, DispatchLeaf, HandlerExpr, Method};
+use crate::source::java::{Cond, DispatchLeaf, HandlerExpr, Method, Strip};
 
 /// Whether `cond` constrains positively rather than by negation.
 fn is_positive(cond: &Cond) -> bool {
@@ -31,7 +31,7 @@ fn is_method_fallback(conds: &[Cond]) -> bool {
 }
 
 /// The type of the registering code at `line` of file `fi` (innermost declaration).
-fn type_at(index: &TypeIndex, fi: usize, line: usize) -> Option<TypeId> {
+pub(super) fn type_at(index: &TypeIndex, fi: usize, line: usize) -> Option<TypeId> {
     index.files[fi]
         .types
         .iter()
@@ -42,7 +42,11 @@ fn type_at(index: &TypeIndex, fi: usize, line: usize) -> Option<TypeId> {
 }
 
 /// A method named `name` on `id` or its supertypes.
-fn find_method<'a>(index: &TypeIndex<'a>, id: TypeId, name: &str) -> Option<(TypeId, &'a Method)> {
+pub(super) fn find_method<'a>(
+    index: &TypeIndex<'a>,
+    id: TypeId,
+    name: &str,
+) -> Option<(TypeId, &'a Method)> {
     std::iter::once(id)
         .chain(index.supertypes(id))
         .find_map(|t| {
@@ -72,12 +76,38 @@ fn leaves_of<'a>(index: &TypeIndex<'a>, id: TypeId, method: &'a Method) -> &'a [
         .unwrap_or(&[])
 }
 
+/// `cond` with `substring(NAME.length())` cuts resolved to a number of characters where
+/// `NAME` is a string constant seen from `ctx`; unresolved cuts stay (matching treats them
+/// as unknown).
+fn resolve_cuts(index: &TypeIndex, ctx: TypeId, cond: &Cond) -> Cond {
+    let each = |cs: &[Cond]| cs.iter().map(|c| resolve_cuts(index, ctx, c)).collect();
+    match cond {
+        Cond::Stripped {
+            strip: Strip::Len(expr),
+            cond,
+        } => Cond::Stripped {
+            strip: match index.resolve_string(ctx, expr) {
+                Some(s) => Strip::Chars(s.chars().count()),
+                None => Strip::Len(expr.clone()),
+            },
+            cond: cond.clone(),
+        },
+        Cond::Not(c) => Cond::Not(Box::new(resolve_cuts(index, ctx, c))),
+        Cond::Or(cs) => Cond::Or(each(cs)),
+        Cond::And(cs) => Cond::And(each(cs)),
+        other => other.clone(),
+    }
+}
+
 fn display_path(context: &str, conds: &[Cond]) -> String {
     for c in conds {
         match c {
             Cond::PathEquals(p) => return normalize(p),
             Cond::PathMatches(re) => return format!("~{re}"),
             Cond::PathStartsWith(p) => return format!("{p}*"),
+            Cond::Stripped { .. } => {
+                return format!("{}/…", normalize(context).trim_end_matches('/'));
+            }
             _ => {}
         }
     }
@@ -184,6 +214,7 @@ pub(super) fn routes(index: &TypeIndex, warnings: &mut Vec<String>) -> Vec<Route
                     handler: handler_for(lambda_calls),
                     entry_file: entry_file.clone(),
                     framework: Framework::Jdk,
+                    dispatcher: Some(handler_for(&[])),
                 });
                 continue;
             }
@@ -198,11 +229,16 @@ pub(super) fn routes(index: &TypeIndex, warnings: &mut Vec<String>) -> Vec<Route
                     path: display_path(&context, &leaf.conds),
                     matcher: PathMatcher::Jdk {
                         context: context.clone(),
-                        conds: leaf.conds.clone(),
+                        conds: leaf
+                            .conds
+                            .iter()
+                            .map(|c| resolve_cuts(index, class_id, c))
+                            .collect(),
                     },
                     handler: handler_for(&leaf.calls),
                     entry_file: entry_file.clone(),
                     framework: Framework::Jdk,
+                    dispatcher: Some(handler_for(&[])),
                 });
             }
         }

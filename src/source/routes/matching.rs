@@ -9,7 +9,7 @@
 use super::path::{Seg, segments};
 use super::{PathMatcher, Route};
 use crate::model::SpecOperation;
-use crate::source::java::Cond;
+use crate::source::java::{Cond, Strip};
 use regex::Regex;
 
 /// The outcome for one spec operation.
@@ -17,6 +17,9 @@ use regex::Regex;
 pub enum OpMatch {
     /// Index into the routes list.
     Route(usize),
+    /// The code dispatches in a way the scan cannot resolve: the route whose dispatcher
+    /// ([`Route::dispatcher`]) serves as the handler, and why the match is weak.
+    Weak(usize, String),
     Unmatched(String),
 }
 
@@ -39,7 +42,12 @@ fn template_fit(code: &[Seg], spec: &[Seg]) -> Option<Vec<bool>> {
         .collect()
 }
 
+/// `path.split("/").length` as Java computes it: trailing empty parts dropped, and a
+/// string without any `/` is one part (even the empty string).
 fn java_split_len(path: &str) -> i64 {
+    if !path.contains('/') {
+        return 1;
+    }
     let parts: Vec<&str> = path.split('/').collect();
     let trimmed = parts
         .iter()
@@ -48,8 +56,22 @@ fn java_split_len(path: &str) -> i64 {
     trimmed as i64
 }
 
-fn eval(cond: &Cond, method: &str, path: &str) -> bool {
-    match cond {
+/// The request path after the handler's cut; `None` when the cut is not known (a constant
+/// that did not resolve) or cannot apply (Java would throw).
+fn cut<'a>(strip: &Strip, path: &'a str, context: &str) -> Option<std::borrow::Cow<'a, str>> {
+    use std::borrow::Cow;
+    match strip {
+        Strip::Chars(n) => path.get(*n..).map(Cow::Borrowed),
+        Strip::Context => path.get(context.len()..).map(Cow::Borrowed),
+        Strip::Remove(lit) => Some(Cow::Owned(path.replacen(lit.as_str(), "", 1))),
+        Strip::Len(_) => None,
+    }
+}
+
+/// Whether `cond` holds for `method` and `path` under `context`: `Some(b)` when known,
+/// `None` when it depends on something the scan could not read.
+fn eval(cond: &Cond, method: &str, path: &str, context: &str) -> Option<bool> {
+    Some(match cond {
         Cond::Method(m) => m == method,
         Cond::PathEquals(p) => p == path,
         Cond::PathMatches(re) => Regex::new(&format!("^(?:{re})$")).is_ok_and(|r| r.is_match(path)),
@@ -70,10 +92,40 @@ fn eval(cond: &Cond, method: &str, path: &str) -> bool {
         Cond::SegmentEquals { index, value } => {
             path.split('/').nth(*index).is_some_and(|s| s == value)
         }
-        Cond::Not(c) => !eval(c, method, path),
-        Cond::Or(cs) => cs.iter().any(|c| eval(c, method, path)),
-        Cond::And(cs) => cs.iter().all(|c| eval(c, method, path)),
+        Cond::Not(c) => !eval(c, method, path, context)?,
+        Cond::Or(cs) => return any3(cs.iter().map(|c| eval(c, method, path, context))),
+        Cond::And(cs) => return all3(cs.iter().map(|c| eval(c, method, path, context))),
+        Cond::Stripped { strip, cond } => {
+            let rest = cut(strip, path, context)?;
+            return eval(cond, method, &rest, context);
+        }
+    })
+}
+
+/// Three-valued `and`: false wins, then unknown.
+fn all3(values: impl Iterator<Item = Option<bool>>) -> Option<bool> {
+    let mut out = Some(true);
+    for v in values {
+        match v {
+            Some(false) => return Some(false),
+            None => out = None,
+            Some(true) => {}
+        }
     }
+    out
+}
+
+/// Three-valued `or`: true wins, then unknown.
+fn any3(values: impl Iterator<Item = Option<bool>>) -> Option<bool> {
+    let mut out = Some(false);
+    for v in values {
+        match v {
+            Some(true) => return Some(true),
+            None => out = None,
+            Some(false) => {}
+        }
+    }
+    out
 }
 
 /// Concrete request paths for a spec template.
@@ -99,6 +151,9 @@ fn samples(spec: &[Seg]) -> Vec<String> {
 /// The outcome of matching one candidate spec path.
 enum Outcome {
     Found(usize),
+    /// A JDK handler's branches do not decide which method serves the request: the route
+    /// whose dispatcher stands in, and why.
+    Weak(usize, String),
     /// Path matched, method did not: the routes whose path matched.
     MethodDiffers(Vec<usize>),
     /// A JDK context was reached but no branch serves the request.
@@ -148,25 +203,7 @@ fn match_path(routes: &[Route], method: &str, spec_path: &str) -> Outcome {
         }
     }
     if let Some(ctx) = best_ctx {
-        let mut first = None;
-        for (i, r) in routes.iter().enumerate() {
-            let PathMatcher::Jdk { context, conds } = &r.matcher else {
-                continue;
-            };
-            if context != ctx {
-                continue;
-            }
-            first.get_or_insert(i);
-            if concrete
-                .iter()
-                .any(|p| conds.iter().all(|c| eval(c, method, p)))
-            {
-                return Outcome::Found(i);
-            }
-        }
-        if let Some(i) = first {
-            return Outcome::NoBranch(i);
-        }
+        return jdk_branch(routes, ctx, method, &concrete);
     }
     // Report only the most specific path matches (`/x` before `/{id}`).
     match path_only.iter().map(|(f, _)| f).max().cloned() {
@@ -178,6 +215,69 @@ fn match_path(routes: &[Route], method: &str, spec_path: &str) -> Outcome {
                 .map(|(_, i)| i)
                 .collect(),
         ),
+    }
+}
+
+/// The branch of the handler at context `ctx` that serves `method` on the `concrete`
+/// sample paths. When, for one sample, branches calling different methods may all serve it
+/// (conditions the scan could not read), the dispatch is unresolved: the outcome is weak
+/// and names the candidates rather than picking one.
+fn jdk_branch(routes: &[Route], ctx: &str, method: &str, concrete: &[String]) -> Outcome {
+    let in_ctx: Vec<usize> = (0..routes.len())
+        .filter(
+            |&i| matches!(&routes[i].matcher, PathMatcher::Jdk { context, .. } if context == ctx),
+        )
+        .collect();
+    let Some(&first) = in_ctx.first() else {
+        return Outcome::None;
+    };
+    let mut found = None;
+    for p in concrete {
+        let hits: Vec<(usize, bool)> = in_ctx
+            .iter()
+            .filter_map(|&i| {
+                let PathMatcher::Jdk { conds, .. } = &routes[i].matcher else {
+                    return None;
+                };
+                match all3(conds.iter().map(|c| eval(c, method, p, ctx))) {
+                    Some(false) => None,
+                    v => Some((i, v.is_some())),
+                }
+            })
+            .collect();
+        let mut methods: Vec<(&str, &str, usize)> = hits
+            .iter()
+            .map(|&(i, _)| {
+                let h = &routes[i].handler;
+                (h.file.as_str(), h.method.as_str(), h.line)
+            })
+            .collect();
+        methods.sort_unstable();
+        methods.dedup();
+        let unknown = hits.iter().any(|(_, sure)| !sure);
+        if methods.len() > 1 || (unknown && !hits.is_empty()) {
+            let names: Vec<String> = hits
+                .iter()
+                .map(|&(i, _)| format!("{}:{}", routes[i].handler.method, routes[i].handler.line))
+                .collect();
+            let why = if methods.len() > 1 {
+                format!("branches calling {} all may serve it", names.join(", "))
+            } else {
+                format!(
+                    "the branch calling {} depends on a cut that did not resolve",
+                    names[0]
+                )
+            };
+            return Outcome::Weak(hits[0].0, why);
+        }
+        // Otherwise the earliest branch serving any sample, as before.
+        if let Some(&(i, _)) = hits.first() {
+            found = Some(found.map_or(i, |f: usize| f.min(i)));
+        }
+    }
+    match found {
+        Some(i) => Outcome::Found(i),
+        None => Outcome::NoBranch(first),
     }
 }
 
@@ -234,6 +334,16 @@ pub fn match_operations(
             for cand in &candidates {
                 match match_path(routes, &op.method, cand) {
                     Outcome::Found(i) => return OpMatch::Route(i),
+                    Outcome::Weak(i, why) => {
+                        let d = routes[i].dispatcher.as_ref().unwrap_or(&routes[i].handler);
+                        return OpMatch::Weak(
+                            i,
+                            format!(
+                                "dispatch in {}.{} not resolved for {cand} ({why}); the match falls back to it",
+                                d.class, d.method
+                            ),
+                        );
+                    }
                     Outcome::MethodDiffers(list) => {
                         let methods: Vec<String> =
                             list.iter().map(|&i| place(&routes[i])).collect();

@@ -9,6 +9,7 @@ mod jaxrs;
 mod jdk;
 mod matching;
 mod path;
+mod registered;
 mod spring;
 
 pub use matching::{OpMatch, match_operations};
@@ -41,6 +42,10 @@ pub struct Route {
     /// The file whose closure is the bundle: concrete controller, root resource, handler.
     pub entry_file: String,
     pub framework: Framework,
+    /// The method the framework calls for every request of a JDK context (`handle`, the
+    /// registered method or lambda), which dispatches further: where an operation falls
+    /// back to when its branch cannot be resolved. `None` for annotation routes.
+    pub dispatcher: Option<EntryRef>,
 }
 
 impl Route {
@@ -55,6 +60,7 @@ pub fn compose_routes(index: &TypeIndex, patterns: &EntryPatterns) -> (Vec<Route
     let mut warnings = Vec::new();
     let mut routes = spring::routes(index, patterns, &mut warnings);
     routes.extend(jaxrs::routes(index, patterns, &mut warnings));
+    routes.extend(registered::routes(index, &mut warnings));
     routes.extend(jdk::routes(index, &mut warnings));
     // An unresolvable value on a base class repeats for every subclass: say it once.
     let mut seen = std::collections::HashSet::new();

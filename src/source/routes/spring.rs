@@ -26,7 +26,59 @@ pub(super) struct Served<'a> {
     pub implementation: &'a Method,
 }
 
-/// Mapped methods visible on `id`, nearest declaration first, overridden ones dropped.
+fn simple(t: &str) -> &str {
+    t.rsplit('.').next().unwrap_or(t)
+}
+
+/// The parameter types of `m` declared in `t`, as seen from the concrete class whose
+/// supertype chain is `chain`: class type variables bound through `extends Base<Team>`;
+/// `None` for a type variable left unbound (or a method's own, by its `T`/`ID` shape),
+/// which matches any type.
+fn signature(index: &TypeIndex, chain: &[TypeId], t: TypeId, m: &Method) -> Vec<Option<String>> {
+    let decl = index.decl(t);
+    let bound: Vec<(String, String)> = chain
+        .iter()
+        .flat_map(|&c| {
+            let d = index.decl(c);
+            d.superclass.iter().chain(&d.interfaces).collect::<Vec<_>>()
+        })
+        .find(|r| simple(&r.name) == decl.name && r.args.len() == decl.type_params.len())
+        .map(|r| {
+            decl.type_params
+                .iter()
+                .cloned()
+                .zip(r.args.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    m.params
+        .iter()
+        .map(|p| {
+            let ty = simple(&p.ty);
+            if let Some((_, arg)) = bound.iter().find(|(v, _)| v == ty) {
+                return Some(simple(arg).to_string());
+            }
+            let var = decl.type_params.iter().any(|v| v == ty)
+                || (ty.len() <= 2 && ty.chars().all(|c| c.is_ascii_uppercase()));
+            (!var).then(|| ty.to_string())
+        })
+        .collect()
+}
+
+/// Whether two methods have the same name and signature: overloads (`putPerson(Person)`
+/// and `putPerson(List<Person>)`) differ, while an override of a generic base method
+/// (`create(T)` in `Base<Team>` vs `create(Team)`) is the same method.
+fn same_signature(a: (&Method, &[Option<String>]), b: (&Method, &[Option<String>])) -> bool {
+    a.0.name == b.0.name
+        && a.1.len() == b.1.len()
+        && a.1.iter().zip(b.1).all(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        })
+}
+
+/// Mapped methods visible on `id`, nearest declaration first, overridden ones dropped;
+/// overloads are told apart by their parameter types.
 pub(super) fn served_methods<'a>(
     index: &TypeIndex<'a>,
     id: TypeId,
@@ -34,28 +86,32 @@ pub(super) fn served_methods<'a>(
 ) -> Vec<Served<'a>> {
     let mut chain = vec![id];
     chain.extend(index.supertypes(id));
-    let mut seen: Vec<(&str, usize)> = Vec::new();
+    let mut seen: Vec<(&Method, Vec<Option<String>>)> = Vec::new();
     let mut out = Vec::new();
     for &t in &chain {
         for m in &index.decl(t).methods {
             if m.is_constructor || !is_mapped(m) {
                 continue;
             }
-            let key = (m.name.as_str(), m.params.len());
-            if seen.contains(&key) {
+            let sig = signature(index, &chain, t, m);
+            if seen
+                .iter()
+                .any(|(sm, ss)| same_signature((sm, ss), (m, &sig)))
+            {
                 continue;
             }
-            seen.push(key);
             let implementation = chain.iter().find_map(|&c| {
                 index
                     .decl(c)
                     .methods
                     .iter()
                     .find(|x| {
-                        !x.is_abstract && x.name == m.name && x.params.len() == m.params.len()
+                        !x.is_abstract
+                            && same_signature((x, &signature(index, &chain, c, x)), (m, &sig))
                     })
                     .map(|x| (c, x))
             });
+            seen.push((m, sig));
             let (implemented_in, implementation) = implementation.unwrap_or((t, m));
             out.push(Served {
                 declared_in: t,
@@ -200,6 +256,7 @@ pub(super) fn routes(
                                 handler: handler.clone(),
                                 entry_file: index.files[id.file].path.clone(),
                                 framework: Framework::Spring,
+                                dispatcher: None,
                             });
                         }
                     }

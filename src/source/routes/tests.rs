@@ -18,6 +18,10 @@ fn resolve(files: &[(&str, &str)], ops: &[(&str, &str)], base: Option<&str>) -> 
                 let h = &routes[i].handler;
                 format!("{}.{}@{}", h.class, h.method, h.file)
             }
+            OpMatch::Weak(i, _) => {
+                let h = routes[i].dispatcher.as_ref().unwrap();
+                format!("weak: {}.{}@{}", h.class, h.method, h.file)
+            }
             OpMatch::Unmatched(r) => format!("unmatched: {r}"),
         })
         .collect()
