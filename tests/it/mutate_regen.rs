@@ -61,6 +61,32 @@ fn mastor_in(server: &ScriptedServer, home: &Path, args: &[&str]) -> (i32, Strin
     )
 }
 
+/// `mastor mutate SESSION` on the one status swap of line 93 of PetHandler
+/// (`Http.sendJson(exchange, 201, pet.toJson());` in createPet).
+fn mutate_the_status_swap(
+    server: &ScriptedServer,
+    home: &Path,
+    session: &str,
+) -> (i32, String, String) {
+    let diff = home.join("d.diff");
+    std::fs::write(
+        &diff,
+        format!("+++ b/{PET_HANDLER}\n@@ -93,1 +93,1 @@\n-x\n+x\n"),
+    )
+    .unwrap();
+    let args = [
+        "mutate",
+        session,
+        "--only",
+        "all",
+        "--in-diff",
+        diff.to_str().unwrap(),
+        "--operator",
+        "status_swap",
+    ];
+    mastor_in(server, home, &args)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn survivors_become_hints_and_the_score_rises_by_the_mutants_the_new_oracles_kill() {
     let server = ScriptedServer::start(script()).await.unwrap();
@@ -86,27 +112,7 @@ async fn survivors_become_hints_and_the_score_rises_by_the_mutants_the_new_oracl
     )
     .unwrap();
 
-    // Line 93 of PetHandler: `Http.sendJson(exchange, 201, pet.toJson());` in createPet.
-    let diff = dir.path().join("d.diff");
-    std::fs::write(
-        &diff,
-        format!("+++ b/{PET_HANDLER}\n@@ -93,1 +93,1 @@\n-x\n+x\n"),
-    )
-    .unwrap();
-    let (code, stdout, stderr) = mastor_in(
-        &server,
-        dir.path(),
-        &[
-            "mutate",
-            s,
-            "--only",
-            "all",
-            "--in-diff",
-            diff.to_str().unwrap(),
-            "--operator",
-            "status_swap",
-        ],
-    );
+    let (code, stdout, stderr) = mutate_the_status_swap(&server, dir.path(), s);
     assert_eq!(code, 0, "mutate: {stdout}\n{stderr}");
     assert!(stdout.contains("mutation score 0.0%"), "{stdout}");
 
@@ -198,26 +204,7 @@ async fn the_challenger_sees_the_matrix_only_when_asked() {
     ];
     let (code, _, stderr) = mastor_in(&server, dir.path(), &run);
     assert_eq!(code, 0, "pipeline: {stderr}");
-    let diff = dir.path().join("d.diff");
-    std::fs::write(
-        &diff,
-        format!("+++ b/{PET_HANDLER}\n@@ -93,1 +93,1 @@\n-x\n+x\n"),
-    )
-    .unwrap();
-    let (code, _, stderr) = mastor_in(
-        &server,
-        dir.path(),
-        &[
-            "mutate",
-            s,
-            "--only",
-            "all",
-            "--in-diff",
-            diff.to_str().unwrap(),
-            "--operator",
-            "status_swap",
-        ],
-    );
+    let (code, _, stderr) = mutate_the_status_swap(&server, dir.path(), s);
     assert_eq!(code, 0, "mutate: {stderr}");
     let mut with_flag = run.to_vec();
     with_flag.push("--challenger-mutation");
