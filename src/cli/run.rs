@@ -50,6 +50,9 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1, requires = "from_survivors",
           value_parser = clap::value_parser!(u32).range(1..=10))]
     pub rounds: u32,
+    /// Only this survivor (repeatable), for --from-survivors.
+    #[arg(long = "mutant", value_name = "ID", requires = "from_survivors")]
+    pub mutants: Vec<String>,
 }
 
 /// The pipeline flags shared by `mastor run` and `mastor tui --run`, so both start the

@@ -13,7 +13,7 @@
 
 use crate::agents::generation::regenerate_for;
 use crate::agents::single_op::OpTarget;
-use crate::cli::run::{RunArgs, prepare};
+use crate::cli::run::{PipelineArgs, RunArgs, prepare};
 use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_NOTHING, EXIT_OK};
 use crate::mutate::analysis::{self, Settings};
 use crate::mutate::results::Results;
@@ -44,13 +44,30 @@ pub struct Round {
     pub failed_ops: Vec<(String, String)>,
 }
 
-/// Runs the rounds.
+/// Runs `mastor run --from-survivors`: the rounds, each report printed.
 pub fn run(args: &RunArgs) -> color_eyre::Result<i32> {
-    let out = args
-        .pipeline
+    let only: BTreeSet<String> = args.mutants.iter().cloned().collect();
+    let (code, reports) = rounds(&args.project, &args.pipeline, args.rounds, &only)?;
+    for r in &reports {
+        print!("{}", render(r));
+    }
+    Ok(code)
+}
+
+/// The rounds on `project`'s session (`pipeline.out`), targeting only the survivors in
+/// `only` when it is not empty; returns the exit code and each round's report. The
+/// workbench calls this too, on its own thread.
+pub fn rounds(
+    project: &Path,
+    pipeline: &PipelineArgs,
+    rounds: u32,
+    only: &BTreeSet<String>,
+) -> color_eyre::Result<(i32, Vec<Round>)> {
+    let mut reports = Vec::new();
+    let out = pipeline
         .out
         .clone()
-        .unwrap_or_else(|| args.project.join(".mastor"));
+        .unwrap_or_else(|| project.join(".mastor"));
     let results = Results::new(out.join("mutation"));
     let settings = match Settings::read(&results.dir).map_err(|e| eyre!(e))? {
         Some(s) => s,
@@ -60,16 +77,16 @@ pub fn run(args: &RunArgs) -> color_eyre::Result<i32> {
                 out.display(),
                 out.display()
             );
-            return Ok(EXIT_INPUT);
+            return Ok((EXIT_INPUT, reports));
         }
     };
     let sink: crate::agents::runtime::EventSink = Arc::new(|_| {});
-    let prepared = prepare(&args.project, &args.pipeline, sink)?;
+    let prepared = prepare(project, pipeline, sink)?;
     let ctx = prepared.ctx;
     let entry_files = entry_files(&ctx.session.dir().join("operations.json"));
     let rt = tokio::runtime::Runtime::new()?;
     let mut code = EXIT_OK;
-    for round in 1..=args.rounds {
+    for round in 1..=rounds {
         let mutants = results.read_mutants().map_err(|e| eyre!(e))?;
         let matrix = results.read_matrix().map_err(|e| eyre!(e))?;
         let before = results.read_summary().map_err(|e| eyre!(e))?.total.score;
@@ -85,20 +102,23 @@ pub fn run(args: &RunArgs) -> color_eyre::Result<i32> {
             board.suites.insert(op.clone(), s);
             candidates.insert(op.clone());
         }
-        let alive = survivors::survivors(&mutants, &matrix);
+        let mut alive = survivors::survivors(&mutants, &matrix);
+        if !only.is_empty() {
+            alive.retain(|m| only.contains(&m.id));
+        }
         let by_op = survivors::assign(&alive, &candidates, &entry_files);
         if by_op.is_empty() {
             eprintln!(
                 "round {round}: no survivor to target ({} survivor(s); none reaches an operation \
                  with a context and a suite{})",
                 alive.len(),
-                if args.pipeline.ops.is_empty() {
+                if pipeline.ops.is_empty() && only.is_empty() {
                     ""
                 } else {
-                    " within --op"
+                    " within --op and --mutant"
                 }
             );
-            return Ok(if round == 1 { EXIT_INPUT } else { code });
+            return Ok((if round == 1 { EXIT_INPUT } else { code }, reports));
         }
         let mut report = Round {
             round,
@@ -120,8 +140,7 @@ pub fn run(args: &RunArgs) -> color_eyre::Result<i32> {
             let hints: Vec<_> = list
                 .iter()
                 .map(|m| {
-                    let source =
-                        std::fs::read_to_string(args.project.join(&m.file)).unwrap_or_default();
+                    let source = std::fs::read_to_string(project.join(&m.file)).unwrap_or_default();
                     survivors::hint(m, &source, &existing)
                 })
                 .collect();
@@ -145,7 +164,7 @@ pub fn run(args: &RunArgs) -> color_eyre::Result<i32> {
             );
         }
         if report.targeted.is_empty() {
-            return Ok(EXIT_NOTHING);
+            return Ok((EXIT_NOTHING, reports));
         }
         let mut opts = settings.options(out.clone());
         opts.only_mutants = Some(report.targeted.iter().cloned().collect());
@@ -183,9 +202,9 @@ pub fn run(args: &RunArgs) -> color_eyre::Result<i32> {
             code = EXIT_FAILURES;
         }
         append_round(&results.dir, &report)?;
-        print!("{}", render(&report));
+        reports.push(report);
     }
-    Ok(code)
+    Ok((code, reports))
 }
 
 fn append_round(dir: &Path, r: &Round) -> color_eyre::Result<()> {

@@ -15,6 +15,7 @@ use crate::tui::driver::{self, Options};
 use crate::tui::jobs::{self, JobMsg, Jobs, RerunLauncher};
 use crate::tui::live::{self, Live, LiveMsg};
 use crate::tui::state::LiveState;
+use crate::tui::survivors_job::SurvivorLauncher;
 use clap::Args;
 use color_eyre::eyre::eyre;
 use std::path::PathBuf;
@@ -87,7 +88,8 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
     // A re-run works on the project the session was made from, with model settings from
     // the environment and config as `mastor run` resolves them.
     let (project, base) = review_rerun_args(&session);
-    let jobs = Jobs::new(Some(rerun_launcher(project, base)));
+    let jobs = Jobs::new(Some(rerun_launcher(project.clone(), base.clone())))
+        .with_survivors(survivor_launcher(project, base));
     driver::run_with(&session, &mut app, None, jobs)?;
     Ok(super::EXIT_OK)
 }
@@ -142,6 +144,37 @@ pub fn rerun_launcher(project: PathBuf, base: PipelineArgs) -> RerunLauncher {
             let _ = tx.send(JobMsg::Rerun { seq, msg });
         })
         .map_err(|e| format!("cannot start the pipeline thread: {e}"))
+    })
+}
+
+/// Starts regenerations from survivors (one round of `run --from-survivors`) with `base`
+/// flags on `project`, on their own thread; the round's report (or the error) is sent
+/// back when it ends.
+pub fn survivor_launcher(project: PathBuf, base: PipelineArgs) -> SurvivorLauncher {
+    Box::new(move |ops, mutants, tx| {
+        let mut args = base.clone();
+        if !ops.is_empty() {
+            args.ops = ops;
+        }
+        let project = project.clone();
+        let only: std::collections::BTreeSet<String> = mutants.into_iter().collect();
+        std::thread::Builder::new()
+            .name("mastor-survivors".into())
+            .spawn(move || {
+                let outcome = match super::survivors::rounds(&project, &args, 1, &only) {
+                    Ok((_, reports)) if reports.is_empty() => {
+                        Err("no survivor to target (see `mastor run --from-survivors`)".into())
+                    }
+                    Ok((_, reports)) => Ok(reports
+                        .iter()
+                        .map(super::survivors::render)
+                        .collect::<String>()),
+                    Err(e) => Err(format!("{e:#}")),
+                };
+                let _ = tx.send(JobMsg::Survivors(outcome));
+            })
+            .map(|_| ())
+            .map_err(|e| format!("cannot start the regeneration thread: {e}"))
     })
 }
 
@@ -234,7 +267,8 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
     let stop = Box::new(move || {
         let _ = stop_tx.send(());
     });
-    let jobs = Jobs::new(Some(rerun_launcher(args.dir.clone(), rerun_base)));
+    let jobs = Jobs::new(Some(rerun_launcher(args.dir.clone(), rerun_base.clone())))
+        .with_survivors(survivor_launcher(args.dir.clone(), rerun_base));
     driver::run_with(&session, &mut app, Some(Live::new(rx, stop)), jobs)?;
     match &app.live {
         LiveState::Finished => print!("{}", pipeline::summary::from_session(&session)?),

@@ -132,6 +132,10 @@ actions! {
     /// Mutants screen: mark the selected survivor equivalent (with a note), or withdraw
     /// the mark of an equivalent one.
     MarkEquivalent = "mark_equivalent", "equivalent";
+    /// Mutants screen: ask the model for oracles that kill the selected survivor.
+    RegenerateSurvivor = "regenerate_survivor", "kill it";
+    /// Mutants screen: the same for every survivor of the operation filter.
+    RegenerateSurvivors = "regenerate_survivors", "kill the op's survivors";
     /// Scroll the detail pane of the metamorphic screen down.
     ScrollDetailDown = "scroll_detail_down", "scroll detail down";
     /// Scroll the detail pane of the metamorphic screen up.

@@ -170,6 +170,9 @@ pub fn perform(
             Err(e) => app.error(e),
         },
         // Background work needs the event loop's `Jobs`; see `jobs::Jobs::start`.
+        Effect::FromSurvivors { .. } => {
+            app.error("regeneration from survivors needs the workbench's event loop");
+        }
         Effect::Rerun { op_id, .. } => {
             app.jobs.rerun_op = None;
             app.live = LiveState::Off;

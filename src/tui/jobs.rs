@@ -34,6 +34,8 @@ pub enum JobMsg {
     Oracles(Result<String, String>),
     /// Progress or end of a mutation analysis (see `mutate_job`).
     Mutate(super::mutate_job::MutateMsg),
+    /// A regeneration from survivors ended: its round report, or why it failed.
+    Survivors(Result<String, String>),
 }
 
 /// Starts a re-run of one operation in the background: given the operation, the agent to
@@ -50,13 +52,25 @@ pub struct Jobs {
     tx: Sender<JobMsg>,
     rx: Receiver<JobMsg>,
     rerun: Option<RerunLauncher>,
+    survivors: Option<super::survivors_job::SurvivorLauncher>,
 }
 
 impl Jobs {
     /// `rerun` starts re-runs; without it the workbench can still run oracles.
     pub fn new(rerun: Option<RerunLauncher>) -> Jobs {
         let (tx, rx) = channel();
-        Jobs { tx, rx, rerun }
+        Jobs {
+            tx,
+            rx,
+            rerun,
+            survivors: None,
+        }
+    }
+
+    /// Lets the workbench start regenerations from survivors with `launch`.
+    pub fn with_survivors(mut self, launch: super::survivors_job::SurvivorLauncher) -> Jobs {
+        self.survivors = Some(launch);
+        self
     }
 
     /// Starts the background work an effect asks for. Returns the effect untouched when
@@ -109,6 +123,10 @@ impl Jobs {
                 }
                 None
             }
+            Effect::FromSurvivors { ops, mutants } => {
+                super::survivors_job::start(self.survivors.as_mut(), app, ops, mutants, &self.tx);
+                None
+            }
             other => Some(other),
         }
     }
@@ -151,6 +169,9 @@ pub fn busy(app: &App) -> Option<String> {
     }
     if app.jobs.mutate.is_some() {
         return Some("a mutation analysis is in progress".into());
+    }
+    if app.jobs.survivors_running {
+        return Some("a regeneration from survivors is in progress".into());
     }
     (app.live == LiveState::Running).then(|| "a run is in progress".to_string())
 }
@@ -291,6 +312,7 @@ pub fn apply(session: &Session, app: &mut App, msg: JobMsg) -> bool {
             true
         }
         JobMsg::Mutate(msg) => super::mutate_job::apply(session, app, msg),
+        JobMsg::Survivors(outcome) => super::survivors_job::apply(session, app, outcome),
         JobMsg::Oracles(outcome) => {
             app.jobs.oracles_running = false;
             if !reload(session, app, "the oracle run") {

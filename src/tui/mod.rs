@@ -59,6 +59,7 @@ pub mod popups;
 pub mod review;
 pub mod screens;
 pub mod state;
+pub mod survivors_job;
 pub mod theme;
 pub mod ui;
 pub mod update;

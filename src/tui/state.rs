@@ -152,6 +152,8 @@ pub struct JobState {
     pub last_api_url: Option<String>,
     /// A mutation analysis runs: (mutants done, mutants listed; 0 while listing).
     pub mutate: Option<(usize, usize)>,
+    /// A regeneration from survivors (`run --from-survivors`) runs.
+    pub survivors_running: bool,
 }
 
 /// The run a live workbench watches, as far as the screen needs to know.

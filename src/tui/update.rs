@@ -27,6 +27,12 @@ pub enum Effect {
     RecordBatch(Vec<ReviewDecision>),
     /// Append an undo of the latest decision on this o_id, then `App::undo_saved`.
     Undo(String),
+    /// Ask the model for oracles that kill survivors (`run --from-survivors`) in the
+    /// background: `mutants` only (empty: every survivor), within `ops` (empty: all).
+    FromSurvivors {
+        ops: Vec<String>,
+        mutants: Vec<String>,
+    },
     /// Append an equivalent-mutant mark (or its withdrawal) to `mutation/` and recompute
     /// the summary, then reload the session.
     MarkEquivalent {
@@ -99,6 +105,8 @@ fn writes_session(action: Action) -> bool {
             | Action::RunOracles
             | Action::RunMutate
             | Action::MarkEquivalent
+            | Action::RegenerateSurvivor
+            | Action::RegenerateSurvivors
     )
 }
 
@@ -209,6 +217,8 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
 fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
     match action {
         Action::MarkEquivalent => return Some(super::screens::mark_equivalent(app)),
+        Action::RegenerateSurvivor => return Some(super::survivors_job::request(app, false)),
+        Action::RegenerateSurvivors => return Some(super::survivors_job::request(app, true)),
         Action::Accept => {
             if let Some(o_id) = selected_o_id(app) {
                 return Some(vec![Effect::Record(decision(

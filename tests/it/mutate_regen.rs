@@ -118,6 +118,12 @@ async fn survivors_become_hints_and_the_score_rises_by_the_mutants_the_new_oracl
 
     let mut args = vec!["run", project, "--from-survivors"];
     args.extend(pipeline);
+    // A --mutant filter naming no survivor targets nothing.
+    let mut none = args.clone();
+    none.extend(["--mutant", "mnosuch"]);
+    let (code, _, stderr) = mastor_in(&server, dir.path(), &none);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no survivor to target"), "{stderr}");
     let (code, stdout, stderr) = mastor_in(&server, dir.path(), &args);
     assert_eq!(code, 1, "a false claim exits 1\n{stdout}\n{stderr}");
     assert!(

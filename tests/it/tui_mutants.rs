@@ -391,3 +391,73 @@ fn a_survivor_is_marked_equivalent_with_a_note_and_the_mark_is_withdrawn() {
     assert_eq!(summary["total"]["equivalent"], 0, "{summary:#}");
     assert_eq!(summary["total"]["missed"], 1);
 }
+
+#[test]
+fn survivor_keys_start_a_regeneration_through_the_launcher_and_reload_when_it_ends() {
+    use mastor::tui::jobs::{JobMsg, Jobs};
+    use mastor::tui::update::Effect;
+    let mut b = open(true);
+    let launched = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = launched.clone();
+    let mut jobs = Jobs::new(None).with_survivors(Box::new(move |ops, mutants, tx| {
+        seen.lock().unwrap().push((ops, mutants));
+        tx.send(JobMsg::Survivors(Ok(
+            "round 1: 1 survivor(s) targeted, 1 new oracle(s), 1 survivor(s) killed".into(),
+        )))
+        .unwrap();
+        Ok(())
+    }));
+    press(&mut b, &[k('5')]);
+    // `g` on the survivor (listed first).
+    let effects = handle_key(&mut b.app, k('g'));
+    assert_eq!(
+        effects,
+        vec![Effect::FromSurvivors {
+            ops: vec![],
+            mutants: vec!["m-missed".into()]
+        }]
+    );
+    for e in effects {
+        assert!(jobs.start(&b.session, &mut b.app, e).is_none());
+    }
+    assert!(b.app.jobs.survivors_running);
+    assert!(jobs.wait(&b.session, &mut b.app, std::time::Duration::from_secs(5)));
+    assert!(!b.app.jobs.survivors_running);
+    let (msg, is_error) = b.app.status.clone().unwrap();
+    assert!(
+        !is_error && msg.starts_with("round 1: 1 survivor(s) targeted"),
+        "{msg}"
+    );
+    // `G` needs an operation filter; with one it targets that operation's survivors.
+    assert!(
+        handle_key(
+            &mut b.app,
+            KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT)
+        )
+        .is_empty()
+    );
+    press(&mut b, &[k('w')]);
+    let effects = handle_key(
+        &mut b.app,
+        KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT),
+    );
+    assert_eq!(
+        effects,
+        vec![Effect::FromSurvivors {
+            ops: vec!["GET /pets".into()],
+            mutants: vec![]
+        }]
+    );
+    // A caught mutant is not a target.
+    press(&mut b, &[k('c'), code(KeyCode::Down)]);
+    assert!(handle_key(&mut b.app, k('g')).is_empty());
+    assert_eq!(launched.lock().unwrap().len(), 1);
+    // Without a launcher (no model settings), the workbench says so.
+    let mut none = Jobs::new(None);
+    press(&mut b, &[code(KeyCode::Up)]);
+    for e in handle_key(&mut b.app, k('g')) {
+        none.start(&b.session, &mut b.app, e);
+    }
+    let (msg, is_error) = b.app.status.clone().unwrap();
+    assert!(is_error && msg.contains("needs a model"), "{msg}");
+}
