@@ -23,7 +23,7 @@ use crate::text::escape_controls;
 use color_eyre::eyre::eyre;
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -83,7 +83,11 @@ pub fn rounds(
     let sink: crate::agents::runtime::EventSink = Arc::new(|_| {});
     let prepared = prepare(project, pipeline, sink)?;
     let ctx = prepared.ctx;
-    let entry_files = entry_files(&ctx.session.dir().join("operations.json"));
+    let operations: Option<Value> = ctx.session.read_operations()?;
+    let entry_files = operations
+        .as_ref()
+        .map(analysis::session_entry_files)
+        .unwrap_or_default();
     let rt = tokio::runtime::Runtime::new()?;
     let mut code = EXIT_OK;
     for round in 1..=rounds {
@@ -249,23 +253,4 @@ pub fn render(r: &Round) -> String {
         out.push_str(&format!("  {m}: {state}\n"));
     }
     out
-}
-
-/// op_id → handler file, from the session's scan (`operations.json`).
-fn entry_files(path: &Path) -> BTreeMap<String, String> {
-    let v: Value = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(Value::Null);
-    let list = v.get("operations").unwrap_or(&v);
-    list.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|op| {
-            Some((
-                op.get("op_id")?.as_str()?.to_string(),
-                op.pointer("/entry/file")?.as_str()?.to_string(),
-            ))
-        })
-        .collect()
 }

@@ -293,6 +293,22 @@ fn session_bundles(ops: &Value) -> BTreeMap<String, Vec<String>> {
     out
 }
 
+/// `operations.json`'s handler files: op_id → the file of its entry (the one reader of
+/// that file's entries for mutation, beside [`session_bundles`]).
+pub fn session_entry_files(ops: &Value) -> BTreeMap<String, String> {
+    let list = ops.get("operations").unwrap_or(ops);
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|op| {
+            Some((
+                op.get("op_id")?.as_str()?.to_string(),
+                op.pointer("/entry/file")?.as_str()?.to_string(),
+            ))
+        })
+        .collect()
+}
+
 /// The bundles from analysing the project afresh (a suite file has no scan stored).
 fn project_bundles(
     project: &Path,
@@ -524,11 +540,8 @@ pub async fn execute(
         .map(String::as_str)
         .collect();
     let counted = |m: &Mutant, o: &MutantOutcome| {
-        let kills = o.failed.iter().any(|k| included.contains(k.o_id.as_str()));
         let mut shown = o.clone();
-        if o.status == Status::Caught && !o.failed.is_empty() && !kills {
-            shown.status = Status::Missed;
-        }
+        shown.status = o.counted_status(&included);
         progress(m, &shown)
     };
     let outcomes = execute::run_all(&setup, &original, todo, timeout, &counted).await;

@@ -71,6 +71,23 @@ pub struct MutantOutcome {
     pub detail: String,
 }
 
+impl MutantOutcome {
+    /// The status the matrix counts: a mutant "caught" only by oracles the baseline
+    /// excluded (`included` lacks them) is a survivor, since the original explains those
+    /// failures. Progress reports use the same rule, so they never disagree with the
+    /// summary.
+    pub fn counted_status(&self, included: &BTreeSet<&str>) -> Status {
+        let kills = self
+            .failed
+            .iter()
+            .any(|k| included.contains(k.o_id.as_str()));
+        match self.status {
+            Status::Caught if !self.failed.is_empty() && !kills => Status::Missed,
+            s => s,
+        }
+    }
+}
+
 /// Why an oracle is left out of the matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -227,11 +244,7 @@ pub fn analyse(
             .filter(|k| included.contains(k.o_id.as_str()))
             .cloned()
             .collect();
-        let status = match run.status {
-            // Every failing oracle was excluded: the baseline explains the failures.
-            Status::Caught if killed_by.is_empty() && !run.failed.is_empty() => Status::Missed,
-            s => s,
-        };
+        let status = run.counted_status(&included);
         let status = if status == Status::Missed && equivalent.contains(&m.id) {
             Status::Equivalent
         } else {
