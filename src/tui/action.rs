@@ -136,10 +136,35 @@ actions! {
     RegenerateSurvivor = "regenerate_survivor", "kill it";
     /// Mutants screen: the same for every survivor of the operation filter.
     RegenerateSurvivors = "regenerate_survivors", "kill the op's survivors";
-    /// Scroll the detail pane of the metamorphic screen down.
-    ScrollDetailDown = "scroll_detail_down", "scroll detail down";
-    /// Scroll the detail pane of the metamorphic screen up.
-    ScrollDetailUp = "scroll_detail_up", "scroll detail up";
+    /// Scroll the detail pane (the oracle, the metamorphic test, a text tab) down.
+    ScrollDetailDown = "scroll_detail_down", "scroll down";
+    /// Scroll the detail pane up.
+    ScrollDetailUp = "scroll_detail_up", "scroll up";
+    /// Show the request sent and the response received by the selected oracle's
+    /// latest run, with every failed assertion.
+    ShowFailure = "show_failure", "request/response";
+    /// Copy the latest run's request of the selected oracle as a curl line (OSC 52).
+    CopyCurl = "copy_curl", "copy curl";
+    /// Copy the latest run's response body of the selected oracle (OSC 52).
+    CopyBody = "copy_body", "copy body";
+    /// Run the selected oracle again against the last base URL.
+    RunOne = "run_one", "run this oracle";
+    /// Run every currently failing oracle again against the last base URL.
+    RunFailing = "run_failing", "run failing";
+    /// Next oracle matching the search, across operations.
+    NextMatch = "next_match", "next match";
+    /// Previous oracle matching the search, across operations.
+    PrevMatch = "prev_match", "prev match";
+    /// Next oracle still to review, across operations.
+    NextToReview = "next_to_review", "next to review";
+    /// Previous oracle still to review, across operations.
+    PrevToReview = "prev_to_review", "prev to review";
+    /// Next failing oracle, across operations.
+    NextFailing = "next_failing", "next failing";
+    /// Previous failing oracle, across operations.
+    PrevFailing = "prev_failing", "prev failing";
+    /// Cycle the verdict filter (failing, stale, not run, passing, off).
+    CycleVerdict = "cycle_verdict", "verdict filter";
     /// Popups: answer yes to a question.
     Yes = "yes", "yes";
     /// Popups: answer no to a question.

@@ -186,6 +186,26 @@ pub fn perform(
             app.jobs.mutate = None;
             app.error("cannot run the mutation analysis here");
         }
+        Effect::Copy { text, what } => {
+            let (seq, cut) = super::clipboard::osc52(&text);
+            let written = {
+                use std::io::{IsTerminal, Write};
+                let mut out = std::io::stdout();
+                // Not a terminal (tests, pipes): nothing to set, and nothing to garble.
+                !out.is_terminal()
+                    || out
+                        .write_all(seq.as_bytes())
+                        .and_then(|_| out.flush())
+                        .is_ok()
+            };
+            if written {
+                app.notify(super::clipboard::copied_words(&what, &text, cut));
+            } else {
+                app.error(format!(
+                    "could not copy the {what}: the terminal refused it"
+                ));
+            }
+        }
     }
 }
 

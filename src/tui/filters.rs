@@ -43,7 +43,7 @@ impl SortKey {
             SortKey::Session => "session",
             SortKey::Path => "path",
             SortKey::Method => "method",
-            SortKey::Pending => "unreviewed",
+            SortKey::Pending => "to review",
             SortKey::Cost => "cost",
         }
     }
@@ -132,6 +132,63 @@ pub fn cycle_mutation(app: &mut super::state::App) {
     });
 }
 
+/// Verdict filter of item lists: what the latest run said of an oracle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerdictFilter {
+    /// The latest run failed or errored.
+    Failing,
+    /// Never run.
+    NotRun,
+    /// The latest run passed.
+    Passing,
+}
+
+impl VerdictFilter {
+    /// Every value, in cycling order.
+    pub const ALL: [VerdictFilter; 3] = [
+        VerdictFilter::Failing,
+        VerdictFilter::NotRun,
+        VerdictFilter::Passing,
+    ];
+
+    /// How the list title and status line name the filter.
+    pub fn label(self) -> &'static str {
+        match self {
+            VerdictFilter::Failing => "failing",
+            VerdictFilter::NotRun => "not run",
+            VerdictFilter::Passing => "passing",
+        }
+    }
+
+    /// Whether `o_id`'s latest verdict is one of these.
+    pub fn keeps(self, view: &super::view::SessionView, o_id: &str) -> bool {
+        use crate::model::Outcome;
+        let v = view.verdicts.get(o_id);
+        match self {
+            VerdictFilter::Failing => matches!(v, Some(Outcome::Fail | Outcome::Error)),
+            VerdictFilter::NotRun => v.is_none(),
+            VerdictFilter::Passing => matches!(v, Some(Outcome::Pass)),
+        }
+    }
+}
+
+/// The `cycle_verdict` action: failing, not run, passing, off.
+pub fn cycle_verdict(app: &mut super::state::App) {
+    let next = match app.filters.verdict {
+        None => Some(VerdictFilter::ALL[0]),
+        Some(f) => VerdictFilter::ALL
+            .iter()
+            .position(|x| *x == f)
+            .and_then(|i| VerdictFilter::ALL.get(i + 1).copied()),
+    };
+    app.filters.verdict = next;
+    app.refresh_lists();
+    app.notify(match next {
+        Some(f) => format!("verdict filter: {}", f.label()),
+        None => "verdict filter off".into(),
+    });
+}
+
 /// Filters of the operations list; `state` and `judged` also filter item lists.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filters {
@@ -142,6 +199,8 @@ pub struct Filters {
     pub judged: Option<JudgedFilter>,
     /// Item lists only: oracles that kill nothing, or redundant ones.
     pub mutation: Option<MutationFilter>,
+    /// Item lists and the operations list: by the latest verdict.
+    pub verdict: Option<VerdictFilter>,
 }
 
 impl Filters {

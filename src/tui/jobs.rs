@@ -89,13 +89,13 @@ impl Jobs {
                 }
                 None
             }
-            Effect::RunOracles { base_url } => {
+            Effect::RunOracles { base_url, only } => {
                 let dir = session.dir().to_path_buf();
                 let tx = self.tx.clone();
                 let spawned = std::thread::Builder::new()
                     .name("mastor-oracles".into())
                     .spawn(move || {
-                        let _ = tx.send(JobMsg::Oracles(run_oracles(&dir, &base_url)));
+                        let _ = tx.send(JobMsg::Oracles(run_oracles(&dir, &base_url, &only)));
                     });
                 if let Err(e) = spawned {
                     app.jobs.oracles_running = false;
@@ -277,7 +277,81 @@ pub fn start_oracle_run(app: &mut App, url: String) -> Vec<Effect> {
     app.jobs.oracles_running = true;
     app.jobs.last_api_url = Some(url.clone());
     app.notify(format!("running accepted oracles against {url}…"));
-    vec![Effect::RunOracles { base_url: url }]
+    vec![Effect::RunOracles {
+        base_url: url,
+        only: Vec::new(),
+    }]
+}
+
+/// The `run_one` / `run_failing` actions: runs the selected oracle (or every failing
+/// one) again against the URL used last, without a dialog; asks for the URL only when
+/// none is known yet.
+pub fn run_again(app: &mut App, failing: bool) -> Vec<Effect> {
+    if let Some(why) = busy(app) {
+        app.error(format!("cannot run oracles now: {why}"));
+        return Vec::new();
+    }
+    let only: Vec<String> = if failing {
+        let mut ids: Vec<String> = app
+            .view
+            .verdicts
+            .iter()
+            .filter(|(_, o)| {
+                matches!(
+                    o,
+                    crate::model::Outcome::Fail | crate::model::Outcome::Error
+                )
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        ids.sort();
+        ids
+    } else {
+        match app.selected_item().and_then(|i| app.o_id(i)) {
+            Some(o) => vec![o],
+            None => {
+                app.notify("select an oracle to run (an operation's Oracles tab, a group)");
+                return Vec::new();
+            }
+        }
+    };
+    if only.is_empty() {
+        app.notify("no failing oracles: nothing to run again");
+        return Vec::new();
+    }
+    let known = app
+        .jobs
+        .last_api_url
+        .clone()
+        .or_else(|| app.jobs.api_url.clone())
+        .or_else(|| {
+            only.iter()
+                .find_map(|o| app.view.verdict_details.get(o).map(|v| v.base_url.clone()))
+        })
+        .or_else(|| {
+            // The session's most recent run.
+            app.view
+                .verdict_details
+                .values()
+                .max_by(|a, b| a.at.cmp(&b.at))
+                .map(|v| v.base_url.clone())
+        });
+    let Some(url) = known else {
+        open_run_popup(app);
+        return Vec::new();
+    };
+    app.jobs.oracles_running = true;
+    app.jobs.last_api_url = Some(url.clone());
+    let what = if failing {
+        format!("{} failing oracle(s)", only.len())
+    } else {
+        only[0].clone()
+    };
+    app.notify(format!("running {what} again against {url}…"));
+    vec![Effect::RunOracles {
+        base_url: url,
+        only,
+    }]
 }
 
 /// How a message names a re-run's scope: empty for every agent.
@@ -346,10 +420,25 @@ pub fn reload(session: &Session, app: &mut App, what: &str) -> bool {
 /// Runs the accepted and edited oracles of the session in `dir` against `base_url`
 /// (blocking, on its own tokio runtime) and saves the verdicts; returns a one-line
 /// summary.
-pub fn run_oracles(dir: &Path, base_url: &str) -> Result<String, String> {
+pub fn run_oracles(dir: &Path, base_url: &str, only: &[String]) -> Result<String, String> {
     let session = Session::open(PathBuf::from(dir)).map_err(|e| e.to_string())?;
     let read = suite::session::read(&session).map_err(|e| e.to_string())?;
-    let mut plan = suite::select(&read.suite, Only::Accepted, &[])?;
+    let scope = if only.is_empty() {
+        Only::Accepted
+    } else {
+        Only::All
+    };
+    let mut plan = suite::select(&read.suite, scope, &[])?;
+    if !only.is_empty() {
+        let keep: std::collections::HashSet<&str> = only.iter().map(String::as_str).collect();
+        plan.oracles.retain(|o| keep.contains(o.o_id().as_str()));
+        plan.multi_op.retain(|m| keep.contains(m.o_id().as_str()));
+        plan.metamorphic
+            .retain(|t| keep.contains(t.o_id().as_str()));
+        if plan.is_empty() {
+            return Err(format!("{} is no longer in the session", only.join(", ")));
+        }
+    }
     if plan.is_empty() {
         return Err("no accepted or edited oracles to run: accept some first".into());
     }

@@ -327,8 +327,8 @@ mod tests {
 
     #[test]
     fn user_override_replaces_only_named_action() {
-        let map = Keymap::with_overrides("[review]\naccept = [\"y\"]\n", "user.toml").unwrap();
-        let y = Key::parse("y").unwrap();
+        let map = Keymap::with_overrides("[review]\naccept = [\"z\"]\n", "user.toml").unwrap();
+        let y = Key::parse("z").unwrap();
         let a = Key::parse("a").unwrap();
         assert_eq!(map.lookup(&["review"], y), Some(Action::Accept));
         assert_eq!(map.lookup(&["review"], a), None);

@@ -79,7 +79,33 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     view.mutation = mutation;
     view.warnings.extend(warnings);
     load_sources(&mut view);
+    warn_empty_contexts(&mut view);
     Ok(view)
+}
+
+/// Whether a source context says nothing at all: no parameter, field, error case or
+/// success status (what junk model answers normalize to).
+pub fn context_is_empty(c: &crate::model::SourceContext) -> bool {
+    let r = &c.response_schema;
+    c.request_params.is_empty()
+        && r.fields.is_empty()
+        && r.error_cases.is_empty()
+        && r.success_status.is_none()
+}
+
+/// A session whose every source context is empty has oracles built on nothing: say so
+/// on the operations screen rather than let `(none)` pass for a finding.
+fn warn_empty_contexts(view: &mut SessionView) {
+    let with: Vec<&crate::model::SourceContext> =
+        view.ops.iter().filter_map(|o| o.context.as_ref()).collect();
+    let empty = with.iter().filter(|c| context_is_empty(c)).count();
+    if !with.is_empty() && empty == with.len() {
+        view.warnings.push(format!(
+            "every source context ({empty}) is empty: the model's answers held nothing \
+             usable (see each operation's Calls tab); a stronger model or `ctrl-r` on an \
+             operation may do better"
+        ));
+    }
 }
 
 /// The scanned operations (`operations.json`): the scan report or a bare list.

@@ -39,10 +39,12 @@
 //! oracles or talks to a model: it reads the store and appends review decisions to it.
 
 pub mod action;
+pub mod clipboard;
 pub mod config;
 pub mod confine;
 pub mod driver;
 pub mod export;
+pub mod failure;
 pub mod filters;
 pub mod highlight;
 pub mod jobs;
@@ -53,11 +55,13 @@ pub mod line_edit;
 pub mod live;
 pub mod loader;
 pub mod metamorphic;
+pub mod mouse;
 pub mod mutate_job;
 pub mod mutation;
 pub mod popups;
 pub mod review;
 pub mod screens;
+pub mod search;
 pub mod state;
 pub mod survivors_job;
 pub mod theme;

@@ -109,6 +109,9 @@ pub struct App {
     /// that holds on every screen until toggled.
     pub whole_file: bool,
     pub input: Option<LineInput>,
+    /// The session-wide search: the last text typed with `/` (oracle content, not only
+    /// method and path), which `n` / `N` jump between across operations.
+    pub search: String,
     pub popups: Vec<Popup>,
     /// o_ids decided in this run, most recent last (what `undo` walks back).
     pub undo_stack: Vec<String>,
@@ -125,6 +128,8 @@ pub struct App {
     /// Last known body height of list panes (for page up / down).
     pub page: usize,
     pub mouse: bool,
+    /// Where the last frame drew what a click can hit.
+    pub hits: super::mouse::HitMap,
     pub quit: bool,
     /// Where the live run shown on screen stands (`Off` in review mode).
     pub live: LiveState,
@@ -187,6 +192,7 @@ impl App {
             total_counts: OpCounts::default(),
             whole_file: false,
             input: None,
+            search: String::new(),
             popups: Vec::new(),
             undo_stack: Vec::new(),
             judge_undo_stack: Vec::new(),
@@ -197,6 +203,7 @@ impl App {
             highlighter,
             page: 10,
             mouse: false,
+            hits: Default::default(),
             quit: false,
             live: LiveState::Off,
             jobs: JobState::default(),
@@ -236,10 +243,13 @@ impl App {
                     || op
                         .summary
                         .as_ref()
-                        .is_some_and(|s| s.to_lowercase().contains(&text)))
+                        .is_some_and(|s| s.to_lowercase().contains(&text))
+                    || super::search::op_has_match(view, i, &text))
                     && f.method.as_ref().is_none_or(|m| &op.method == m)
                     && f.status.is_none_or(|s| op_has_status(op, s))
                     && f.state.is_none_or(|s| counts[i].states[state_index(s)] > 0)
+                    && f.verdict
+                        .is_none_or(|v| op.oracles.iter().any(|o| v.keeps(view, &o.o_id())))
             })
             .collect();
         match self.sort {
@@ -280,6 +290,12 @@ impl App {
             list.visible = visible;
             list.cursor = clamp(list.cursor, list.visible.len());
         }
+    }
+
+    /// The oracles of operation `op` its Oracles tab would list now: the session-wide
+    /// filters and the search.
+    pub fn op_items(&self, op: usize) -> Vec<ItemRef> {
+        visible_items(&self.view, &self.filters, ItemSource::Op(op), &self.search)
     }
 
     /// The operation under the cursor of the operations list.
@@ -434,20 +450,29 @@ fn visible_items(
     text: &str,
 ) -> Vec<ItemRef> {
     let text = text.to_lowercase();
-    let keep = |o_id: &str, hay: [&str; 2]| {
+    let keep = |o_id: &str, item: ItemRef| {
         filters.state.is_none_or(|s| view.review_state(o_id) == s)
             && filters.judged.is_none_or(|f| view.judged_as(o_id, f))
             && filters
                 .mutation
                 .is_none_or(|f| view.mutation.as_ref().is_some_and(|m| f.keeps(m, o_id)))
-            && (text.is_empty() || hay.iter().any(|h| h.to_lowercase().contains(&text)))
+            && filters.verdict.is_none_or(|f| f.keeps(view, o_id))
+            && super::search::item_matches(view, item, &text)
     };
     match source {
         ItemSource::Group(group) => view.groups.get(group).map_or_else(Vec::new, |g| {
             g.oracles
                 .iter()
                 .enumerate()
-                .filter(|(_, o)| keep(&o.o_id(), [&o.test_id, &o.description]))
+                .filter(|(oracle, o)| {
+                    keep(
+                        &o.o_id(),
+                        ItemRef::Multi {
+                            group,
+                            oracle: *oracle,
+                        },
+                    )
+                })
                 .map(|(oracle, _)| ItemRef::Multi { group, oracle })
                 .collect()
         }),
@@ -455,19 +480,22 @@ fn visible_items(
             .metamorphic
             .iter()
             .enumerate()
-            .filter(|(_, t)| {
-                keep(
-                    &t.o_id(),
-                    [&t.test_id, &format!("{} {}", t.scenario, t.slug)],
-                )
-            })
+            .filter(|(test, t)| keep(&t.o_id(), ItemRef::Meta { test: *test }))
             .map(|(test, _)| ItemRef::Meta { test })
             .collect(),
         ItemSource::Op(op) => view.ops.get(op).map_or_else(Vec::new, |o| {
             o.oracles
                 .iter()
                 .enumerate()
-                .filter(|(_, o)| keep(&o.o_id(), [&o.test_id, &o.description]))
+                .filter(|(oracle, o)| {
+                    keep(
+                        &o.o_id(),
+                        ItemRef::Single {
+                            op,
+                            oracle: *oracle,
+                        },
+                    )
+                })
                 .map(|(oracle, _)| ItemRef::Single { op, oracle })
                 .collect()
         }),

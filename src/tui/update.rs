@@ -12,9 +12,10 @@ use super::line_edit::LineEdit;
 use super::popups::{Confirm, ConfirmQuit, Export, Help, Note};
 use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id};
 use super::screens::{CostsScreen, GroupsScreen, MetamorphicScreen, MutantsScreen};
+use super::search::{Target, jump};
 use super::state::{App, InputTarget, LineInput, LiveState, Popup, Screen, StatusFilter, Tab};
 use crate::model::{Decision, ReviewDecision, ReviewState};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, MouseEvent};
 use std::path::PathBuf;
 
 /// Work the driver must do on behalf of the state.
@@ -62,8 +63,9 @@ pub enum Effect {
         seq: u64,
     },
     /// Run the accepted and edited oracles against `base_url` in the background and
-    /// save the verdicts.
-    RunOracles { base_url: String },
+    /// save the verdicts; with `only`, just those o_ids whatever their review state (a
+    /// partial run merges into the latest verdicts).
+    RunOracles { base_url: String, only: Vec<String> },
     /// Run the mutation analysis of the session in the background (`mutate_job`), on
     /// the oracles `only` selects, then reload its results.
     RunMutate {
@@ -71,6 +73,9 @@ pub enum Effect {
         only: crate::suite::Only,
         project: PathBuf,
     },
+    /// Put `text` on the terminal's clipboard (OSC 52, which tmux and ssh pass on);
+    /// `what` names it in the status line.
+    Copy { text: String, what: String },
 }
 
 /// Handles one key press. In a read-only workbench nothing that would write to the
@@ -79,7 +84,7 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     let mut effects = key_effects(app, key);
     if let Some(message) = app.read_only_message() {
         let before = effects.len();
-        effects.retain(|e| matches!(e, Effect::Export { .. }));
+        effects.retain(|e| matches!(e, Effect::Export { .. } | Effect::Copy { .. }));
         if effects.len() != before {
             app.error(message);
         }
@@ -103,6 +108,8 @@ fn writes_session(action: Action) -> bool {
             | Action::BulkReject
             | Action::Rerun
             | Action::RunOracles
+            | Action::RunOne
+            | Action::RunFailing
             | Action::RunMutate
             | Action::MarkEquivalent
             | Action::RegenerateSurvivor
@@ -134,11 +141,7 @@ fn key_effects(app: &mut App, key: KeyEvent) -> Vec<Effect> {
 
 /// Handles a mouse event (only delivered when mouse support was asked for).
 pub fn handle_mouse(app: &mut App, ev: MouseEvent) -> Vec<Effect> {
-    match ev.kind {
-        MouseEventKind::ScrollDown => handle_action(app, Action::Down),
-        MouseEventKind::ScrollUp => handle_action(app, Action::Up),
-        _ => Vec::new(),
-    }
+    super::mouse::handle(app, ev)
 }
 
 fn line_input_key(app: &mut App, key: KeyEvent) {
@@ -164,10 +167,12 @@ fn line_input_key(app: &mut App, key: KeyEvent) {
 fn apply_input(app: &mut App, target: InputTarget, text: String) {
     match target {
         InputTarget::ListFilter => {
+            app.search = text.clone();
             app.filters.text = text;
             app.refresh_lists();
         }
         InputTarget::ItemFilter => {
+            app.search = text.clone();
             if let Some(list) = app.screen.state_mut().item_list_mut() {
                 list.filter = text;
             }
@@ -277,6 +282,13 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::RunOracles => super::jobs::open_run_popup(app),
         Action::RunMutate => super::popups::open_mutate_popup(app),
         Action::CycleMutation => super::filters::cycle_mutation(app),
+        Action::CycleVerdict => super::filters::cycle_verdict(app),
+        Action::ShowFailure => super::failure::open(app),
+        Action::CopyCurl | Action::CopyBody => {
+            return Some(super::failure::copy(app, action == Action::CopyCurl));
+        }
+        Action::RunOne => return Some(super::jobs::run_again(app, false)),
+        Action::RunFailing => return Some(super::jobs::run_again(app, true)),
         _ => return None,
     }
     Some(Vec::new())
@@ -295,6 +307,7 @@ fn filter_action(app: &mut App, action: Action) -> bool {
         }
         Action::ClearFilter => {
             app.filters = Default::default();
+            app.search.clear();
             app.screen.state_mut().clear_filters();
             app.refresh_lists();
             app.notify("filters cleared");
@@ -349,7 +362,7 @@ fn navigate(app: &mut App, action: Action) {
             "a mutation analysis is running: wait for it to end (its API servers stop with it)",
         ),
         Action::Quit => app.quit = true,
-        Action::Help => app.popups.push(Popup::Help(Help)),
+        Action::Help => app.popups.push(Popup::Help(Help::default())),
         Action::Back => back(app),
         Action::Open => open(app),
         Action::Up => move_cursor(app, -1),
@@ -378,13 +391,27 @@ fn navigate(app: &mut App, action: Action) {
         Action::CycleOperator | Action::CycleFile | Action::CycleMutantOp => {
             super::screens::cycle_mutant_filter(app, action)
         }
+        Action::NextRef | Action::PrevRef if !app.search.is_empty() && on_oracles(app) => {
+            jump(app, Target::Match, action == Action::NextRef)
+        }
         Action::NextRef | Action::PrevRef => next_ref(app, action == Action::NextRef),
+        Action::NextMatch | Action::PrevMatch => {
+            jump(app, Target::Match, action == Action::NextMatch)
+        }
+        Action::NextToReview | Action::PrevToReview => {
+            jump(app, Target::ToReview, action == Action::NextToReview)
+        }
+        Action::NextFailing | Action::PrevFailing => {
+            jump(app, Target::Failing, action == Action::NextFailing)
+        }
         Action::WholeFile => {
             app.whole_file = !app.whole_file;
             scroll_detail(app, None);
         }
-        Action::ScrollDown | Action::ScrollDetailDown => scroll_detail(app, Some(5)),
-        Action::ScrollUp | Action::ScrollDetailUp => scroll_detail(app, Some(-5)),
+        Action::ScrollDown => scroll_detail(app, Some(5)),
+        Action::ScrollUp => scroll_detail(app, Some(-5)),
+        Action::ScrollDetailDown => scroll_pane(app, 5),
+        Action::ScrollDetailUp => scroll_pane(app, -5),
         // Popup keys: the popup layers handle them, a screen has no use for them.
         Action::Yes
         | Action::No
@@ -409,6 +436,28 @@ fn show_groups(app: &mut App) {
 fn scroll_detail(app: &mut App, by: Option<i64>) {
     if let Some(d) = app.screen.state_mut().detail_mut() {
         d.scroll = by.map_or(0, |n| d.scroll + n);
+    }
+}
+
+/// Whether the screen on show lists oracles with a detail pane (an operation's Oracles
+/// tab, a group).
+fn on_oracles(app: &App) -> bool {
+    match &app.screen {
+        Screen::Operation(s) => s.tab == Tab::Oracles,
+        Screen::Group(_) => true,
+        _ => false,
+    }
+}
+
+/// Scrolls the oracle pane where there is one, else the screen's text body.
+fn scroll_pane(app: &mut App, by: i64) {
+    let pane = on_oracles(app);
+    if let Some(d) = app.screen.state_mut().detail_mut() {
+        if pane {
+            d.pane = (d.pane + by).max(0);
+        } else {
+            d.scroll += by;
+        }
     }
 }
 

@@ -70,6 +70,7 @@ mod spec_load;
 mod store_journal;
 mod store_session;
 mod tui_bulk;
+mod tui_curation;
 mod tui_e2e;
 mod tui_judge;
 mod tui_live;

@@ -64,10 +64,10 @@ fn review_in_tmux_survives_relaunch() {
     assert!(s.contains("1 rejected"), "{s}");
     t.keys(&["Enter"]);
     let s = t.wait_for("Oracles (4)", 20);
-    assert!(s.contains("✓ FV fv_limit_10"), "{s}");
-    assert!(s.contains("✗ BI bi_limit_0"), "{s}");
+    assert!(s.contains("✓ FAIL  FV fv_limit_10"), "{s}");
+    assert!(s.contains("✗   -   BI bi_limit_0"), "{s}");
     assert!(
-        s.contains("✎ FI fi_limit_abc  limit=abc is not a number (edited"),
+        s.contains("✎   -   FI fi_limit_abc  limit=abc is not a number"),
         "{s}"
     );
     t.keys(&["Down"]);

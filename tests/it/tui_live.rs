@@ -118,7 +118,7 @@ async fn live_run_in_tmux_shows_progress_then_results() {
     let oracles: usize = view.ops.iter().map(|o| o.oracles.len()).sum();
     assert!(oracles > 0, "the run wrote no oracles");
     let counts = format!(
-        "{} ops · {oracles} oracles: {oracles} proposed",
+        "{} ops · {oracles} oracles: {oracles} to review",
         view.ops.len()
     );
     assert!(last.contains(&counts), "want `{counts}` on:\n{last}");

@@ -131,7 +131,7 @@ async fn accept_a_metamorphic_test_of_a_real_session_in_tmux() {
             .lines()
             .find(|l| l.contains("status_visible") && l.contains("Updating"))
             .unwrap_or_default();
-        assert!(other.contains("proposed"), "{s}");
+        assert!(other.contains("to review"), "{s}");
         quit(t);
     });
 }

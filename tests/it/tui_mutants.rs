@@ -247,9 +247,12 @@ fn without_results_nothing_changes_and_a_broken_matrix_is_a_warning() {
     let mut b = open(false);
     press(&mut b, &[code(KeyCode::Enter)]);
     let s = screen(&mut b.app, 120, 40);
-    assert!(!s.contains("mutation") && !s.contains("Mutants"), "{s}");
+    assert!(
+        !s.contains("mutation") && !s.contains("kills/unique"),
+        "{s}"
+    );
     press(&mut b, &[k('5')]);
-    assert!(screen(&mut b.app, 120, 40).contains("no mutation results in this session"));
+    assert!(screen(&mut b.app, 120, 40).contains("No mutation results in this session"));
 
     let dir = tempfile::tempdir().unwrap();
     let session = petstore_session(dir.path());

@@ -259,7 +259,8 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     assert_eq!(
         effects,
         vec![Effect::RunOracles {
-            base_url: "http://127.0.0.1:1".into()
+            base_url: "http://127.0.0.1:1".into(),
+            only: Vec::new(),
         }]
     );
     assert!(app.popups.is_empty());
@@ -349,7 +350,8 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
     assert_eq!(
         effects,
         vec![Effect::RunOracles {
-            base_url: api.base_url.clone()
+            base_url: api.base_url.clone(),
+            only: Vec::new(),
         }]
     );
     for e in effects {

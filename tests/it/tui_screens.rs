@@ -112,7 +112,10 @@ fn snapshots_of_every_screen_and_tab() {
     for tab in Tab::ALL {
         b.app.operation_mut().unwrap().tab = tab;
         b.app.refresh_items();
-        snap(&mut b, &format!("operation_{}", tab.title().to_lowercase()));
+        snap(
+            &mut b,
+            &format!("operation_{}", format!("{tab:?}").to_lowercase()),
+        );
     }
     b.app.operation_mut().unwrap().tab = Tab::Calls;
     press(&mut b, "j");

@@ -6,14 +6,17 @@ use crate::tui::keymap::Key;
 use crate::tui::state::App;
 use crate::tui::ui::block;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::KeyEvent;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
-/// The help overlay.
+/// The help overlay; scrolls (j / k, page keys) when the terminal is too small for it.
 #[derive(Debug, Default)]
-pub struct Help;
+pub struct Help {
+    /// First row shown of each column.
+    pub scroll: usize,
+}
 
 impl Layer for Help {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
@@ -21,10 +24,18 @@ impl Layer for Help {
         if matches!(global, Some(Action::Help | Action::Back | Action::Quit))
             || matches!(action(app, &key), Some(Action::Confirm | Action::Cancel))
         {
-            KeyResult::Close(Vec::new())
-        } else {
-            KeyResult::Ignored
+            return KeyResult::Close(Vec::new());
         }
+        let rows = rows(app).len();
+        match key.code {
+            KeyCode::Down | KeyCode::Char('j') => self.scroll += 1,
+            KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll += app.page.max(1),
+            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(app.page.max(1)),
+            _ => return KeyResult::Ignored,
+        }
+        self.scroll = self.scroll.min(rows.saturating_sub(1));
+        KeyResult::Consumed(Vec::new())
     }
 
     fn render(&self, app: &App, area: Rect, buf: &mut Buffer) {
@@ -50,8 +61,27 @@ impl Layer for Help {
                 Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
                     .areas(inner);
             let right = lines.split_off(lines.len().div_ceil(2));
-            Paragraph::new(lines).render(a, buf);
-            Paragraph::new(right).render(c, buf);
+            // Still too long for two columns: both scroll together, and say so.
+            let overflow = lines.len().saturating_sub(inner_h);
+            let y = self.scroll.min(overflow) as u16;
+            Paragraph::new(lines).scroll((y, 0)).render(a, buf);
+            Paragraph::new(right).scroll((y, 0)).render(c, buf);
+            if overflow > 0 {
+                let more = Line::styled(
+                    format!(" j/k scroll · {} more ", overflow - y as usize),
+                    app.theme.accent,
+                );
+                let w = more.width() as u16;
+                more.render(
+                    Rect {
+                        x: r.x + r.width.saturating_sub(w + 1),
+                        y: r.y + r.height.saturating_sub(1),
+                        width: w.min(r.width),
+                        height: 1,
+                    },
+                    buf,
+                );
+            }
         } else {
             Paragraph::new(lines).render(inner, buf);
         }

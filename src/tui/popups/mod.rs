@@ -11,6 +11,7 @@ mod confirm;
 mod editor;
 mod equivalent;
 mod export;
+mod failure;
 mod help;
 mod judge;
 mod mutate;
@@ -23,6 +24,7 @@ pub use confirm::Confirm;
 pub use editor::Editor;
 pub use equivalent::Equivalent;
 pub use export::Export;
+pub use failure::FailureView;
 pub use help::Help;
 pub use judge::Judge;
 pub use mutate::{RunMutate, open_mutate_popup};
@@ -84,6 +86,8 @@ pub enum Popup {
     Equivalent(Equivalent),
     /// Export dialog.
     Export(Export),
+    /// Request and response of the selected oracle's latest run.
+    Failure(FailureView),
 }
 
 impl Popup {
@@ -100,6 +104,7 @@ impl Popup {
             Popup::RunMutate(p) => p.as_mut(),
             Popup::Equivalent(p) => p,
             Popup::Export(p) => p,
+            Popup::Failure(p) => p,
         }
     }
 
@@ -116,6 +121,7 @@ impl Popup {
             Popup::RunMutate(p) => p.as_ref(),
             Popup::Equivalent(p) => p,
             Popup::Export(p) => p,
+            Popup::Failure(p) => p,
         }
     }
 }
@@ -273,7 +279,7 @@ mod tests {
     fn ignored_key_goes_to_the_layer_below_and_only_the_top_closes() {
         let mut app = app();
         app.popups.push(Popup::Note(Note::new(vec!["o".into()])));
-        app.popups.push(Popup::Help(Help));
+        app.popups.push(Popup::Help(Help::default()));
         // Help ignores a letter; the note below types it.
         handle_key(&mut app, key(KeyCode::Char('x')));
         assert_eq!(app.popups.len(), 2);

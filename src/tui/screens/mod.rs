@@ -203,6 +203,9 @@ pub struct Detail {
     pub ref_idx: usize,
     /// Extra scroll, in lines.
     pub scroll: i64,
+    /// Scroll of the oracle pane beside the source, in lines (long assertion lists and
+    /// failures stay reachable on small terminals).
+    pub pane: i64,
 }
 
 /// A cursor moved by `delta` and kept inside a list of `len` rows.

@@ -34,7 +34,7 @@ impl Tab {
     pub fn title(self) -> &'static str {
         match self {
             Tab::Context => "Context",
-            Tab::Pending => "Pending",
+            Tab::Pending => "Unverified claims",
             Tab::Oracles => "Oracles",
             Tab::Hints => "Hints",
             Tab::Bundle => "Bundle",

@@ -245,7 +245,7 @@ fn draw_list(app: &App, scr: &MetamorphicScreen, area: Rect, buf: &mut Buffer, w
     widths.extend([
         Constraint::Length(17),
         Constraint::Length(3),
-        Constraint::Length(8),
+        Constraint::Length(9),
     ]);
     header.extend(["Outcome", "Jdg", "Review"]);
     let mut title = format!("Metamorphic ({})", scr.items.visible.len());

@@ -11,6 +11,7 @@ mod mutants;
 mod operation;
 mod operations;
 mod oracles;
+mod verdict;
 
 use super::action::Action;
 use super::state::App;
@@ -27,11 +28,13 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
+pub(crate) use verdict::failure_lines;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        self.hits.clear();
         buf.set_style(area, self.theme.text);
         let [header, body, footer] = Layout::vertical([
             Constraint::Length(1),
@@ -55,14 +58,11 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
         (Action::ShowCosts, "Costs"),
     ];
     let current = app.screen.state().shown_by();
-    // Only sessions with metamorphic tests advertise the screen (its key still works).
-    if !app.view.metamorphic.is_empty() || current == Action::ShowMetamorphic {
-        screens.push((Action::ShowMetamorphic, "Metamorphic"));
-    }
-    // Likewise the mutants screen, once the session has mutation results.
-    if app.view.mutation.is_some() || current == Action::ShowMutants {
-        screens.push((Action::ShowMutants, "Mutants"));
-    }
+    // Every screen is always listed: an empty one says why it is empty and what would
+    // fill it, which a hidden tab cannot.
+    screens.push((Action::ShowMetamorphic, "Metamorphic"));
+    screens.push((Action::ShowMutants, "Mutants"));
+    let mut x = area.x + spans.iter().map(|s| s.width() as u16).sum::<u16>();
     for (action, title) in screens {
         let key = app.keymap.hint(&["global"], action).unwrap_or_default();
         let style = if action == current {
@@ -70,7 +70,19 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
         } else {
             t.muted
         };
-        spans.push(Span::styled(format!(" {key} {title} "), style));
+        let text = format!(" {key} {title} ");
+        let w = text.chars().count() as u16;
+        app.hits.add(
+            Rect {
+                x,
+                y: area.y,
+                width: w,
+                height: 1,
+            },
+            crate::tui::mouse::Hit::Screen(action),
+        );
+        x += w + 1;
+        spans.push(Span::styled(text, style));
         spans.push(Span::raw(" "));
     }
     let name = app
@@ -125,6 +137,13 @@ fn score_spans(app: &App) -> Vec<Span<'static>> {
 
 fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
+    // Help and quit are always on screen, at the right, whatever else the line says.
+    let always = always_hints(app);
+    let always_w = always.iter().map(|s| s.width()).sum::<usize>() as u16;
+    let [left, right] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(always_w)]).areas(area);
+    Line::from(always).render(right, buf);
+    let area = left;
     if let Some(input) = &app.input {
         let mut spans = vec![Span::styled(" / ", t.key)];
         spans.extend(input.edit.spans(t.accent));
@@ -153,6 +172,9 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
     let mut spans = vec![Span::raw(" ")];
     let mut used = 1;
     for &a in wanted {
+        if matches!(a, Action::Help | Action::Quit) {
+            continue;
+        }
         if let Some(k) = app.keymap.hint(active, a) {
             let desc = format!(" {}  ", a.description());
             // A hint that does not fit whole is left out rather than cut.
@@ -166,6 +188,19 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
         }
     }
     Line::from(spans).render(area, buf);
+}
+
+/// `? help  q quit`, from the keymap.
+fn always_hints(app: &App) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let mut spans = Vec::new();
+    for a in [Action::Help, Action::Quit] {
+        if let Some(k) = app.keymap.hint(&["global"], a) {
+            spans.push(Span::styled(format!(" {k}"), t.key));
+            spans.push(Span::styled(format!(" {} ", a.description()), t.muted));
+        }
+    }
+    spans
 }
 
 /// A bordered block with a title, focused or not.
@@ -203,7 +238,7 @@ pub(crate) fn state_style(app: &App, s: ReviewState) -> Style {
 /// Short label of a review state.
 pub(crate) fn state_label(s: ReviewState) -> &'static str {
     match s {
-        ReviewState::Proposed => "proposed",
+        ReviewState::Proposed => "to review",
         ReviewState::Accepted => "accepted",
         ReviewState::Edited => "edited",
         ReviewState::Rejected => "rejected",

@@ -24,10 +24,19 @@ pub(crate) fn draw(app: &App, scr: &MutantsScreen, area: Rect, buf: &mut Buffer)
             .keymap
             .hint(&["global"], crate::tui::action::Action::RunMutate)
             .unwrap_or_default();
-        Paragraph::new(Line::styled(
-            format!("no mutation results in this session: {key} runs mutate"),
-            app.theme.muted,
-        ))
+        Paragraph::new(vec![
+            Line::styled("No mutation results in this session.", app.theme.text),
+            Line::styled(
+                format!(
+                    "A mutation analysis seeds small faults into the Java source (a \
+                     swapped status, a removed field write) and counts those the \
+                     accepted oracles catch. {key} runs it here (it asks for the build \
+                     and start commands), or `mastor mutate` from a shell."
+                ),
+                app.theme.muted,
+            ),
+        ])
+        .wrap(ratatui::widgets::Wrap { trim: false })
         .block(block(app, "Mutants", true))
         .render(area, buf);
         return;

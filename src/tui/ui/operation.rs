@@ -49,6 +49,21 @@ pub(crate) fn draw(app: &App, scr: &OperationScreen, area: Rect, buf: &mut Buffe
         })
         .collect();
     let selected = Tab::ALL.iter().position(|x| *x == scr.tab).unwrap_or(0);
+    // `Tabs` pads each title with a space on both sides and divides them with one cell.
+    let mut x = tabs.x;
+    for (tab, title) in Tab::ALL.iter().zip(&titles) {
+        let w = title.chars().count() as u16 + 2;
+        app.hits.add(
+            Rect {
+                x,
+                y: tabs.y,
+                width: w,
+                height: 1,
+            },
+            crate::tui::mouse::Hit::Tab(*tab),
+        );
+        x += w + 1;
+    }
     Tabs::new(titles)
         .select(selected)
         .style(t.muted)
@@ -80,6 +95,15 @@ fn draw_context(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: 
             .render(area, buf);
         return;
     };
+    if crate::tui::loader::context_is_empty(ctx) {
+        lines.push(Line::styled(
+            "⚠ This context is empty: the model found no parameter, field, status or \
+             error case in the source. Its oracles rest on the spec alone; see the \
+             Calls tab for the model's answers, ctrl-r to ask again.",
+            t.warning,
+        ));
+        lines.push(Line::raw(""));
+    }
     lines.push(Line::from(Span::styled("Request parameters", t.title)));
     if ctx.request_params.is_empty() {
         lines.push(Line::from(Span::styled("  (none)", t.muted)));
@@ -151,7 +175,7 @@ fn pending_lines<'a>(app: &App, title: &str, claims: &[PendingClaim], out: &mut 
             Span::raw(c.oas_claim.to_string()),
         ]));
         out.push(Line::from(Span::styled(
-            format!("      why pending: {}", c.reason),
+            format!("      why unverified: {}", c.reason),
             t.warning,
         )));
     }
@@ -176,7 +200,11 @@ fn draw_pending(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: 
     }
     scrolled(lines, scr.detail.scroll)
         .wrap(Wrap { trim: false })
-        .block(block(app, "Pending spec claims", true))
+        .block(block(
+            app,
+            "Unverified claims: the spec says so, the code does not show it",
+            true,
+        ))
         .render(area, buf);
 }
 

@@ -115,6 +115,9 @@ fn filter_line<'a>(app: &App) -> Line<'a> {
     if let Some(s) = f.state {
         parts.push(format!("review: {}", state_label(s)));
     }
+    if let Some(v) = f.verdict {
+        parts.push(format!("verdict: {}", v.label()));
+    }
     Line::from(vec![
         Span::styled(
             format!(
@@ -186,10 +189,14 @@ fn op_row<'a>(app: &App, i: usize, selected: bool, wide: bool) -> Row<'a> {
     let verdict = if p + f + e == 0 {
         Line::from(Span::styled("-", t.muted))
     } else {
-        Line::from(vec![
+        let mut spans = vec![
             Span::styled(format!("✓{p}"), t.pass),
             Span::styled(format!(" ✗{f}"), t.fail),
-        ])
+        ];
+        if e > 0 {
+            spans.push(Span::styled(format!(" !{e}"), t.error));
+        }
+        Line::from(spans)
     };
     let counts = Line::from(
         c.iter()
@@ -246,6 +253,18 @@ pub(crate) fn draw_operations(app: &App, scr: &OperationsScreen, area: Rect, buf
     let wide = area.width >= 100;
     let inner_h = list.height.saturating_sub(3) as usize;
     let start = window_start(scr.cursor, inner_h);
+    // Rows start under the border and the table header.
+    let rows_area = Rect {
+        x: list.x + 1,
+        y: list.y + 2,
+        width: list.width.saturating_sub(2),
+        height: inner_h as u16,
+    };
+    app.hits.rows(
+        rows_area,
+        start,
+        app.visible_ops.len().saturating_sub(start),
+    );
     let agents = &app.view.agents;
     let rows: Vec<Row> = app
         .visible_ops
@@ -277,7 +296,7 @@ pub(crate) fn draw_operations(app: &App, scr: &OperationsScreen, area: Rect, buf
         "Method",
         "Path",
         &agents_head,
-        "Prop Acc Edt Rej",
+        "Todo Acc Edt Rej",
         "Verdict",
     ];
     if wide {
@@ -287,10 +306,23 @@ pub(crate) fn draw_operations(app: &App, scr: &OperationsScreen, area: Rect, buf
         header.push("Cost");
     }
     let title = format!("Operations ({})", app.visible_ops.len());
-    Table::new(rows, widths)
-        .header(Row::new(header).style(t.title))
-        .block(block(app, title, true))
-        .render(list, buf);
+    if app.visible_ops.is_empty() {
+        let why = if app.view.ops.is_empty() {
+            "No operations in this session yet: mastor run fills it from the spec \
+             and the Java source (mastor import reads a suite file)."
+        } else {
+            "No operation passes the filters shown above: c clears them."
+        };
+        Paragraph::new(Line::styled(why, t.muted))
+            .wrap(Wrap { trim: false })
+            .block(block(app, title, true))
+            .render(list, buf);
+    } else {
+        Table::new(rows, widths)
+            .header(Row::new(header).style(t.title))
+            .block(block(app, title, true))
+            .render(list, buf);
+    }
 
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
@@ -351,6 +383,17 @@ pub(crate) fn draw_groups(app: &App, scr: &GroupsScreen, area: Rect, buf: &mut B
     let t = &app.theme;
     let inner_h = area.height.saturating_sub(3) as usize;
     let start = window_start(scr.cursor, inner_h);
+    let rows_area = Rect {
+        x: area.x + 1,
+        y: area.y + 2,
+        width: area.width.saturating_sub(2),
+        height: inner_h as u16,
+    };
+    app.hits.rows(
+        rows_area,
+        start,
+        app.view.groups.len().saturating_sub(start),
+    );
     let rows: Vec<Row> = app
         .view
         .groups
@@ -367,13 +410,32 @@ pub(crate) fn draw_groups(app: &App, scr: &GroupsScreen, area: Rect, buf: &mut B
         Constraint::Length(16),
         Constraint::Min(10),
     ];
+    if app.view.groups.is_empty() {
+        Paragraph::new(vec![
+            Line::styled(
+                "No operation groups in this session, so no multi-operation oracles.",
+                t.text,
+            ),
+            Line::styled(
+                "Groups come from the grouping agent of `mastor run`: it pairs operations \
+                 that share data (a create and the read that should reflect it). An \
+                 imported or metamorphic-only session has none, and a run whose grouping \
+                 failed or found no related operations says why on the Operations screen.",
+                t.muted,
+            ),
+        ])
+        .wrap(Wrap { trim: false })
+        .block(block(app, "Groups (0)", true))
+        .render(area, buf);
+        return;
+    }
     Table::new(rows, widths)
         .header(
             Row::new([
                 "Group",
                 "Agents",
                 "Oracles",
-                "Prop Acc Edt Rej",
+                "Todo Acc Edt Rej",
                 "Operations",
             ])
             .style(t.title),

@@ -199,30 +199,21 @@ fn status_lines<'a>(app: &App, o_id: &str, lines: &mut Vec<Line<'a>>) {
             format!("run {} against {}", v.at, v.base_url),
             t.muted,
         )));
-        for (si, step) in v.steps.iter().enumerate() {
-            if !step.message.is_empty() {
-                lines.push(Line::from(Span::styled(
-                    format!("  step {}: {}", si + 1, step.message),
-                    t.warning,
-                )));
-            }
-            for a in step
-                .assertions
-                .iter()
-                .filter(|a| a.outcome != Outcome::Pass)
-            {
-                lines.push(Line::from(Span::styled(
-                    format!(
-                        "  ✗ step {} #{}: expected {} got {} {}",
-                        si + 1,
-                        a.index + 1,
-                        a.expected,
-                        a.actual,
-                        a.message
-                    ),
-                    t.fail,
-                )));
-            }
+        for line in super::verdict::failure_lines(v) {
+            lines.push(Line::styled(line, t.fail));
+        }
+        if v.outcome != Outcome::Pass {
+            let key = app
+                .keymap
+                .hint(
+                    app.active_sections(),
+                    crate::tui::action::Action::ShowFailure,
+                )
+                .unwrap_or_default();
+            lines.push(Line::styled(
+                format!("{key}: request and response"),
+                t.muted,
+            ));
         }
     }
 }
@@ -336,6 +327,11 @@ fn draw_item_list(app: &App, items: &ItemList, area: Rect, buf: &mut Buffer, tit
     let t = &app.theme;
     let h = area.height.saturating_sub(2) as usize;
     let start = window_start(items.cursor, h);
+    app.hits.rows(
+        block(app, "", true).inner(area),
+        start,
+        items.visible.len().saturating_sub(start),
+    );
     let lines: Vec<Line> = items
         .visible
         .iter()
@@ -368,19 +364,40 @@ fn draw_item_list(app: &App, items: &ItemList, area: Rect, buf: &mut Buffer, tit
                 crate::model::ReviewState::Rejected => "✗",
                 crate::model::ReviewState::Dropped => "⊘",
             };
+            let failing = super::verdict::failing(app, &o_id);
             let mut spans = vec![
                 Span::styled(format!("{glyph} "), state_style(app, state)),
+                super::verdict::column(app, &o_id),
                 Span::styled(format!("{strat} "), t.accent),
             ];
             spans.extend(kills_span(app, &o_id));
+            let (id_style, desc_style) = if failing {
+                (t.fail, t.fail)
+            } else {
+                (t.text, t.muted)
+            };
             spans.extend([
-                Span::raw(format!("{id}  ")),
-                Span::styled(desc, t.muted),
-                verdict_span(app, &o_id),
+                Span::styled(format!("{id}  "), id_style),
+                Span::styled(desc, desc_style),
                 judgement_span(app, &o_id, false),
             ]);
             if i == items.cursor {
-                spans = spans.into_iter().map(|s| s.style(t.selected)).collect();
+                // The verdict keeps its colour on the selected row: a failure stays red.
+                spans = spans
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, s)| {
+                        let style = if k == 1 {
+                            t.selected.patch(ratatui::style::Style {
+                                fg: s.style.fg,
+                                ..Default::default()
+                            })
+                        } else {
+                            t.selected
+                        };
+                        s.style(style)
+                    })
+                    .collect();
             }
             Some(Line::from(spans))
         })
@@ -398,6 +415,8 @@ fn review_panes(
     buf: &mut Buffer,
     title: String,
 ) {
+    // Without any source to show (imported suites), the oracle gets the source's room.
+    let with_source = app.source_target().is_some();
     let wide = area.width >= 110;
     let (list, detail, source) = if wide {
         let [left, right] =
@@ -405,29 +424,94 @@ fn review_panes(
                 .areas(area);
         let [list, detail] =
             Layout::vertical([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(left);
-        (list, detail, right)
+        if with_source {
+            (list, detail, Some(right))
+        } else {
+            let [list, detail] =
+                Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
+                    .areas(area);
+            (list, detail, None)
+        }
     } else {
         let [list, bottom] = Layout::vertical([
             Constraint::Length((area.height / 3).max(4)),
             Constraint::Min(0),
         ])
         .areas(area);
-        let [detail, source] =
-            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-                .areas(bottom);
-        (list, detail, source)
+        if with_source {
+            let [detail, source] =
+                Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                    .areas(bottom);
+            (list, detail, Some(source))
+        } else {
+            (list, bottom, None)
+        }
     };
     draw_item_list(app, items, list, buf, title);
     let lines = items
         .visible
         .get(items.cursor)
         .map(|i| detail_lines(app, *i, detail_at.ref_idx))
-        .unwrap_or_default();
+        .unwrap_or_else(|| empty_list_lines(app, items));
+    draw_oracle_pane(app, lines, detail_at.pane, detail, buf);
+    if let Some(source) = source {
+        draw_source(app, source, buf);
+    }
+}
+
+/// The oracle pane, scrolled by `pane` lines (kept within the text); the title says
+/// how to scroll when the text does not fit.
+fn draw_oracle_pane(app: &App, lines: Vec<Line<'_>>, pane: i64, area: Rect, buf: &mut Buffer) {
+    let inner_w = area.width.saturating_sub(2).max(1) as usize;
+    let inner_h = area.height.saturating_sub(2) as usize;
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.width().max(1).div_ceil(inner_w))
+        .sum();
+    let max = rows.saturating_sub(inner_h) as i64;
+    let y = pane.clamp(0, max.max(0));
+    let title = if max > 0 {
+        let down = app
+            .keymap
+            .hint(
+                app.active_sections(),
+                crate::tui::action::Action::ScrollDetailDown,
+            )
+            .unwrap_or_default();
+        let up = app
+            .keymap
+            .hint(
+                app.active_sections(),
+                crate::tui::action::Action::ScrollDetailUp,
+            )
+            .unwrap_or_default();
+        let below = (max - y).max(0);
+        if below == 0 {
+            format!("Oracle (end · {up} scrolls up)")
+        } else {
+            format!("Oracle ({down}/{up} scroll · {below} more lines)")
+        }
+    } else {
+        "Oracle".to_string()
+    };
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .block(block(app, "Oracle", false))
-        .render(detail, buf);
-    draw_source(app, source, buf);
+        .scroll((y as u16, 0))
+        .block(block(app, title, false))
+        .render(area, buf);
+}
+
+/// What an empty oracle list says: why it is empty and what would fill it.
+fn empty_list_lines<'a>(app: &App, items: &ItemList) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let filtered = !items.filter.is_empty() || !app.filters.is_empty();
+    let text = if filtered {
+        "No oracle passes the filters. c clears them."
+    } else {
+        "No oracles for this yet. They appear when the pipeline has generated them \
+         (mastor run, or ctrl-r to re-run this operation)."
+    };
+    vec![Line::styled(text, t.muted)]
 }
 
 /// Oracles tab of the operation screen.

@@ -3,6 +3,7 @@
 //! large synthetic one.
 #![allow(dead_code)]
 
+pub mod bench;
 pub mod tmux;
 
 use chrono::{DateTime, TimeZone, Utc};

@@ -1,0 +1,168 @@
+//! How a verdict reads on screen: the fixed-width verdict column of the oracle lists,
+//! and one clean line per failed assertion (what was expected, what came back).
+//!
+//! The column is always drawn right after the review mark, before anything of variable
+//! width, so a failing oracle is recognisable at any terminal width; a failing row is
+//! red as a whole.
+
+use crate::model::{AssertionVerdict, Outcome, StepVerdict, Verdict};
+use crate::oracle::assert::short;
+use crate::tui::state::App;
+use ratatui::style::Style;
+use ratatui::text::Span;
+
+/// The verdict of `o_id` as the column shows it, with its style; `None` when it was
+/// never run.
+pub(crate) fn cell(app: &App, o_id: &str) -> (&'static str, Style) {
+    let t = &app.theme;
+    match app.view.verdicts.get(o_id) {
+        Some(Outcome::Pass) => ("pass ", t.pass),
+        Some(Outcome::Fail) => ("FAIL ", t.fail),
+        Some(Outcome::Error) => ("ERROR", t.error),
+        Some(Outcome::Skipped) => ("skip ", t.muted),
+        None => ("  -  ", t.muted),
+    }
+}
+
+/// The verdict column of a list row.
+pub(crate) fn column<'a>(app: &App, o_id: &str) -> Span<'a> {
+    let (text, style) = cell(app, o_id);
+    Span::styled(format!("{text} "), style)
+}
+
+/// Whether the latest run of `o_id` failed or errored (the row is drawn red).
+pub(crate) fn failing(app: &App, o_id: &str) -> bool {
+    matches!(
+        app.view.verdicts.get(o_id),
+        Some(Outcome::Fail | Outcome::Error)
+    )
+}
+
+/// One line per assertion or step that did not pass: `✗ status: expected 200, got
+/// 404`. The runner's message already says expected and actual; where it is empty the
+/// values are written out. Steps are named only for multi-step verdicts.
+pub(crate) fn failure_lines(v: &Verdict) -> Vec<String> {
+    let multi = v.steps.len() > 1;
+    let mut out = Vec::new();
+    for (n, s) in v.steps.iter().enumerate() {
+        if s.outcome == Outcome::Pass {
+            continue;
+        }
+        let at = if multi {
+            format!("step {} {}: ", n + 1, s.op_id)
+        } else {
+            String::new()
+        };
+        let failed: Vec<&AssertionVerdict> = s
+            .assertions
+            .iter()
+            .filter(|a| a.outcome != Outcome::Pass)
+            .collect();
+        if failed.is_empty() || step_message_is_extra(s) {
+            out.push(format!("✗ {at}{}", s.message));
+        }
+        for a in failed {
+            out.push(format!("✗ {at}#{} {}", a.index + 1, assertion_words(a)));
+        }
+    }
+    out
+}
+
+/// A step message that is not just one of its assertions' messages (a connection
+/// error, a missing capture).
+fn step_message_is_extra(s: &StepVerdict) -> bool {
+    !s.message.is_empty() && s.assertions.iter().all(|a| a.message != s.message)
+}
+
+fn assertion_words(a: &AssertionVerdict) -> String {
+    let unstable = if a.unstable {
+        " (unstable between runs)"
+    } else {
+        ""
+    };
+    if a.message.is_empty() {
+        format!(
+            "expected {}, got {}{unstable}",
+            short(&a.expected),
+            short(&a.actual)
+        )
+    } else {
+        format!("{}{unstable}", a.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn verdict(steps: Vec<StepVerdict>) -> Verdict {
+        Verdict {
+            o_id: "o".into(),
+            outcome: Outcome::Fail,
+            steps,
+            at: "t".into(),
+            base_url: "http://x".into(),
+            isolation: None,
+        }
+    }
+
+    fn step(op: &str, message: &str, assertions: Vec<AssertionVerdict>) -> StepVerdict {
+        StepVerdict {
+            op_id: op.into(),
+            outcome: Outcome::Fail,
+            assertions,
+            exchange: None,
+            message: message.into(),
+        }
+    }
+
+    fn failed(index: usize, message: &str) -> AssertionVerdict {
+        AssertionVerdict {
+            index,
+            outcome: Outcome::Fail,
+            expected: json!(-1),
+            actual: json!(2),
+            message: message.into(),
+            unstable: false,
+        }
+    }
+
+    #[test]
+    fn each_failed_assertion_is_one_line_saying_expected_and_actual_once() {
+        let v = verdict(vec![step(
+            "GET /x",
+            "",
+            vec![
+                failed(0, "expected -1, got 2 at count"),
+                failed(2, ""),
+                AssertionVerdict {
+                    outcome: Outcome::Pass,
+                    ..failed(1, "")
+                },
+            ],
+        )]);
+        assert_eq!(
+            failure_lines(&v),
+            [
+                "✗ #1 expected -1, got 2 at count",
+                "✗ #3 expected -1, got 2"
+            ]
+        );
+    }
+
+    #[test]
+    fn multi_step_lines_name_the_step_and_keep_a_step_level_reason() {
+        let v = verdict(vec![
+            StepVerdict {
+                outcome: Outcome::Pass,
+                ..step("POST /a", "", vec![])
+            },
+            step("GET /a/{id}", "capture `id` missing", vec![]),
+        ]);
+        assert_eq!(
+            failure_lines(&v),
+            ["✗ step 2 GET /a/{id}: capture `id` missing"]
+        );
+    }
+}

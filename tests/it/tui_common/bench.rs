@@ -1,0 +1,114 @@
+//! A workbench in process over a session directory: open it, press keys (performing
+//! their effects against the session), render it on a `TestBackend`.
+
+use mastor::store::Session;
+use mastor::tui::driver::{Options, open_session, perform};
+use mastor::tui::state::App;
+use mastor::tui::update::{Effect, handle_key};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::path::Path;
+
+/// A workbench and the session under it.
+pub struct Bench {
+    pub dir: tempfile::TempDir,
+    pub session: Session,
+    pub app: App,
+}
+
+/// Built-in theme and keymap, whatever the user running the tests has configured.
+pub fn options(dir: &Path) -> Options {
+    Options {
+        theme: Some("dark".into()),
+        keymap: Some(dir.join("no-keymap.toml")),
+        mouse: false,
+    }
+}
+
+/// Opens the session `make` writes into a fresh directory, at a fixed "now".
+pub fn open_with(make: impl FnOnce(&Path)) -> Bench {
+    let dir = tempfile::tempdir().unwrap();
+    make(dir.path());
+    let (session, mut app) = open_session(dir.path(), &options(dir.path())).unwrap();
+    app.now = super::t0() + chrono::Duration::seconds(125);
+    Bench { dir, session, app }
+}
+
+/// One key token: `<enter>`, `<esc>`, `<tab>`, `<bs>`, `<down>`, `<up>`, `<C-x>`, or a
+/// character.
+pub fn key(token: &str) -> KeyEvent {
+    let code = match token {
+        "<enter>" => KeyCode::Enter,
+        "<esc>" => KeyCode::Esc,
+        "<tab>" => KeyCode::Tab,
+        "<bs>" => KeyCode::Backspace,
+        "<down>" => KeyCode::Down,
+        "<up>" => KeyCode::Up,
+        t if t.starts_with("<C-") => {
+            let c = t.chars().nth(3).unwrap();
+            return KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        }
+        t => KeyCode::Char(t.chars().next().unwrap()),
+    };
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+/// Splits `keys` into tokens: `<name>` is one key, any other character another.
+pub fn tokens(keys: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut rest = keys;
+    while let Some(c) = rest.chars().next() {
+        if c == '<'
+            && let Some(end) = rest.find('>')
+        {
+            tokens.push(rest[..=end].to_string());
+            rest = &rest[end + 1..];
+            continue;
+        }
+        tokens.push(c.to_string());
+        rest = &rest[c.len_utf8()..];
+    }
+    tokens
+}
+
+impl Bench {
+    /// Presses `keys` and performs the effects the driver would (returned too, so a
+    /// test can see what background work or copy was asked for).
+    pub fn press(&mut self, keys: &str) -> Vec<Effect> {
+        let mut all = Vec::new();
+        for t in tokens(keys) {
+            for e in handle_key(&mut self.app, key(&t)) {
+                all.push(e.clone());
+                perform(&self.session, &mut self.app, e, &mut |text: &str| {
+                    Ok(text.to_string())
+                });
+            }
+        }
+        all
+    }
+
+    /// Draws one frame at `w` x `h`.
+    pub fn render(&mut self, w: u16, h: u16) -> Terminal<TestBackend> {
+        self.app.prepare_frame();
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal
+            .draw(|f| f.render_widget(&self.app, f.area()))
+            .unwrap();
+        terminal
+    }
+
+    /// The frame at `w` x `h` as text, one line per row.
+    pub fn text(&mut self, w: u16, h: u16) -> String {
+        let t = self.render(w, h);
+        let buf = t.backend().buffer();
+        (0..buf.area.height)
+            .map(|y| {
+                (0..buf.area.width)
+                    .map(|x| buf[(x, y)].symbol())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
