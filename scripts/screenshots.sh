@@ -46,6 +46,8 @@ shot costs dark 3
 shot help dark '?'
 shot reject-note dark Enter Down r
 shot oracles-light light Enter
+shot failure-view dark Enter f
+shot search dark / PetHandler Enter n n n
 
 # The same session with metamorphic tests (and the loop report) for their screen.
 rm -rf "$work/demo"

@@ -26,7 +26,7 @@ use std::time::Duration;
 /// Arguments of `mastor tui`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  mastor tui                 # the session in ./.mastor\n  mastor tui path/to/project --theme light\n  mastor tui path/to/project/.mastor --mouse\n  mastor tui path/to/project --run --op 'GET /pets/{id}'   # run and watch live"
+    after_help = "Examples:\n  mastor tui                 # the session in ./.mastor\n  mastor tui path/to/project --theme light\n  mastor tui path/to/project/.mastor --no-mouse\n  mastor tui path/to/project --run --op 'GET /pets/{id}'   # run and watch live"
 )]
 pub struct TuiArgs {
     /// Session directory, or a project directory whose session is `<dir>/.mastor`
@@ -39,8 +39,13 @@ pub struct TuiArgs {
     /// Keymap TOML file (default: keymap.toml in the config dir, when present).
     #[arg(long)]
     pub keymap: Option<PathBuf>,
-    /// Let the mouse wheel scroll lists (disables the terminal's own text selection).
+    /// Leave the mouse to the terminal (its own text selection) instead of clicks
+    /// selecting rows, tabs and screens and the wheel scrolling lists. Most terminals
+    /// still select text with shift held while the workbench has the mouse.
     #[arg(long)]
+    pub no_mouse: bool,
+    /// The mouse is on by default; kept so older scripts keep working.
+    #[arg(long, hide = true, conflicts_with = "no_mouse")]
     pub mouse: bool,
     /// Start the pipeline on the project and watch it live (takes the flags of `mastor run`).
     #[arg(long)]
@@ -57,7 +62,7 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
     let opts = Options {
         theme: args.theme.clone(),
         keymap: args.keymap.clone(),
-        mouse: args.mouse,
+        mouse: !args.no_mouse,
     };
     // Before opening, so warnings while loading (a torn journal line) reach the log.
     driver::init_logging();

@@ -42,7 +42,8 @@ pub struct Options {
     pub theme: Option<String>,
     /// A keymap file to use instead of `<config>/keymap.toml`.
     pub keymap: Option<PathBuf>,
-    /// Capture the mouse (wheel scrolls lists); off by default so text selection works.
+    /// Capture the mouse (clicks select, the wheel scrolls); `mastor tui` turns it on
+    /// unless `--no-mouse`.
     pub mouse: bool,
 }
 

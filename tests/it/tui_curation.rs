@@ -19,7 +19,7 @@ const FAILING: &str = "GET /pets#fv_limit_10";
 
 /// The petstore session with a run in which `fv_limit_10` failed with its request and
 /// response kept, and `fi_unknown_id` errored.
-fn with_failures(dir: &std::path::Path) {
+pub(crate) fn with_failures(dir: &std::path::Path) {
     let session: Session = petstore_session(dir);
     let body = json!({"error": "limit must be <= 5", "pets": (0..60).collect::<Vec<_>>()});
     session

@@ -83,7 +83,8 @@ fn review_in_tmux_survives_relaunch() {
 fn write_demo_session() {
     let dir =
         std::path::PathBuf::from(std::env::var_os("MASTOR_DEMO_DIR").expect("set MASTOR_DEMO_DIR"));
-    tui_common::petstore_session(&dir);
+    // With a run whose failure kept its request and response, for the failure view.
+    crate::tui_curation::with_failures(&dir);
     let session = mastor::store::Session::open(dir.join(".mastor")).unwrap();
     let view = mastor::tui::loader::load(&session).unwrap();
     assert_eq!(view.ops.len(), 4);
