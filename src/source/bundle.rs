@@ -11,6 +11,36 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// What the extraction step reads per operation: the handler file's whole import closure
+/// (the paper's bundle, the default) or the operation's slice (`source::slice`), much
+/// smaller, for models with small context windows or per-token prices. Recorded in the
+/// session so a resumed run reads the same text (sessions without it used `closure`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum BundleMode {
+    #[default]
+    Closure,
+    Slice,
+}
+
+impl BundleMode {
+    /// The name used on the command line and in the session's settings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BundleMode::Closure => "closure",
+            BundleMode::Slice => "slice",
+        }
+    }
+
+    /// The mode named `name` (`closure`, `slice`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "closure" => Some(BundleMode::Closure),
+            "slice" => Some(BundleMode::Slice),
+            _ => None,
+        }
+    }
+}
+
 /// One operation's source bundle.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Bundle {
