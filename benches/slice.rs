@@ -139,7 +139,11 @@ fn synthetic(root: &Path) -> Vec<Cite> {
             "{head}import org.springframework.web.bind.annotation.*;\n\n@RestController\n@RequestMapping(\"/d{d}\")\npublic class Item{d}Controller {{\n    private final Item{d}Service service;\n\n    public Item{d}Controller(Item{d}Service service) {{ this.service = service; }}\n\n    @GetMapping(\"/items\")\n    public List<Item{d}Dto> list() {{ return service.list(); }}\n\n    @GetMapping(\"/items/{{id}}\")\n    public Item{d}Dto get(@PathVariable long id) {{ return service.get(id); }}\n\n    @PostMapping(\"/items\")\n    public Item{d}Dto create(@RequestBody Item{d}Dto dto) {{ return service.create(dto); }}\n"
         );
         let get_line = line_of(&controller, "Dto get(");
-        cites.push((format!("GET /d{d}/items/{{id}}"), file("Controller"), get_line));
+        cites.push((
+            format!("GET /d{d}/items/{{id}}"),
+            file("Controller"),
+            get_line,
+        ));
         write(&file("Controller"), &pad(controller));
         write(
             &file("Service"),
@@ -151,7 +155,11 @@ fn synthetic(root: &Path) -> Vec<Cite> {
             "{head}public class Item{d}ServiceImpl implements Item{d}Service {{\n    private final Item{d}Repository repo = new Item{d}Repository();\n    private final Item{d}Mapper mapper = new Item{d}Mapper();\n\n    public List<Item{d}Dto> list() {{ return new ArrayList<>(); }}\n\n    public Item{d}Dto get(long id) {{\n        Item{d}Entity e = repo.find(id);\n        if (e == null) throw new Item{d}NotFound(id);\n        return mapper.toDto(e);\n    }}\n\n    public Item{d}Dto create(Item{d}Dto dto) {{ return mapper.toDto(repo.save(mapper.toEntity(dto))); }}\n"
         );
         let throw_line = line_of(&service, "throw new");
-        cites.push((format!("GET /d{d}/items/{{id}}"), file("ServiceImpl"), throw_line));
+        cites.push((
+            format!("GET /d{d}/items/{{id}}"),
+            file("ServiceImpl"),
+            throw_line,
+        ));
         cites.push((
             format!("GET /d{d}/items/{{id}}"),
             format!("{base}/web/Errors.java"),
@@ -205,7 +213,10 @@ fn synthetic(root: &Path) -> Vec<Cite> {
 
 /// 1-based line of the first line of `text` containing `needle` after the class line.
 fn line_of(text: &str, needle: &str) -> usize {
-    let class = text.lines().position(|l| l.contains(" class ")).unwrap_or(0);
+    let class = text
+        .lines()
+        .position(|l| l.contains(" class "))
+        .unwrap_or(0);
     text.lines()
         .enumerate()
         .skip(class + 1)

@@ -35,7 +35,9 @@ fn write(root: &Path, files: &[(&str, &str)]) {
 fn spec(paths: &[&str]) -> String {
     let paths: Vec<String> = paths
         .iter()
-        .map(|p| format!(r#""{p}": {{"get": {{"responses": {{"200": {{"description": "ok"}}}}}}}}"#))
+        .map(|p| {
+            format!(r#""{p}": {{"get": {{"responses": {{"200": {{"description": "ok"}}}}}}}}"#)
+        })
         .collect();
     format!(
         r#"{{"openapi": "3.0.1", "info": {{"title": "t", "version": "1"}}, "paths": {{{}}}}}"#,
@@ -167,7 +169,10 @@ fn users_project(root: &Path, second_impl: bool) {
     );
     if second_impl {
         let other = IMPL.replace("UserServiceImpl", "CachedUserService");
-        write(root, &[(&format!("{j}/service/CachedUserService.java"), &other)]);
+        write(
+            root,
+            &[(&format!("{j}/service/CachedUserService.java"), &other)],
+        );
     }
 }
 
@@ -190,7 +195,11 @@ src/main/java/app/web/Errors.java: 1-12, 18
 "
     );
     let list = slice_of(dir.path(), &analysis, "GET /users");
-    assert!(!list.shows("src/main/java/app/web/Errors.java", 10), "{}", list.outline());
+    assert!(
+        !list.shows("src/main/java/app/web/Errors.java", 10),
+        "{}",
+        list.outline()
+    );
     assert!(list.shows("src/main/java/app/service/UserServiceImpl.java", 11));
     assert!(!list.shows("src/main/java/app/service/UserServiceImpl.java", 6));
 }
@@ -262,10 +271,9 @@ fn reference_evidence_is_inside_the_slices_under_original_line_numbers() {
     let root = fixture("petstore-jdk");
     let analysis = analysed(&root, "openapi.json");
     let slicer = ProjectSlicer::new(&root, &analysis);
-    let suite: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("suites/reference.json")).unwrap(),
-    )
-    .unwrap();
+    let suite: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("suites/reference.json")).unwrap())
+            .unwrap();
     let mut cited = 0;
     for oracle in suite["oracles"].as_array().unwrap() {
         let op = oracle["op_id"].as_str().unwrap();
@@ -279,7 +287,10 @@ fn reference_evidence_is_inside_the_slices_under_original_line_numbers() {
             let lines: Vec<&str> = original.lines().collect();
             assert_eq!(index.files.get(file), Some(&lines.len()), "{op}: {file}");
             let chunk = chunks.iter().find(|c| c.path == file).unwrap();
-            let (a, b) = (r["start_line"].as_u64().unwrap(), r["end_line"].as_u64().unwrap());
+            let (a, b) = (
+                r["start_line"].as_u64().unwrap(),
+                r["end_line"].as_u64().unwrap(),
+            );
             for line in a as usize..=b as usize {
                 assert!(slice.shows(file, line), "{op}: {file}:{line} left out");
                 let shown = format!("{line:>4} | {}", lines[line - 1]);
@@ -306,15 +317,20 @@ fn slices_are_smaller_and_mark_what_they_leave_out() {
         assert!(slice.tokens_est < closure.tokens_est, "{op}");
     }
     let get = slicer.bundle(&slicer.slice(GET).unwrap());
-    assert!(get.text.contains("\n ... ~ lines 64-95 left out\n"), "{}", get.text);
+    assert!(
+        get.text.contains("\n ... ~ lines 64-95 left out\n"),
+        "{}",
+        get.text
+    );
     assert!(!get.text.contains("void listPets"));
 }
 
 fn manifest_bundle(out: &Path) -> Option<String> {
     let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap())
-            .unwrap();
-    m["config"]["settings"]["bundle"].as_str().map(str::to_string)
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    m["config"]["settings"]["bundle"]
+        .as_str()
+        .map(str::to_string)
 }
 
 /// `run --bundle slice` sends slices and records the mode; a resumed run without the flag
@@ -357,13 +373,19 @@ async fn run_sends_slices_and_a_resumed_session_keeps_the_mode() {
     let slice_out = slice_out.to_str().unwrap();
     tokio::task::block_in_place(|| run(slice_out, &["--bundle", "slice"]));
     assert!(sent_slice(0));
-    assert_eq!(manifest_bundle(Path::new(slice_out)).as_deref(), Some("slice"));
+    assert_eq!(
+        manifest_bundle(Path::new(slice_out)).as_deref(),
+        Some("slice")
+    );
     // Resumed, extraction asked again: with the slice, though the flag is not given.
     let before = server.requests().len();
     tokio::task::block_in_place(|| run(slice_out, &["--refresh-from", "extraction"]));
     assert!(server.requests().len() > before);
     assert!(sent_slice(before));
-    assert_eq!(manifest_bundle(Path::new(slice_out)).as_deref(), Some("slice"));
+    assert_eq!(
+        manifest_bundle(Path::new(slice_out)).as_deref(),
+        Some("slice")
+    );
 
     let closure_out = dir.path().join("c");
     let closure_out = closure_out.to_str().unwrap();
@@ -372,4 +394,33 @@ async fn run_sends_slices_and_a_resumed_session_keeps_the_mode() {
     assert!(server.requests().len() > before);
     assert!(!sent_slice(before));
     assert_eq!(manifest_bundle(Path::new(closure_out)), None);
+}
+
+/// `GET /products/{productId}` of the Spring fixture, checked by hand: the controller's
+/// header (its `@RequestMapping(ApiPaths.PRODUCTS)`), field and constructor and `get`, not
+/// the other handlers; ProductService's declaration and `findById` only; the repository
+/// interface's header (`findById` is inherited from Spring Data, so none of its own
+/// queries); Product's fields and the field types one level down (Category, Brand);
+/// ApiPaths' constants.
+#[test]
+fn shop_spring_get_product_slice_is_exact() {
+    let root = fixture("shop-spring");
+    let loaded = mastor::spec::load(&mastor::spec::find_spec(&root).unwrap().path).unwrap();
+    let analysis = analyse(&root, &loaded, &AnalyseOptions::default()).unwrap();
+    let slice = slice_of(&root, &analysis, "GET /products/{productId}");
+    let c = "catalog/src/main/java/com/example/shop/catalog";
+    assert_eq!(
+        slice.outline(),
+        format!(
+            "\
+{c}/web/ProductController.java: 1-30, 37-42, 97
+{c}/domain/Brand.java: 1-6, 23
+{c}/domain/Category.java: 1-21, 34
+{c}/domain/Product.java: 1-23, 56
+{c}/repository/ProductRepository.java: 1-7, 14
+{c}/service/ProductService.java: 1-17, 23-25, 53
+{c}/web/ApiPaths.java: 1-11
+"
+        )
+    );
 }

@@ -89,6 +89,9 @@ pub struct TypeFacts {
     pub header: (usize, usize),
     /// Line of the body's closing `}`.
     pub close: usize,
+    /// Type names the declaration's own annotations and supertypes name
+    /// (`@RequestMapping(ApiPaths.PRODUCTS)`).
+    pub header_types: Vec<String>,
     pub members: Vec<Member>,
 }
 
@@ -167,7 +170,9 @@ fn start_with_comments(node: Node) -> usize {
 }
 
 fn type_facts(node: Node, src: &[u8], outer: &str, out: &mut Vec<TypeFacts>) {
-    let name = node.child_by_field_name("name").map_or("", |n| text(n, src));
+    let name = node
+        .child_by_field_name("name")
+        .map_or("", |n| text(n, src));
     let nested = if outer.is_empty() {
         name.to_string()
     } else {
@@ -177,10 +182,19 @@ fn type_facts(node: Node, src: &[u8], outer: &str, out: &mut Vec<TypeFacts>) {
         return;
     };
     let slot = out.len();
+    let mut header_uses = Uses::default();
+    let mut c = node.walk();
+    for child in node.children(&mut c) {
+        if child.kind() == "modifiers" {
+            collect_uses(child, src, &mut header_uses);
+        }
+    }
+    finish(&mut header_uses);
     out.push(TypeFacts {
         nested_name: nested.clone(),
         header: (start_with_comments(node), line(body)),
         close: body.end_position().row + 1,
+        header_types: header_uses.types,
         members: Vec::new(),
     });
     let mut members = Vec::new();
@@ -264,7 +278,9 @@ fn method_member(node: Node, src: &[u8]) -> Member {
     } else {
         MemberKind::Constructor
     };
-    let name = node.child_by_field_name("name").map_or("", |n| text(n, src));
+    let name = node
+        .child_by_field_name("name")
+        .map_or("", |n| text(n, src));
     let mut m = simple_member(kind, name, node, src);
     m.return_type = node
         .child_by_field_name("type")
@@ -361,6 +377,15 @@ fn visit(n: Node, src: &[u8], uses: &mut Uses) {
                 uses.types.push(text(n, src).to_string());
             }
         }
+        // `Paths.ROOT`: a constant of another class (a capitalised qualifier).
+        "field_access" => {
+            if let Some(o) = n.child_by_field_name("object")
+                && o.kind() == "identifier"
+                && text(o, src).starts_with(|c: char| c.is_ascii_uppercase())
+            {
+                uses.types.push(text(o, src).to_string());
+            }
+        }
         "method_invocation" => {
             if let Some(call) = call_of(n, src) {
                 uses.calls.push(call);
@@ -443,7 +468,10 @@ fn recv_of(o: Node, src: &[u8]) -> Recv {
         "this" => Recv::This,
         "super" => Recv::Super,
         "identifier" | "type_identifier" => Recv::Name(text(o, src).to_string()),
-        "field_access" => match (o.child_by_field_name("object"), o.child_by_field_name("field")) {
+        "field_access" => match (
+            o.child_by_field_name("object"),
+            o.child_by_field_name("field"),
+        ) {
             (Some(obj), Some(f)) => Recv::FieldOf(Box::new(recv_of(obj, src)), text(f, src).into()),
             _ => Recv::Other,
         },
@@ -503,11 +531,7 @@ mod tests {
             .map(|c| (&c.recv, c.name.as_str(), c.argc))
             .collect();
         assert!(calls.contains(&(&Recv::Name("b".into()), "find", 1)));
-        assert!(calls.contains(&(
-            &Recv::FieldOf(Box::new(Recv::This), "b".into()),
-            "count",
-            0
-        )));
+        assert!(calls.contains(&(&Recv::FieldOf(Box::new(Recv::This), "b".into()), "count", 0)));
         assert!(calls.contains(&(&Recv::Implicit, "helper", 1)));
         assert!(calls.contains(&(&Recv::Name("pet".into()), "go", ANY_ARITY)));
         assert!(calls.contains(&(&Recv::Name("Util".into()), "twice", 1)));

@@ -196,7 +196,11 @@ impl<'a> ProjectSlicer<'a> {
             .into_iter()
             .map(|(fi, r)| (paths(fi), shown_ranges(&r)))
             .collect();
-        files.sort_by(|a, b| (a.0 != entry.file).cmp(&(b.0 != entry.file)).then(a.0.cmp(&b.0)));
+        files.sort_by(|a, b| {
+            (a.0 != entry.file)
+                .cmp(&(b.0 != entry.file))
+                .then(a.0.cmp(&b.0))
+        });
         Slice { files }
     }
 

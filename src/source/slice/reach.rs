@@ -15,6 +15,10 @@ use crate::source::java::{JavaFile, TypeKind};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 type Key = (crate::source::index::TypeId, usize);
+
+/// How many levels of field types a slice declares below a type a reached member names:
+/// a response's nested objects, not a whole entity graph.
+pub const FIELD_DEPTH: usize = 2;
 use crate::source::index::TypeId;
 
 /// The lines one slice keeps, per file index: sorted, merged, 1-based inclusive ranges.
@@ -86,9 +90,7 @@ impl<'a> Slicer<'a> {
     }
 
     fn tf(&self, id: TypeId) -> Option<&TypeFacts> {
-        self.by_id
-            .get(&id)
-            .map(|&i| &self.facts[id.file].types[i])
+        self.by_id.get(&id).map(|&i| &self.facts[id.file].types[i])
     }
 
     fn member(&self, key: Key) -> Option<&Member> {
@@ -134,7 +136,7 @@ impl<'a> Slicer<'a> {
         let mut w = Walk {
             s: self,
             ranges: Ranges::default(),
-            declared: HashSet::new(),
+            declared: HashMap::new(),
             done: HashSet::new(),
             queue: VecDeque::new(),
             skip: HashSet::new(),
@@ -151,7 +153,7 @@ impl<'a> Slicer<'a> {
         if let Some(fi) = entry_file.and_then(|f| self.index.file_index(f))
             && !self.index.files[fi].types.is_empty()
         {
-            w.declare(TypeId { file: fi, ty: 0 });
+            w.declare(TypeId { file: fi, ty: 0 }, 0);
         }
         // Who calls the handler: the framework's dispatcher, and methods of its own
         // class that call it (a JDK `handle` branching to it, with its catch blocks).
@@ -161,9 +163,11 @@ impl<'a> Slicer<'a> {
         if let Some(tf) = self.tf(start.0) {
             let name = &tf.members[start.1].name;
             for (i, m) in tf.members.iter().enumerate() {
-                let calls_it = m.uses.calls.iter().any(|c| {
-                    &c.name == name && matches!(c.recv, Recv::Implicit | Recv::This)
-                });
+                let calls_it = m
+                    .uses
+                    .calls
+                    .iter()
+                    .any(|c| &c.name == name && matches!(c.recv, Recv::Implicit | Recv::This));
                 if calls_it && !w.skip.contains(&(start.0, i)) {
                     w.include((start.0, i));
                 }
@@ -185,7 +189,8 @@ impl<'a> Slicer<'a> {
 struct Walk<'s, 'a> {
     s: &'s Slicer<'a>,
     ranges: Ranges,
-    declared: HashSet<TypeId>,
+    /// Declared types, with the nearest field-type distance from a reached member.
+    declared: HashMap<TypeId, usize>,
     done: HashSet<Key>,
     queue: VecDeque<Key>,
     skip: HashSet<Key>,
@@ -199,17 +204,19 @@ impl Walk<'_, '_> {
         if let Some(m) = self.s.member(key) {
             self.ranges.add(key.0.file, (m.start, m.end));
         }
-        self.declare(key.0);
+        self.declare(key.0, 0);
         self.queue.push_back(key);
     }
 
     /// A type's declaration: header and closing line, fields, enum constants,
-    /// constructors and initializers (the initial state, seed data included); then the
-    /// types of its fields, its supertypes and its enclosing types.
-    fn declare(&mut self, id: TypeId) {
-        if !self.declared.insert(id) {
+    /// constructors and initializers (the initial state, seed data included); then its
+    /// supertypes, its enclosing types and, up to [`FIELD_DEPTH`] levels from a type a
+    /// reached member names, the types of its fields.
+    fn declare(&mut self, id: TypeId, depth: usize) {
+        if self.declared.get(&id).is_some_and(|&d| d <= depth) {
             return;
         }
+        self.declared.insert(id, depth);
         let s = self.s;
         let Some(tf) = s.tf(id) else { return };
         let file = &s.facts[id.file];
@@ -219,31 +226,54 @@ impl Walk<'_, '_> {
         self.ranges.add(id.file, tf.header);
         self.ranges.add(id.file, (tf.close, tf.close));
         let mut next = Vec::new();
+        let mut fields = Vec::new();
         for m in &tf.members {
             if matches!(m.kind, MemberKind::Method) {
                 continue;
             }
             self.ranges.add(id.file, (m.start, m.end));
-            if m.kind == MemberKind::Field {
-                next.extend(m.uses.types.iter().filter_map(|t| s.index.resolve_type(id.file, t)));
+            if m.kind == MemberKind::Field && depth < FIELD_DEPTH {
+                fields.extend(
+                    m.uses
+                        .types
+                        .iter()
+                        .filter_map(|t| s.index.resolve_type(id.file, t)),
+                );
             }
         }
+        // Constants the header's annotations use: their declaration only.
+        let header: Vec<TypeId> = tf
+            .header_types
+            .iter()
+            .filter_map(|t| s.index.resolve_type(id.file, t))
+            .collect();
         next.extend(s.index.superclass(id));
         next.extend(s.index.interfaces(id));
         if let Some(o) = s.index.decl(id).outer {
-            next.push(TypeId { file: id.file, ty: o });
+            next.push(TypeId {
+                file: id.file,
+                ty: o,
+            });
         }
         for n in next {
-            self.declare(n);
+            self.declare(n, depth);
+        }
+        for f in fields {
+            self.declare(f, depth + 1);
+        }
+        for h in header {
+            self.declare(h, FIELD_DEPTH);
         }
     }
 
     fn run(&mut self) {
         while let Some(key) = self.queue.pop_front() {
-            let Some(m) = self.s.member(key) else { continue };
+            let Some(m) = self.s.member(key) else {
+                continue;
+            };
             for t in &m.uses.types {
                 if let Some(id) = self.s.index.resolve_type(key.0.file, t) {
-                    self.declare(id);
+                    self.declare(id, 0);
                 }
             }
             for call in &m.uses.calls {
@@ -330,7 +360,10 @@ impl Walk<'_, '_> {
                     // An enclosing class's method, or a static import.
                     let mut outer = s.index.decl(t).outer;
                     while let Some(o) = outer.filter(|_| found.is_empty()) {
-                        let oid = TypeId { file: t.file, ty: o };
+                        let oid = TypeId {
+                            file: t.file,
+                            ty: o,
+                        };
                         found = s.methods(oid, &call.name, call.argc);
                         outer = s.index.decl(oid).outer;
                     }
@@ -365,7 +398,7 @@ impl Walk<'_, '_> {
         let s = self.s;
         let ix = &s.index;
         let mut names: HashSet<String> = HashSet::new();
-        for &id in &self.declared {
+        for &id in self.declared.keys() {
             names.insert(ix.decl(id).name.clone());
             for sup in ix.supertypes(id) {
                 names.insert(ix.decl(sup).name.clone());
@@ -387,7 +420,7 @@ impl Walk<'_, '_> {
             let advice = d.annotation("ControllerAdvice").is_some()
                 || d.annotation("RestControllerAdvice").is_some();
             let Some(tf) = s.tf(id) else { continue };
-            if advice || self.declared.contains(&id) {
+            if advice || self.declared.contains_key(&id) {
                 for (i, m) in tf.members.iter().enumerate() {
                     let Some(ann) = m
                         .annotations
@@ -446,9 +479,7 @@ impl Slicer<'_> {
                     .iter()
                     .any(|&k| self.member(k).is_some_and(|m| m.is_abstract));
             out.extend(own);
-            if abstract_
-                && let Some([only]) = self.concrete_subtypes.get(&ty).map(Vec::as_slice)
-            {
+            if abstract_ && let Some([only]) = self.concrete_subtypes.get(&ty).map(Vec::as_slice) {
                 out.extend(self.own_methods(*only, name, argc));
             }
             break;
@@ -461,9 +492,8 @@ impl Slicer<'_> {
             return Vec::new();
         };
         let named = |m: &&Member| m.kind == MemberKind::Method && m.name == name;
-        let fits = |m: &Member| {
-            argc == ANY_ARITY || m.arity == argc || (m.varargs && argc + 1 >= m.arity)
-        };
+        let fits =
+            |m: &Member| argc == ANY_ARITY || m.arity == argc || (m.varargs && argc + 1 >= m.arity);
         let by_arity: Vec<Key> = tf
             .members
             .iter()
