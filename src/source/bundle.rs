@@ -4,6 +4,8 @@
 //! Files that appear in more bundles come first, then by path, so parallel requests share
 //! the longest possible prompt prefix (paper 4.3.1). Each file's numbered text is rendered
 //! once and reused by every bundle that contains it. Bundles are not written to disk here.
+//! With [`BundleMode::Slice`] the agents read `source::slice`'s per-operation slices
+//! instead, rendered under the same file headers and original line numbers.
 
 use rayon::prelude::*;
 use serde::Serialize;

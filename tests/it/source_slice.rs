@@ -424,3 +424,32 @@ fn shop_spring_get_product_slice_is_exact() {
         )
     );
 }
+
+/// `scan --bundle slice` reports the slices' figures; the default, the closures'.
+#[test]
+fn scan_reports_the_figures_of_the_chosen_mode() {
+    let tokens = |extra: &[&str]| -> u64 {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mastor"))
+            .args(["scan", "tests/fixtures/petstore-jdk", "--json"])
+            .args(extra)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let op = report["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["op_id"] == GET)
+            .unwrap();
+        op["bundle"]["tokens_est"].as_u64().unwrap()
+    };
+    let closure = tokens(&[]);
+    let slice = tokens(&["--bundle", "slice"]);
+    assert!(slice * 2 < closure, "slice {slice}, closure {closure}");
+}
