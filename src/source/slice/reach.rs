@@ -10,16 +10,16 @@
 
 use super::facts::{ANY_ARITY, Call, FileFacts, Member, MemberKind, Recv, TypeFacts};
 use crate::model::EntryRef;
-use crate::source::index::TypeIndex;
+use crate::source::index::{TypeId, TypeIndex};
 use crate::source::java::{JavaFile, TypeKind};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
-type Key = (crate::source::index::TypeId, usize);
+/// A member: its type and its index in that type's [`TypeFacts::members`].
+type Key = (TypeId, usize);
 
 /// How many levels of field types a slice declares below a type a reached member names:
 /// a response's nested objects, not a whole entity graph.
 pub const FIELD_DEPTH: usize = 2;
-use crate::source::index::TypeId;
 
 /// The lines one slice keeps, per file index: sorted, merged, 1-based inclusive ranges.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
