@@ -248,6 +248,19 @@ impl Prepared {
             .or_else(|| discovered_in.and_then(|f| self.entry_bundles().get(f).cloned()))
     }
 
+    /// Makes the agents read `mode`'s text per operation. `Slice` replaces the bundle of
+    /// every statically matched operation (and its figures in the scan report) with the
+    /// operation's slice; operations found only by discovery keep their entry file's
+    /// closure, since discovery names a file, not a method. `Closure` changes nothing.
+    pub fn use_bundle_mode(&mut self, mode: crate::source::bundle::BundleMode) {
+        if mode != crate::source::bundle::BundleMode::Slice {
+            return;
+        }
+        let slices = crate::source::slice::slice_bundles(&self.root, &self.analysis);
+        crate::source::slice::replace_summaries(&mut self.analysis.report, &slices);
+        self.analysis.bundles.extend(slices);
+    }
+
     /// The spec's parameters, request body and responses of `op_id`, as prompt JSON.
     pub fn spec_fragment(&self, op_id: &str) -> String {
         let Some(op) = self.op(op_id) else {

@@ -9,6 +9,7 @@ use crate::pipeline::orchestrator::PipelineOptions;
 use crate::pipeline::{driver, summary};
 use crate::project::Prepared;
 use crate::prompts::Prompts;
+use crate::source::bundle::BundleMode;
 use crate::spec::Exclusions;
 use crate::store::EventKind;
 use crate::store::{Manifest, SessionLock};
@@ -103,6 +104,12 @@ pub struct PipelineArgs {
     /// --refresh-from single_op_challenger` re-reviews one suite without re-extracting.
     #[arg(long, value_name = "AGENT")]
     pub refresh_from: Option<String>,
+    /// What the model reads per operation: `closure`, the handler file's whole import
+    /// closure, or `slice`, the handler, the methods it reaches, the types they use and
+    /// the exception handlers, with original line numbers (much smaller). A resumed session
+    /// keeps the mode it started with unless this is given.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub bundle: Option<BundleMode>,
     #[command(flatten)]
     pub llm: LlmArgs,
 }
@@ -159,6 +166,8 @@ pub fn prepare(
     );
     // One writer per session: held until this command is done with it.
     let (lock, session) = crate::cli::open_model_session(&out, manifest, "mastor run")?;
+    let mode = bundle_mode(&session, args.bundle)?;
+    project.use_bundle_mode(mode);
     session.write_operations(&project.analysis.report)?;
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,
@@ -204,6 +213,40 @@ pub fn prepare(
         static_matched,
         lock,
     })
+}
+
+/// Session setting naming the bundle mode (absent in sessions that read closures).
+pub const BUNDLE_SETTING: &str = "bundle";
+
+/// The bundle mode of this run: `flag` when given, else the one the session was started
+/// with, else `closure`. A mode other than `closure` (or a change) is written to the
+/// manifest so the next resume reads the same text.
+fn bundle_mode(
+    session: &crate::store::Session,
+    flag: Option<BundleMode>,
+) -> color_eyre::Result<BundleMode> {
+    let stored = session
+        .manifest()
+        .config
+        .settings
+        .get(BUNDLE_SETTING)
+        .and_then(|v| v.as_str())
+        .map(|s| {
+            BundleMode::parse(s).ok_or_else(|| {
+                eyre!("session setting {BUNDLE_SETTING} = {s:?}: expected closure or slice")
+            })
+        })
+        .transpose()?;
+    let mode = flag.or(stored).unwrap_or_default();
+    if stored != Some(mode) && (stored.is_some() || mode != BundleMode::Closure) {
+        session.update_manifest(|m| {
+            m.config.settings.insert(
+                BUNDLE_SETTING.to_string(),
+                serde_json::Value::String(mode.as_str().to_string()),
+            );
+        })?;
+    }
+    Ok(mode)
 }
 
 /// The challenger's mutation notes from `SESSION/mutation/` (an error when there are no

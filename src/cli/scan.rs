@@ -31,6 +31,10 @@ pub struct ScanArgs {
     /// of the built-in framework endpoints (actuator, /error).
     #[arg(long = "exclude", value_name = "PATTERN")]
     pub exclude: Vec<String>,
+    /// Which bundle the per-operation figures (files, lines, tokens) describe: the
+    /// handler's import `closure` or the operation's `slice` (see `mastor run --bundle`).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "closure")]
+    pub bundle: crate::source::bundle::BundleMode,
 }
 
 /// Runs the scan; input problems print a message and return exit code 2.
@@ -87,7 +91,11 @@ fn scan(args: &ScanArgs) -> Result<String, String> {
         ..AnalyseOptions::default()
     };
     let analysis = analyse(root, &loaded, &options).map_err(|e| e.to_string())?;
-    let mut report = analysis.report;
+    let mut report = analysis.report.clone();
+    if args.bundle == crate::source::bundle::BundleMode::Slice {
+        let slices = crate::source::slice::slice_bundles(root, &analysis);
+        crate::source::slice::replace_summaries(&mut report, &slices);
+    }
     report.warnings.extend(loaded.warnings.iter().cloned());
     if args.json {
         let mut text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;

@@ -4,12 +4,44 @@
 //! Files that appear in more bundles come first, then by path, so parallel requests share
 //! the longest possible prompt prefix (paper 4.3.1). Each file's numbered text is rendered
 //! once and reused by every bundle that contains it. Bundles are not written to disk here.
+//! With [`BundleMode::Slice`] the agents read `source::slice`'s per-operation slices
+//! instead, rendered under the same file headers and original line numbers.
 
 use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// What the extraction step reads per operation: the handler file's whole import closure
+/// (the paper's bundle, the default) or the operation's slice (`source::slice`), much
+/// smaller, for models with small context windows or per-token prices. Recorded in the
+/// session so a resumed run reads the same text (sessions without it used `closure`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum BundleMode {
+    #[default]
+    Closure,
+    Slice,
+}
+
+impl BundleMode {
+    /// The name used on the command line and in the session's settings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BundleMode::Closure => "closure",
+            BundleMode::Slice => "slice",
+        }
+    }
+
+    /// The mode named `name` (`closure`, `slice`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "closure" => Some(BundleMode::Closure),
+            "slice" => Some(BundleMode::Slice),
+            _ => None,
+        }
+    }
+}
 
 /// One operation's source bundle.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

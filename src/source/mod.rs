@@ -19,6 +19,7 @@ pub mod report;
 pub mod routes;
 pub mod scan;
 pub mod seed_java;
+pub mod slice;
 
 mod analyse;
 #[cfg(test)]

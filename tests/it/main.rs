@@ -63,6 +63,7 @@ mod scan_fixtures;
 mod secrets;
 mod seed_java;
 mod source_perf;
+mod source_slice;
 mod spec_corpus;
 mod spec_exclude;
 mod spec_find;
