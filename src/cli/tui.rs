@@ -361,7 +361,7 @@ mod tests {
         }
         let mut launch = launcher_with_env(PathBuf::from("."), PipelineArgs::default(), empty);
         let (tx, _rx) = mpsc::channel();
-        let err = launch("GET /pets", None, 1, tx).err().expect("refused");
+        let err = launch("GET /pets", None, 1, tx).expect_err("refused");
         assert!(err.starts_with("no model configured"), "{err}");
     }
 
