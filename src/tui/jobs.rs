@@ -285,7 +285,12 @@ pub fn start_oracle_run(app: &mut App, url: String) -> Vec<Effect> {
     }
     let (url, added) = with_scheme(&url);
     if let Err(e) = runner::parse_base_url(&url) {
-        app.error(e.to_string());
+        let hint = if url.contains("://") {
+            ""
+        } else {
+            " (a base URL starts with http:// or https://)"
+        };
+        app.error(format!("{e}{hint}"));
         return Vec::new();
     }
     app.jobs.oracles_running = true;
@@ -299,10 +304,14 @@ pub fn start_oracle_run(app: &mut App, url: String) -> Vec<Effect> {
     vec![Effect::RunOracles { base_url: url }]
 }
 
-/// `url` with `http://` in front when it names no scheme; whether it was added.
+/// `url` with `http://` in front when it names no scheme but a host (`127.0.0.1:8080`,
+/// `api.local/v2`, `localhost`); whether it was added. A bare word is left alone, to be
+/// refused with a hint rather than taken for a host name.
 pub fn with_scheme(url: &str) -> (String, bool) {
     let url = url.trim();
-    if url.is_empty() || url.contains("://") {
+    let host = url.split('/').next().unwrap_or("");
+    let hostlike = host.contains(['.', ':']) || host.eq_ignore_ascii_case("localhost");
+    if url.contains("://") || !hostlike {
         (url.to_string(), false)
     } else {
         (format!("http://{url}"), true)
@@ -448,4 +457,28 @@ pub fn run_oracles(
         "oracles run: {} pass, {} fail, {} error; verdicts saved to {saved}",
         s.passed, s.failed, s.errors
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_scheme;
+
+    #[test]
+    fn a_host_without_a_scheme_gets_http() {
+        assert_eq!(
+            with_scheme(" 127.0.0.1:1 "),
+            ("http://127.0.0.1:1".into(), true)
+        );
+        assert_eq!(with_scheme("localhost"), ("http://localhost".into(), true));
+        assert_eq!(
+            with_scheme("api.local/v2"),
+            ("http://api.local/v2".into(), true)
+        );
+        assert_eq!(
+            with_scheme("https://x.org"),
+            ("https://x.org".into(), false)
+        );
+        assert_eq!(with_scheme("nope"), ("nope".into(), false));
+        assert_eq!(with_scheme(""), (String::new(), false));
+    }
 }
