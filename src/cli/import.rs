@@ -4,7 +4,9 @@
 //! Malformed entries (an unknown key inside one included) are listed on stderr, one line
 //! each, and left out; the import itself succeeds if anything loaded. An unknown
 //! top-level key fails the import; `--lenient` turns unknown keys into warnings. With `--spec`, the spec's operations are stored
-//! too and oracles on operations the spec does not declare are flagged.
+//! too and oracles on operations the spec does not declare are flagged. With `--project`,
+//! the project root is recorded (absolute) so the workbench finds the evidence sources
+//! from any directory.
 
 use crate::cli::{EXIT_INPUT, EXIT_OK};
 use crate::store::{Manifest, SessionLock, StagedSession};
@@ -18,7 +20,7 @@ use std::path::PathBuf;
 /// Arguments of `mastor import`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  mastor import oracles.json --spec openapi.json --out .mastor \
+    after_help = "Example:\n  mastor import oracles.json --spec openapi.json --project . --out .mastor \
 && mastor check .mastor --only all --base-url http://127.0.0.1:8080"
 )]
 pub struct ImportArgs {
@@ -33,6 +35,10 @@ pub struct ImportArgs {
     /// Ignore unknown keys in the file (with a warning) instead of refusing them.
     #[arg(long)]
     pub lenient: bool,
+    /// The Java project the oracles are about: recorded (absolute) in the session, so
+    /// evidence references resolve against it wherever the session is opened from.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
 }
 
 /// Runs `mastor import`.
@@ -95,7 +101,20 @@ pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let mut manifest = Manifest::new(String::new(), spec_file);
+    let project_root = match &args.project {
+        Some(dir) => match dir.canonicalize() {
+            Ok(root) if root.is_dir() => root.display().to_string(),
+            Ok(_) | Err(_) => {
+                eprintln!(
+                    "error: --project {} is not a directory",
+                    escape_controls(&dir.display().to_string())
+                );
+                return Ok(EXIT_INPUT);
+            }
+        },
+        None => String::new(),
+    };
+    let mut manifest = Manifest::new(project_root, spec_file);
     manifest.config.settings.insert(
         "imported_from".to_string(),
         serde_json::Value::String(args.file.display().to_string()),

@@ -9,6 +9,8 @@
 
 use super::run::{self, PipelineArgs};
 use crate::agents::runtime::EventSink;
+use crate::llm::Role;
+use crate::llm::config::{LlmArgs, LlmConfig, RoleConfig};
 use crate::pipeline;
 use crate::store::{LockError, SessionLock};
 use crate::tui::driver::{self, Options};
@@ -18,6 +20,7 @@ use crate::tui::state::LiveState;
 use crate::tui::survivors_job::SurvivorLauncher;
 use clap::Args;
 use color_eyre::eyre::eyre;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -132,7 +135,21 @@ fn api_url(args: &TuiArgs) -> Option<String> {
 /// `--refresh` so the model is really asked again, or `--refresh-from AGENT` so agents
 /// before the chosen one replay their cached answers.
 pub fn rerun_launcher(project: PathBuf, base: PipelineArgs) -> RerunLauncher {
+    launcher_with_env(project, base, LlmConfig::process_env)
+}
+
+/// [`rerun_launcher`] reading the environment through `env` (tests pass their own).
+fn launcher_with_env(
+    project: PathBuf,
+    base: PipelineArgs,
+    env: fn() -> HashMap<String, String>,
+) -> RerunLauncher {
     Box::new(move |op_id, from, seq, tx| {
+        // Checked before anything is sent: a hosted model without a key would only be
+        // refused, retried, and end as a bare failure mark on the operation.
+        if let Some(why) = missing_model(&env(), &base.llm) {
+            return Err(why);
+        }
         let mut args = base.clone();
         args.ops = vec![op_id.to_string()];
         args.llm.refresh = from.is_none();
@@ -150,6 +167,38 @@ pub fn rerun_launcher(project: PathBuf, base: PipelineArgs) -> RerunLauncher {
         })
         .map_err(|e| format!("cannot start the pipeline thread: {e}"))
     })
+}
+
+/// Why no model can be reached with these settings, if so: the primary or challenger
+/// model is a hosted one (neither a local preset nor a loopback URL) and has no API key.
+/// The message names the config file and the environment variables that set one.
+pub fn missing_model(env: &HashMap<String, String>, args: &LlmArgs) -> Option<String> {
+    let cfg = match LlmConfig::resolve(None, env, args) {
+        Ok(cfg) => cfg,
+        Err(e) => return Some(format!("model configuration: {e}")),
+    };
+    let needs_key = |r: &RoleConfig| {
+        let local = r.provider.is_local()
+            || url::Url::parse(&r.base_url).is_ok_and(|u| crate::runner::is_loopback(&u));
+        !local && r.api_key.is_none()
+    };
+    let role = [
+        (Role::Primary, &cfg.primary),
+        (Role::Challenger, &cfg.challenger),
+    ]
+    .into_iter()
+    .find(|(_, r)| needs_key(r))?;
+    let file = crate::llm::config::locate(env)
+        .map(|(p, _)| p.display().to_string())
+        .unwrap_or_else(|| "the config file (`mastor config path`)".into());
+    Some(format!(
+        "no model configured: the {} model ({} at {}) has no API key. Set [llm] in {file} \
+         (`mastor config init` writes one), or MASTOR_BASE_URL, MASTOR_MODEL and \
+         MASTOR_API_KEY (a local server needs no key)",
+        role.0.as_str(),
+        role.1.provider,
+        crate::text::escape_controls(&role.1.base_url),
+    ))
 }
 
 /// Starts regenerations from survivors (one round of `run --from-survivors`) with `base`
@@ -286,4 +335,51 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
     }
     eprintln!("session: {}", session.dir().display());
     Ok(super::EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        let dir = std::env::temp_dir().join("mastor-no-config-here");
+        let mut e: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        e.insert("XDG_CONFIG_HOME".into(), dir.to_string_lossy().into_owned());
+        e
+    }
+
+    #[test]
+    fn a_hosted_model_without_a_key_is_named_before_any_call() {
+        let why = missing_model(&env(&[]), &LlmArgs::default()).expect("no key anywhere");
+        assert!(why.starts_with("no model configured"), "{why}");
+        assert!(
+            why.contains("mastor-no-config-here/mastor/config.toml"),
+            "{why}"
+        );
+        assert!(why.contains("MASTOR_API_KEY"), "{why}");
+        // The launcher refuses before starting anything.
+        fn empty() -> HashMap<String, String> {
+            env(&[])
+        }
+        let mut launch = launcher_with_env(PathBuf::from("."), PipelineArgs::default(), empty);
+        let (tx, _rx) = mpsc::channel();
+        let err = launch("GET /pets", None, 1, tx).expect_err("refused");
+        assert!(err.starts_with("no model configured"), "{err}");
+    }
+
+    #[test]
+    fn a_key_or_a_local_server_is_a_configured_model() {
+        let key = env(&[("MASTOR_API_KEY", "sk-test-0000000000")]);
+        assert_eq!(missing_model(&key, &LlmArgs::default()), None);
+        let local = env(&[
+            ("MASTOR_PROVIDER", "custom"),
+            ("MASTOR_BASE_URL", "http://127.0.0.1:9/v1"),
+        ]);
+        assert_eq!(missing_model(&local, &LlmArgs::default()), None);
+        let ollama = env(&[("MASTOR_PROVIDER", "ollama")]);
+        assert_eq!(missing_model(&ollama, &LlmArgs::default()), None);
+    }
 }

@@ -449,6 +449,11 @@ pub struct ReviewDecision {
     pub note: Option<String>,
     /// RFC 3339 timestamp.
     pub at: String,
+    /// The user action this decision belongs to (one id for every decision of a bulk
+    /// action), so undo and redo work on whole actions. Absent in older journals and in
+    /// decisions written outside the workbench: each is then its own step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
 }
 
 /// Where an oracle stands in review: no decision yet is `Proposed`.

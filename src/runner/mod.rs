@@ -332,6 +332,16 @@ pub async fn check_reachable(base: &Url, timeout: Duration) -> Result<(), Runner
 
 /// Checks the plan and the base URL, then runs every oracle.
 pub async fn run(plan: &Plan, cfg: &RunConfig) -> Result<RunReport, RunnerError> {
+    run_with_progress(plan, cfg, &|_, _| {}).await
+}
+
+/// [`run`], calling `progress(done, total)` each time an oracle, sequence or metamorphic
+/// test has its verdict, so a screen can show how far a long run is.
+pub async fn run_with_progress(
+    plan: &Plan,
+    cfg: &RunConfig,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<RunReport, RunnerError> {
     let base = parse_base_url(&cfg.base_url)?;
     check_write_safety(plan, &base, cfg.allow_writes)?;
     check_reachable(&base, cfg.connect_timeout).await?;
@@ -348,6 +358,9 @@ pub async fn run(plan: &Plan, cfg: &RunConfig) -> Result<RunReport, RunnerError>
         base: &base,
         cfg,
         budget: AtomicUsize::new(cfg.budget.unwrap_or(usize::MAX)),
+        progress,
+        done: AtomicUsize::new(0),
+        total: plan.oracles.len() + plan.multi_op.len() + plan.metamorphic.len(),
     };
     let mut report = run::run_plan(plan, &ctx).await;
     if !plan.metamorphic.is_empty() {

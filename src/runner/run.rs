@@ -41,6 +41,11 @@ pub(crate) struct Ctx<'a> {
     pub cfg: &'a RunConfig,
     /// Requests left; `usize::MAX` without a budget.
     pub budget: AtomicUsize,
+    /// Told `(done, total)` after each unit's verdict.
+    pub progress: &'a (dyn Fn(usize, usize) + Sync),
+    /// Units with a verdict so far, of `total`.
+    pub done: AtomicUsize,
+    pub total: usize,
 }
 
 impl Ctx<'_> {
@@ -83,7 +88,10 @@ pub(crate) async fn run_plan<'a>(plan: &'a Plan, ctx: &'a Ctx<'a>) -> RunReport 
         for _ in 1..repeat {
             rest.push(run_unit_after_reset(&unit, ctx, each).await);
         }
-        merge_runs(&unit, first, &rest)
+        let merged = merge_runs(&unit, first, &rest);
+        let done = ctx.done.fetch_add(1, Ordering::Relaxed) + 1;
+        (ctx.progress)(done, ctx.total);
+        merged
     };
     let mut phases = phases(&plan.oracles, ctx.cfg.reset.is_some());
     if each {
@@ -108,7 +116,11 @@ pub(crate) async fn run_plan<'a>(plan: &'a Plan, ctx: &'a Ctx<'a>) -> RunReport 
         let o = &plan.oracles[i];
         by_index[i] = Some(match reset(ctx).await {
             Ok(()) => run_repeated(Unit::Single(o)).await,
-            Err(why) => (not_run_unit(&Unit::Single(o), ctx, &why), Vec::new()),
+            Err(why) => {
+                let done = ctx.done.fetch_add(1, Ordering::Relaxed) + 1;
+                (ctx.progress)(done, ctx.total);
+                (not_run_unit(&Unit::Single(o), ctx, &why), Vec::new())
+            }
         });
     }
     for i in phases.writers {

@@ -53,7 +53,10 @@ pub use manifest::{ConfigSummary, Manifest, PhaseState, PhaseStatus, looks_secre
 pub use records::{
     Absent, GroupKind, GroupRecord, KeyField, Record, RecordKind, SuiteKind, SuiteRecord, TestId,
 };
-pub use review::{JournalEntry, Undo, replay};
+pub use review::{
+    JournalEntry, RedoStep, Replayed, Step, Undo, UndoStep, new_step_id, replay, replay_steps,
+    step_id,
+};
 pub use slug::{MAX_READABLE, MAX_STEM_READABLE, id_file_stem, op_slug};
 pub use staging::StagedSession;
 
@@ -258,6 +261,26 @@ impl Session {
             undo: o_id.to_string(),
             at: chrono::Utc::now().to_rfc3339(),
         })
+    }
+
+    /// Appends an undo of every decision of `step` (fsynced); returns the record.
+    pub fn append_undo_step(&self, step: &str) -> Result<UndoStep, StoreError> {
+        let record = UndoStep {
+            undo_step: step.to_string(),
+            at: chrono::Utc::now().to_rfc3339(),
+        };
+        self.review.append(&record)?;
+        Ok(record)
+    }
+
+    /// Appends a redo of the undone `step` (fsynced); returns the record.
+    pub fn append_redo_step(&self, step: &str) -> Result<RedoStep, StoreError> {
+        let record = RedoStep {
+            redo_step: step.to_string(),
+            at: chrono::Utc::now().to_rfc3339(),
+        };
+        self.review.append(&record)?;
+        Ok(record)
     }
 
     /// The raw review journal, oldest first.

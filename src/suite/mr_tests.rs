@@ -97,6 +97,7 @@ fn session_applies_valid_metamorphic_edits_and_names_invalid_ones() {
         edited: Some(edited),
         note: None,
         at: "2026-12-02T00:00:00Z".into(),
+        step: None,
     };
     for d in [
         decide(good.o_id(), serde_json::to_value(&good).expect("json")),

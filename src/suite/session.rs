@@ -241,6 +241,7 @@ pub fn write(session: &Session, suite: &SuiteFile) -> Result<(), StoreError> {
             edited,
             note: Some("imported".to_string()),
             at: now.clone(),
+            step: None,
         })?;
     }
     Ok(())

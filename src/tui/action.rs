@@ -89,8 +89,10 @@ actions! {
     Edit = "edit", "edit";
     /// Edit the selected oracle in $EDITOR.
     EditExternal = "edit_external", "$EDITOR";
-    /// Undo the latest decision on the selected oracle.
+    /// Undo the latest review step of the session (a bulk action is one step).
     Undo = "undo", "undo";
+    /// Apply the latest undone review step again.
+    Redo = "redo", "redo";
     /// Judge the selected item's latest failure a true positive (a fault in the API).
     TruePositive = "true_positive", "true positive";
     /// Judge the selected item's latest failure a false positive (a wrong oracle).

@@ -10,7 +10,7 @@ use super::jobs::Jobs;
 use super::live::Live;
 use super::loader::{self, LoadError};
 use super::state::{App, LiveState};
-use super::store::{Session, StoreError, Undo};
+use super::store::{Session, StoreError};
 use super::update::{self, Effect};
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind,
@@ -64,6 +64,7 @@ pub fn open_app(session: &Session, opts: &Options) -> Result<App, TuiError> {
     let view = loader::load(session)?;
     let mut app = App::new(view, keymap, theme);
     app.mouse = opts.mouse;
+    app.jobs.last_api_url = super::jobs::read_prefs(session.dir()).api_url;
     Ok(app)
 }
 
@@ -111,12 +112,13 @@ pub fn perform(
                 app.error(format!("decisions NOT saved: {e}"));
             }
         },
-        Effect::Undo(o_id) => match session.append_undo(&o_id) {
-            Ok(()) => app.undo_saved(Undo {
-                undo: o_id,
-                at: chrono::Utc::now().to_rfc3339(),
-            }),
+        Effect::UndoStep(step) => match session.append_undo_step(&step) {
+            Ok(record) => app.step_undone(record),
             Err(e) => app.error(format!("undo NOT saved: {e}")),
+        },
+        Effect::RedoStep(step) => match session.append_redo_step(&step) {
+            Ok(record) => app.step_redone(record),
+            Err(e) => app.error(format!("redo NOT saved: {e}")),
         },
         Effect::Judge(j) => match session.append_judgement(&j) {
             Ok(()) => {

@@ -32,6 +32,8 @@ pub enum JobMsg {
     Rerun { seq: u64, msg: LiveMsg },
     /// An oracle run ended: a one-line summary, or why it could not run.
     Oracles(Result<String, String>),
+    /// An oracle run has verdicts for `done` of its `total` oracles.
+    OraclesProgress { done: usize, total: usize },
     /// Progress or end of a mutation analysis (see `mutate_job`).
     Mutate(super::mutate_job::MutateMsg),
     /// A regeneration from survivors ended: its round report, or why it failed.
@@ -91,11 +93,22 @@ impl Jobs {
             }
             Effect::RunOracles { base_url, only } => {
                 let dir = session.dir().to_path_buf();
+                let prefs = TuiPrefs {
+                    api_url: Some(base_url.clone()),
+                };
+                if let Err(e) = write_prefs(&dir, &prefs) {
+                    tracing::warn!(error = %e, "base URL not remembered");
+                }
                 let tx = self.tx.clone();
                 let spawned = std::thread::Builder::new()
                     .name("mastor-oracles".into())
                     .spawn(move || {
-                        let _ = tx.send(JobMsg::Oracles(run_oracles(&dir, &base_url, &only)));
+                        let progress = tx.clone();
+                        let report = move |done, total| {
+                            let _ = progress.send(JobMsg::OraclesProgress { done, total });
+                        };
+                        let outcome = run_oracles(&dir, &base_url, &only, &report);
+                        let _ = tx.send(JobMsg::Oracles(outcome));
                     });
                 if let Err(e) = spawned {
                     app.jobs.oracles_running = false;
@@ -264,19 +277,31 @@ pub fn open_run_popup(app: &mut App) {
     }));
 }
 
-/// The run popup was accepted with `url`: checks it and asks for the run.
+/// The run popup was accepted with `url`: checks it and asks for the run. A URL
+/// without a scheme (`127.0.0.1:8080`) gets `http://`, and the status line says so.
 pub fn start_oracle_run(app: &mut App, url: String) -> Vec<Effect> {
     if let Some(why) = busy(app) {
         app.error(format!("cannot run oracles now: {why}"));
         return Vec::new();
     }
+    let (url, added) = with_scheme(&url);
     if let Err(e) = runner::parse_base_url(&url) {
-        app.error(e.to_string());
+        let hint = if url.contains("://") {
+            ""
+        } else {
+            " (a base URL starts with http:// or https://)"
+        };
+        app.error(format!("{e}{hint}"));
         return Vec::new();
     }
     app.jobs.oracles_running = true;
     app.jobs.last_api_url = Some(url.clone());
-    app.notify(format!("running accepted oracles against {url}…"));
+    let note = if added {
+        " (no scheme given: http:// added)"
+    } else {
+        ""
+    };
+    app.notify(format!("running accepted oracles against {url}{note}…"));
     vec![Effect::RunOracles {
         base_url: url,
         only: Vec::new(),
@@ -354,6 +379,55 @@ pub fn run_again(app: &mut App, failing: bool) -> Vec<Effect> {
     }]
 }
 
+/// `url` with `http://` in front when it names no scheme but a host (`127.0.0.1:8080`,
+/// `api.local/v2`, `localhost`); whether it was added. A bare word is left alone, to be
+/// refused with a hint rather than taken for a host name.
+pub fn with_scheme(url: &str) -> (String, bool) {
+    let url = url.trim();
+    let host = url.split('/').next().unwrap_or("");
+    let hostlike = host.contains(['.', ':']) || host.eq_ignore_ascii_case("localhost");
+    if url.contains("://") || !hostlike {
+        (url.to_string(), false)
+    } else {
+        (format!("http://{url}"), true)
+    }
+}
+
+/// The workbench's remembered settings of a session, in `SESSION/tui.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuiPrefs {
+    /// Base URL of the last oracle run started from the workbench.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_url: Option<String>,
+}
+
+/// Where a session's workbench settings live.
+pub const PREFS_FILE: &str = "tui.json";
+
+/// The remembered settings (defaults when there are none or they cannot be read: a
+/// prefill is a convenience, never a reason to refuse opening the session).
+pub fn read_prefs(session_dir: &Path) -> TuiPrefs {
+    let path = session_dir.join(PREFS_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return TuiPrefs::default();
+    };
+    serde_json::from_str(&text).unwrap_or_else(|e| {
+        tracing::warn!(path = %path.display(), error = %e, "workbench settings ignored");
+        TuiPrefs::default()
+    })
+}
+
+/// Remembers `prefs` for the next launch (atomically: temp file, then rename).
+pub fn write_prefs(session_dir: &Path, prefs: &TuiPrefs) -> Result<(), String> {
+    let path = session_dir.join(PREFS_FILE);
+    let text = serde_json::to_string_pretty(prefs).map_err(|e| e.to_string())?;
+    let tmp = session_dir.join(format!(".{PREFS_FILE}.tmp"));
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, &path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
 /// How a message names a re-run's scope: empty for every agent.
 fn scope(from: Option<&str>) -> String {
     from.map(|a| format!(" from {a} on")).unwrap_or_default()
@@ -387,6 +461,15 @@ pub fn apply(session: &Session, app: &mut App, msg: JobMsg) -> bool {
         }
         JobMsg::Mutate(msg) => super::mutate_job::apply(session, app, msg),
         JobMsg::Survivors(outcome) => super::survivors_job::apply(session, app, outcome),
+        JobMsg::OraclesProgress { done, total } => {
+            if app.jobs.oracles_running {
+                let url = app.jobs.last_api_url.clone().unwrap_or_default();
+                app.notify(format!(
+                    "running accepted oracles against {url}: {done} of {total}…"
+                ));
+            }
+            true
+        }
         JobMsg::Oracles(outcome) => {
             app.jobs.oracles_running = false;
             if !reload(session, app, "the oracle run") {
@@ -419,8 +502,15 @@ pub fn reload(session: &Session, app: &mut App, what: &str) -> bool {
 
 /// Runs the accepted and edited oracles of the session in `dir` against `base_url`
 /// (blocking, on its own tokio runtime) and saves the verdicts; returns a one-line
-/// summary.
-pub fn run_oracles(dir: &Path, base_url: &str, only: &[String]) -> Result<String, String> {
+/// summary. `only` narrows the run to those o_ids whatever their review state (empty:
+/// the accepted and edited oracles); `progress(done, total)` hears of each verdict (from
+/// the runner's threads).
+pub fn run_oracles(
+    dir: &Path,
+    base_url: &str,
+    only: &[String],
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<String, String> {
     let session = Session::open(PathBuf::from(dir)).map_err(|e| e.to_string())?;
     let read = suite::session::read(&session).map_err(|e| e.to_string())?;
     let scope = if only.is_empty() {
@@ -451,7 +541,7 @@ pub fn run_oracles(dir: &Path, base_url: &str, only: &[String]) -> Result<String
     let rt = tokio::runtime::Runtime::new()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let report = rt
-        .block_on(runner::run(&plan, &cfg))
+        .block_on(runner::run_with_progress(&plan, &cfg, progress))
         .map_err(|e| e.to_string())?;
     let saved =
         suite::session::save_verdicts(&session, base_url, &report).map_err(|e| e.to_string())?;
@@ -460,4 +550,28 @@ pub fn run_oracles(dir: &Path, base_url: &str, only: &[String]) -> Result<String
         "oracles run: {} pass, {} fail, {} error; verdicts saved to {saved}",
         s.passed, s.failed, s.errors
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_scheme;
+
+    #[test]
+    fn a_host_without_a_scheme_gets_http() {
+        assert_eq!(
+            with_scheme(" 127.0.0.1:1 "),
+            ("http://127.0.0.1:1".into(), true)
+        );
+        assert_eq!(with_scheme("localhost"), ("http://localhost".into(), true));
+        assert_eq!(
+            with_scheme("api.local/v2"),
+            ("http://api.local/v2".into(), true)
+        );
+        assert_eq!(
+            with_scheme("https://x.org"),
+            ("https://x.org".into(), false)
+        );
+        assert_eq!(with_scheme("nope"), ("nope".into(), false));
+        assert_eq!(with_scheme(""), (String::new(), false));
+    }
 }

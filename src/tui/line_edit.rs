@@ -3,7 +3,8 @@
 //!
 //! It is a one-line [`TextArea`] (the crate the JSON editor already uses), so cursor
 //! movement, word deletion and the usual emacs keys come for free and behave the same
-//! everywhere. Keys that would start a second line are refused; confirming and
+//! everywhere; `ctrl-u` (kill to the start) and `ctrl-w` (kill the word before the
+//! cursor) work as in a shell. Keys that would start a second line are refused; confirming and
 //! cancelling are the caller's business (the `[popup]` keymap section).
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -47,7 +48,20 @@ impl LineEdit {
             return false;
         }
         let before = self.text().to_string();
-        self.area.input(key);
+        match key.code {
+            // Shell line editing: ctrl-u kills to the start of the line, ctrl-w the word
+            // before the cursor (the text area's own ctrl-u is undo, not what a shell
+            // user's fingers expect in a one-line input).
+            KeyCode::Char('u') if ctrl => {
+                self.area.delete_line_by_head();
+            }
+            KeyCode::Char('w') if ctrl => {
+                self.area.delete_word();
+            }
+            _ => {
+                self.area.input(key);
+            }
+        }
         if self.area.lines().len() > 1 {
             // A paste of several lines: keep them on one.
             let cursor = self.cursor();
@@ -119,6 +133,19 @@ mod tests {
         assert!(!e.input(key(KeyCode::Tab)));
         assert!(!e.input(KeyEvent::new(KeyCode::Char('m'), KeyModifiers::CONTROL)));
         assert_eq!(e.text(), "a b");
+    }
+
+    #[test]
+    fn ctrl_u_kills_to_the_start_and_ctrl_w_the_word_before() {
+        let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        let mut e = LineEdit::new("http://127.0.0.1:8080/v2");
+        assert!(e.input(ctrl('w')));
+        assert_eq!(e.text(), "http://127.0.0.1:8080/");
+        let mut e = LineEdit::new("pets owners");
+        e.input(key(KeyCode::Left));
+        assert!(e.input(ctrl('u')));
+        assert_eq!((e.text(), e.cursor()), ("s", 0));
+        assert!(!e.input(ctrl('u')), "nothing before the cursor");
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub mod state;
 pub mod survivors_job;
 pub mod theme;
 pub mod ui;
+pub mod undo;
 pub mod update;
 pub mod view;
 

@@ -24,6 +24,7 @@ pub(crate) fn decision(
         edited,
         note,
         at: chrono::Utc::now().to_rfc3339(),
+        step: Some(crate::store::new_step_id()),
     }
 }
 
@@ -170,7 +171,12 @@ fn verb_of(d: &ReviewDecision) -> &'static str {
 impl App {
     /// Starts writing `decisions`: returns the first chunk's effect; the rest waits in
     /// `self.bulk` for the driver to write between frames.
-    pub fn start_bulk(&mut self, decisions: Vec<ReviewDecision>) -> Vec<Effect> {
+    /// Every decision gets one step id, so the whole action is one undo.
+    pub fn start_bulk(&mut self, mut decisions: Vec<ReviewDecision>) -> Vec<Effect> {
+        let step = crate::store::new_step_id();
+        for d in &mut decisions {
+            d.step = Some(step.clone());
+        }
         let Some(first) = decisions.first() else {
             return Vec::new();
         };
@@ -219,7 +225,6 @@ impl App {
             return;
         }
         let n = ds.len();
-        self.undo_stack.extend(ds.iter().map(|d| d.o_id.clone()));
         let verb = ds.first().map(verb_of).unwrap_or("saved");
         self.view.record_decisions(ds);
         self.refresh_lists();
@@ -242,7 +247,7 @@ impl App {
         }
     }
 
-    /// The journal now holds `d`: show it and remember it for undo.
+    /// The journal now holds `d`: show it (undo finds it in the journal).
     pub fn decision_saved(&mut self, d: ReviewDecision) {
         let verb = match d.decision {
             Decision::Accepted => "accepted",
@@ -250,26 +255,7 @@ impl App {
             Decision::Edited => "edited",
         };
         self.notify(format!("{verb} {}", d.o_id));
-        self.undo_stack.push(d.o_id.clone());
         self.view.record_decision(d);
-        self.refresh_lists();
-    }
-
-    /// The journal now holds an undo for `o_id`.
-    pub fn undo_saved(&mut self, undo: super::store::Undo) {
-        if let Some(pos) = self.undo_stack.iter().rposition(|o| *o == undo.undo) {
-            self.undo_stack.remove(pos);
-        }
-        let state = {
-            let mut v = self.view.journal.clone();
-            v.push(super::store::JournalEntry::Undo(undo.clone()));
-            super::store::replay(&v)
-                .get(&undo.undo)
-                .map(|d| format!("{:?}", d.decision).to_lowercase())
-                .unwrap_or_else(|| "proposed".into())
-        };
-        self.notify(format!("undone: {} is {state} again", undo.undo));
-        self.view.record_undo(undo);
         self.refresh_lists();
     }
 

@@ -113,9 +113,10 @@ pub struct App {
     /// method and path), which `n` / `N` jump between across operations.
     pub search: String,
     pub popups: Vec<Popup>,
-    /// o_ids decided in this run, most recent last (what `undo` walks back).
-    pub undo_stack: Vec<String>,
-    /// o_ids judged true / false positive in this run, most recent last.
+    // Review undo / redo has no field: both stacks are replayed from the journal
+    // (`view.journal`, see `store::replay_steps`), so they survive a relaunch.
+    /// o_ids judged true / false positive in this run, most recent last: judgements
+    /// keep their own stack (`undo_judgement`), apart from the review undo / redo.
     pub judge_undo_stack: Vec<String>,
     /// A bulk decision still being written in chunks (progress in the footer; Esc stops).
     pub bulk: Option<super::review::BulkJob>,
@@ -194,7 +195,6 @@ impl App {
             input: None,
             search: String::new(),
             popups: Vec::new(),
-            undo_stack: Vec::new(),
             judge_undo_stack: Vec::new(),
             bulk: None,
             status: None,

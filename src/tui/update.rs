@@ -2,14 +2,14 @@
 //!
 //! Nothing here touches the disk or the terminal: writing a decision, exporting or
 //! running `$EDITOR` come back as [`Effect`]s that the driver performs, reporting the
-//! outcome through `App::decision_saved`, `undo_saved`, `external_edit_done` and
+//! outcome through `App::decision_saved`, `step_undone`, `external_edit_done` and
 //! `export_done`. That keeps every key sequence testable in
 //! process, with a real session underneath only where the test wants one.
 
 use super::action::Action;
 use super::keymap::Key;
 use super::line_edit::LineEdit;
-use super::popups::{Confirm, ConfirmQuit, Export, Help, Note};
+use super::popups::{ConfirmQuit, Export, Help, Note};
 use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id};
 use super::screens::{CostsScreen, GroupsScreen, MetamorphicScreen, MutantsScreen};
 use super::search::{Target, jump};
@@ -26,8 +26,10 @@ pub enum Effect {
     /// Append decisions with one write and one fsync, then `App::decisions_saved` (a
     /// chunk of a bulk action; the rest waits in `App::bulk`).
     RecordBatch(Vec<ReviewDecision>),
-    /// Append an undo of the latest decision on this o_id, then `App::undo_saved`.
-    Undo(String),
+    /// Append an undo of every decision of this step, then `App::step_undone`.
+    UndoStep(String),
+    /// Append a redo of this undone step, then `App::step_redone`.
+    RedoStep(String),
     /// Ask the model for oracles that kill survivors (`run --from-survivors`) in the
     /// background: `mutants` only (empty: every survivor), within `ops` (empty: all).
     FromSurvivors {
@@ -101,6 +103,7 @@ fn writes_session(action: Action) -> bool {
             | Action::Edit
             | Action::EditExternal
             | Action::Undo
+            | Action::Redo
             | Action::TruePositive
             | Action::FalsePositive
             | Action::UndoJudgement
@@ -247,17 +250,8 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
                 open_editor(app, o_id, multi, &text, None);
             }
         }
-        Action::Undo => {
-            let target = app
-                .undo_stack
-                .last()
-                .cloned()
-                .or_else(|| selected_o_id(app).filter(|o| app.view.decisions.contains_key(o)));
-            match target {
-                Some(o_id) => return Some(vec![Effect::Undo(o_id)]),
-                None => app.notify("nothing to undo"),
-            }
-        }
+        Action::Undo => return Some(super::undo::undo(app)),
+        Action::Redo => return Some(super::undo::redo(app)),
         Action::TruePositive => return Some(super::judge::mark(app, crate::store::Positive::Tp)),
         Action::FalsePositive => return Some(super::judge::mark(app, crate::store::Positive::Fp)),
         Action::UndoJudgement => return Some(super::judge::undo(app)),
@@ -267,10 +261,8 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
             if o_ids.is_empty() {
                 app.notify("no oracles in the filtered list");
             } else {
-                app.popups.push(Popup::Confirm(Confirm {
-                    accept: action == Action::BulkAccept,
-                    o_ids,
-                }));
+                let accept = action == Action::BulkAccept;
+                app.popups.push(Popup::Note(Note::bulk(accept, o_ids)));
             }
         }
         Action::Export => {

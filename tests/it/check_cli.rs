@@ -209,6 +209,7 @@ fn session_runs_accepted_and_edited_and_stores_verdicts() {
             edited: None,
             note: None,
             at: at.clone(),
+            step: None,
         })
         .unwrap();
     // The edited form expects the real status, so the edited oracle passes.
@@ -220,6 +221,7 @@ fn session_runs_accepted_and_edited_and_stores_verdicts() {
                 "input": {"path": {"id": 999}}, "assertions": [{"type": "status", "expected": 404}]})),
             note: None,
             at,
+            step: None,
         })
         .unwrap();
     let (code, out, err) = mastor(&["check", sd, "--base-url", fixture_url()]);

@@ -22,6 +22,7 @@ fn decide(session: &Session, o_id: &str, decision: Decision, edited: Option<serd
             edited,
             note: None,
             at: "2026-12-02T10:00:00Z".to_string(),
+            step: None,
         })
         .expect("append decision");
 }

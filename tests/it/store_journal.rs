@@ -21,6 +21,7 @@ fn decision(o_id: &str, d: Decision, note: &str) -> ReviewDecision {
         edited: None,
         note: Some(note.into()),
         at: "2026-12-02T10:00:00Z".into(),
+        step: None,
     }
 }
 

@@ -35,6 +35,10 @@ fn accept_all_writes_in_chunks_with_progress_and_one_sync_each() {
     let dir = tempfile::tempdir().unwrap();
     let (session, mut app) = open(dir.path());
     assert!(press(&mut app, KeyCode::Char('A')).is_empty(), "asks first");
+    assert!(
+        press(&mut app, KeyCode::Enter).is_empty(),
+        "no note; asks yes / no"
+    );
     let first = press(&mut app, KeyCode::Char('y'));
     assert_eq!(first.len(), 1, "one effect, not one per oracle");
     let Effect::RecordBatch(chunk) = &first[0] else {
@@ -77,6 +81,7 @@ fn esc_stops_a_bulk_action_and_keeps_what_was_written() {
     let dir = tempfile::tempdir().unwrap();
     let (session, mut app) = open(dir.path());
     press(&mut app, KeyCode::Char('A'));
+    press(&mut app, KeyCode::Enter);
     for e in press(&mut app, KeyCode::Char('y')) {
         perform(&session, &mut app, e, &mut no_editor);
     }

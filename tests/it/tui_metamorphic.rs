@@ -360,9 +360,9 @@ fn filters_undo_and_bulk_accept_work_on_metamorphic_tests() {
     press(&mut b, "c<down>r<enter>v");
     assert_eq!(b.app.filters.state, Some(ReviewState::Proposed));
     assert_eq!(shown_ids(&b).len(), 3);
-    press(&mut b, "An");
+    press(&mut b, "A<esc>");
     assert_eq!(journal(&b).len(), 3);
-    press(&mut b, "Ay");
+    press(&mut b, "A<enter>y");
     let d = b.session.read_decisions().unwrap();
     let accepted: Vec<&str> = d
         .iter()

@@ -45,6 +45,8 @@ fn mutate_runs_from_the_workbench_and_its_results_show() {
     t.keys(&["Enter"]);
     t.wait_for("Oracles (", 20);
     t.keys(&["A"]);
+    t.wait_for("note:", 20);
+    t.keys(&["Enter"]);
     t.wait_for("y / enter", 20);
     t.keys(&["y"]);
     t.wait_until("the bulk accept", 30, |s| s.contains("✓"));

@@ -53,6 +53,7 @@ fn accept(o_id: &str) -> ReviewDecision {
         edited: None,
         note: None,
         at: chrono::Utc::now().to_rfc3339(),
+        step: None,
     }
 }
 

@@ -140,7 +140,7 @@ fn snapshots_of_popups() {
     snap(&mut b, "popup_reject_note");
     press(&mut b, "<esc>e");
     snap(&mut b, "popup_editor");
-    press(&mut b, "<esc>1A");
+    press(&mut b, "<esc>1A<enter>");
     snap(&mut b, "popup_bulk_confirm");
     press(&mut b, "nx");
     snap(&mut b, "popup_export");
@@ -220,9 +220,9 @@ fn bulk_accept_applies_to_the_filtered_list_after_confirm() {
     assert_eq!(b.app.filters.method.as_deref(), Some("DELETE"));
     press(&mut b, "m");
     assert_eq!(b.app.filters.method.as_deref(), Some("GET"));
-    press(&mut b, "An");
+    press(&mut b, "A<enter>n");
     assert!(b.session.read_decisions().unwrap().is_empty());
-    press(&mut b, "Ay");
+    press(&mut b, "A<enter>y");
     let d = b.session.read_decisions().unwrap();
     // GET /pets has 4 oracles and GET /pets/{id} has 1; POST /pets is filtered out.
     assert_eq!(d.len(), 5);
@@ -450,7 +450,7 @@ fn set_aside_oracles_are_listed_as_dropped_and_restored_by_accepting() {
     assert_eq!(b.app.view.review_state(o_id), ReviewState::Dropped);
     assert!(b.app.view.set_aside[o_id].contains("status 418"));
     // Bulk accept on the operations screen leaves it alone.
-    press(&mut b, "Ay");
+    press(&mut b, "A<enter>y");
     assert!(!b.session.read_decisions().unwrap().contains_key(o_id));
     press(&mut b, "u");
     // The state filter reaches `dropped`: only the set-aside oracle is listed.
@@ -537,6 +537,7 @@ fn an_unusable_edit_is_reported_not_dropped() {
             edited: Some(serde_json::json!({"test_id": "fv_limit_10", "assertions": "nope"})),
             note: None,
             at: t0().to_rfc3339(),
+            step: None,
         })
         .unwrap();
     let (_session, app) = open_session(dir.path(), &options(dir.path())).unwrap();

@@ -294,15 +294,25 @@ mod tests {
     #[test]
     fn a_layer_may_open_another_on_top_of_itself() {
         let mut app = app();
-        app.popups.push(Popup::Confirm(Confirm {
-            accept: false,
-            o_ids: vec!["a".into(), "b".into()],
-        }));
-        handle_key(&mut app, key(KeyCode::Char('y')));
-        match app.popups.as_slice() {
-            [Popup::Note(n)] => assert_eq!(n.o_ids, ["a", "b"]),
-            other => panic!("confirm closes and the note opens, got {other:?}"),
+        app.popups
+            .push(Popup::Note(Note::bulk(false, vec!["a".into(), "b".into()])));
+        for c in "no".chars() {
+            handle_key(&mut app, key(KeyCode::Char(c)));
         }
+        handle_key(&mut app, key(KeyCode::Enter));
+        match app.popups.as_slice() {
+            [Popup::Confirm(c)] => {
+                assert_eq!(c.o_ids, ["a", "b"]);
+                assert_eq!(c.note.as_deref(), Some("no"));
+            }
+            other => panic!("the note closes and the confirm opens, got {other:?}"),
+        }
+        // The confirm takes every key: a stray letter neither answers nor leaks.
+        assert_eq!(
+            handle_key(&mut app, key(KeyCode::Char('s'))),
+            Some(Vec::new())
+        );
+        assert_eq!(app.popups.len(), 1);
     }
 
     #[test]

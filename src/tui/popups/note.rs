@@ -1,6 +1,8 @@
-//! The optional note of a rejection (one oracle, or every one of a bulk reject).
+//! The optional note of a rejection (one oracle), or of a bulk accept or reject: a bulk
+//! decision asks for its note first and only then asks yes / no ([`Confirm`]), so the
+//! letters of a note typed straight away are text, never answers or list commands.
 
-use super::{KeyResult, Layer, action, confirm_cancel_hint, dialog, input_line};
+use super::{Confirm, KeyResult, Layer, Popup, action, confirm_cancel_hint, dialog, input_line};
 use crate::model::Decision;
 use crate::tui::action::Action;
 use crate::tui::line_edit::LineEdit;
@@ -11,13 +13,16 @@ use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-/// Rejection note for `o_ids`, being typed.
+/// Note for a decision on `o_ids`, being typed.
 #[derive(Debug)]
 pub struct Note {
-    /// The items rejected on Enter.
+    /// The items decided on Enter.
     pub o_ids: Vec<String>,
     /// The note so far.
     pub text: LineEdit,
+    /// `None`: reject `o_ids` on Enter. `Some(accept)`: a bulk decision, which asks
+    /// for confirmation on Enter.
+    pub bulk: Option<bool>,
 }
 
 impl Note {
@@ -26,6 +31,22 @@ impl Note {
         Note {
             o_ids,
             text: LineEdit::default(),
+            bulk: None,
+        }
+    }
+
+    /// An empty note for a bulk accept (or reject) of `o_ids`, confirmed next.
+    pub fn bulk(accept: bool, o_ids: Vec<String>) -> Note {
+        Note {
+            bulk: Some(accept),
+            ..Note::new(o_ids)
+        }
+    }
+
+    fn verb(&self) -> &'static str {
+        match self.bulk {
+            Some(true) => "Accept",
+            _ => "Reject",
         }
     }
 }
@@ -36,14 +57,26 @@ impl Layer for Note {
             Some(Action::Confirm) => {
                 let text = self.text.text().trim();
                 let note = (!text.is_empty()).then(|| text.to_string());
-                let ds = std::mem::take(&mut self.o_ids)
+                let o_ids = std::mem::take(&mut self.o_ids);
+                if let Some(accept) = self.bulk {
+                    app.popups.push(Popup::Confirm(Confirm {
+                        accept,
+                        o_ids,
+                        note,
+                    }));
+                    return KeyResult::Close(Vec::new());
+                }
+                let ds = o_ids
                     .into_iter()
                     .map(|o| decision(o, Decision::Rejected, None, note.clone()))
                     .collect();
                 KeyResult::Close(app.start_bulk(ds))
             }
             Some(Action::Cancel) => {
-                app.notify("rejection cancelled");
+                app.notify(match self.bulk {
+                    Some(_) => "bulk decision cancelled",
+                    None => "rejection cancelled",
+                });
                 KeyResult::Close(Vec::new())
             }
             _ => {
@@ -54,16 +87,25 @@ impl Layer for Note {
     }
 
     fn render(&self, app: &App, area: Rect, buf: &mut Buffer) {
-        let what = if self.o_ids.len() == 1 {
-            self.o_ids[0].clone()
+        let what = if self.o_ids.len() == 1 && self.bulk.is_none() {
+            crate::text::escape_controls(&self.o_ids[0]).into_owned()
         } else {
             format!("{} oracles", self.o_ids.len())
         };
+        let verb = self.verb();
+        let hint = match self.bulk {
+            Some(_) => "continue (note optional; asks yes / no next)",
+            None => "reject (note optional)",
+        };
         let lines = vec![
-            Line::raw(format!("Reject {what}")),
+            Line::raw(format!("{verb} {what}")),
             input_line(app, "note: ", &self.text),
-            confirm_cancel_hint(app, "reject (note optional)"),
+            confirm_cancel_hint(app, hint),
         ];
-        dialog(app, "Reject", lines, (area, 70, 7), buf);
+        let title = match self.bulk {
+            Some(_) => format!("{verb} all"),
+            None => verb.to_string(),
+        };
+        dialog(app, title, lines, (area, 70, 7), buf);
     }
 }

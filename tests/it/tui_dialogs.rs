@@ -1,0 +1,208 @@
+//! Honest dialogs: a bulk decision asks for its note first and every open dialog takes
+//! every key; the oracle run dialog adds a missing `http://`, remembers its URL across
+//! launches, and every line input knows ctrl-u and ctrl-w.
+
+use crate::tui_undo::{Bench, GET_PETS};
+
+use mastor::model::{Decision, ReviewState};
+use mastor::tui::jobs::{JobMsg, Jobs};
+use mastor::tui::state::{Popup, SortKey};
+use mastor::tui::update::{Effect, handle_key};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::time::Duration;
+
+fn note_text(b: &Bench) -> Option<String> {
+    match b.app.popups.last() {
+        Some(Popup::Note(n)) => Some(n.text.text().to_string()),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_note_typed_straight_after_bulk_reject_is_text_not_commands() {
+    let mut b = Bench::new();
+    b.press("<enter>");
+    // The reviewer types the note at once: `n` (no), `s` (sort), `r` (reject) and the
+    // other letters of "owners" all land in the note.
+    b.press("Rowners");
+    assert_eq!(note_text(&b).as_deref(), Some("owners"));
+    assert_eq!(b.app.sort, SortKey::Session);
+    assert!(b.app.filters.is_empty());
+    assert!(b.session.read_decisions().unwrap().is_empty());
+    // Enter continues to the yes / no question, which shows the note.
+    b.press("<enter>");
+    match b.app.popups.as_slice() {
+        [Popup::Confirm(c)] => {
+            assert!(!c.accept);
+            assert_eq!(c.note.as_deref(), Some("owners"));
+            assert_eq!(c.o_ids.len(), 4);
+        }
+        other => panic!("expected the confirm, got {other:?}"),
+    }
+    // Stray keys while it is open do nothing at all.
+    b.press("svmc/");
+    assert_eq!(b.app.popups.len(), 1);
+    assert_eq!(b.app.sort, SortKey::Session);
+    assert!(b.app.input.is_none() && b.app.filters.is_empty());
+    b.press("y");
+    assert!(b.app.popups.is_empty());
+    let d = b.session.read_decisions().unwrap();
+    for o in GET_PETS {
+        assert_eq!(d[o].decision, Decision::Rejected);
+        assert_eq!(d[o].note.as_deref(), Some("owners"));
+    }
+}
+
+#[test]
+fn bulk_accept_asks_note_then_yes_no_and_either_can_cancel() {
+    let mut b = Bench::new();
+    b.press("<enter>A<esc>");
+    assert!(b.app.popups.is_empty());
+    assert_eq!(b.status(), "bulk decision cancelled");
+    b.press("Alooks right<enter>n");
+    assert!(b.app.popups.is_empty());
+    assert!(b.session.read_decisions().unwrap().is_empty());
+    b.press("Alooks right<enter><enter>");
+    let d = b.session.read_decisions().unwrap();
+    assert_eq!(d.len(), 4);
+    assert!(
+        d.values()
+            .all(|x| x.decision == Decision::Accepted && x.note.as_deref() == Some("looks right"))
+    );
+}
+
+#[test]
+fn snapshot_of_the_bulk_confirm_with_its_note() {
+    let mut b = Bench::new();
+    b.press("<enter>Rowners<enter>");
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    b.app.prepare_frame();
+    terminal
+        .draw(|f| f.render_widget(&b.app, f.area()))
+        .unwrap();
+    let text = format!("{}", terminal.backend());
+    assert!(
+        text.contains("Reject 4 oracles of the filtered list?"),
+        "{text}"
+    );
+    assert!(text.contains("note: owners"), "{text}");
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"/tmp/\.tmp[A-Za-z0-9]+", "[TMP]");
+    settings.bind(|| insta::assert_snapshot!("dialog_bulk_reject_confirm_80x24", text));
+}
+
+#[test]
+fn ctrl_u_and_ctrl_w_edit_every_line_input() {
+    let mut b = Bench::new();
+    // The operations list filter.
+    b.press("/pets get<C-w>");
+    assert_eq!(b.app.filters.text, "pets ");
+    b.press("<C-u>");
+    assert_eq!(b.app.filters.text, "");
+    b.press("<esc>");
+    // A rejection note.
+    b.press("<enter>rflaky bound<C-w>");
+    assert_eq!(note_text(&b).as_deref(), Some("flaky "));
+    b.press("<C-u>");
+    assert_eq!(note_text(&b).as_deref(), Some(""));
+    b.press("<esc>");
+    // The run dialog.
+    b.press("<C-t>http://localhost:8080/api<C-w>");
+    match b.app.popups.last() {
+        Some(Popup::RunOracles(r)) => assert_eq!(r.url.text(), "http://localhost:8080/"),
+        other => panic!("expected the run dialog, got {other:?}"),
+    }
+    b.press("<C-u>");
+    match b.app.popups.last() {
+        Some(Popup::RunOracles(r)) => assert_eq!(r.url.text(), ""),
+        other => panic!("expected the run dialog, got {other:?}"),
+    }
+}
+
+#[test]
+fn run_dialog_adds_http_and_remembers_the_url_across_launches() {
+    let mut b = Bench::new();
+    b.press("<enter>a<esc>");
+    b.press("<C-t>");
+    for c in "127.0.0.1:1".chars() {
+        handle_key(&mut b.app, crate::tui_undo::key(&c.to_string()));
+    }
+    let effects = handle_key(&mut b.app, crate::tui_undo::key("<enter>"));
+    assert_eq!(
+        effects,
+        [Effect::RunOracles {
+            base_url: "http://127.0.0.1:1".into()
+        }]
+    );
+    assert!(b.status().contains("http:// added"), "{}", b.status());
+    let mut jobs = Jobs::new(None);
+    for e in effects {
+        assert_eq!(jobs.start(&b.session, &mut b.app, e), None);
+    }
+    assert!(jobs.wait(&b.session, &mut b.app, Duration::from_secs(30)));
+    // Nothing listens on port 1: the run fails, saying so, and the URL is kept.
+    let (status, error) = b.app.status.clone().unwrap();
+    assert!(error && status.contains("oracle run failed"), "{status}");
+    let mut b = b.relaunch();
+    b.press("<C-t>");
+    match b.app.popups.last() {
+        Some(Popup::RunOracles(r)) => assert_eq!(r.url.text(), "http://127.0.0.1:1"),
+        other => panic!("expected the run dialog, got {other:?}"),
+    }
+    assert_eq!(b.app.view.review_state(GET_PETS[0]), ReviewState::Accepted);
+}
+
+/// An API that answers every request with `200 []`; returns its base URL.
+fn tiny_api() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                      Content-Length: 2\r\nConnection: close\r\n\r\n[]",
+                );
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn an_oracle_run_shows_n_of_m_while_it_goes() {
+    let mut b = Bench::new();
+    b.press("<enter>");
+    b.bulk_accept();
+    let url = tiny_api();
+    // The run reports each verdict as it comes (from the runner's threads).
+    let heard = std::sync::Mutex::new(Vec::new());
+    let summary = mastor::tui::jobs::run_oracles(b.session.dir(), &url, &[], &|done, total| {
+        heard.lock().unwrap().push((done, total))
+    })
+    .unwrap();
+    assert!(summary.starts_with("oracles run: "), "{summary}");
+    assert_eq!(
+        heard.into_inner().unwrap(),
+        [(1, 4), (2, 4), (3, 4), (4, 4)]
+    );
+    // While the run goes, the status line says how far it is.
+    b.press("<C-t>");
+    for c in url.chars() {
+        handle_key(&mut b.app, crate::tui_undo::key(&c.to_string()));
+    }
+    let effects = handle_key(&mut b.app, crate::tui_undo::key("<enter>"));
+    assert_eq!(effects.len(), 1);
+    assert!(b.app.jobs.oracles_running);
+    let msg = JobMsg::OraclesProgress { done: 2, total: 4 };
+    mastor::tui::jobs::apply(&b.session, &mut b.app, msg);
+    assert_eq!(
+        b.status(),
+        format!("running accepted oracles against {url}: 2 of 4…")
+    );
+}
