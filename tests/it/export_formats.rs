@@ -191,6 +191,7 @@ fn readable_has_contents_sections_sentences_and_refs() {
             at: "2026-12-02T10:00:00Z".into(),
             base_url: "http://127.0.0.1:1".into(),
             isolation: None,
+            content_hash: None,
         },
     );
     let dir = tempfile::tempdir().expect("tempdir");
