@@ -63,6 +63,7 @@ pub mod survivors_job;
 pub mod theme;
 pub mod ui;
 pub mod update;
+pub mod verdict_mark;
 pub mod view;
 
 use crate::store;
