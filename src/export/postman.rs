@@ -276,8 +276,11 @@ pub(super) fn request_item(
     // The libraries are defined once, by the collection's test script (which runs
     // before every request's own); a request only calls them.
     let exec = vec![match &spec.mr {
-        None => format!("mastorRun({});", spec.to_json()),
-        Some(mr) => format!("mastorMrStep({mr}, mastorRun({}));", spec.to_json()),
+        None => format!("mastorLib(pm).run({});", spec.to_json()),
+        Some(mr) => format!(
+            "(function (m) {{ m.mrStep({mr}, m.run({})); }})(mastorLib(pm));",
+            spec.to_json()
+        ),
     }];
     Ok(json!({
         "name": o_id,
@@ -343,25 +346,25 @@ fn captures_as_vars(text: &str, literal: impl Fn(&str) -> String) -> String {
     out
 }
 
-/// The collection-level test script: the assertion library (and, with metamorphic tests,
-/// the relations library) bound to sandbox globals, so that every request's test script,
-/// which Postman runs after the collection's, can call `mastorRun` / `mastorMrStep`
-/// without carrying its own copy (about 10 KB per request before).
+/// The collection-level test script: defines `mastorLib(pm)`, which returns the
+/// assertion library (and, with metamorphic tests, the relations library) bound to the
+/// `pm` it is given. Every request's test script, which Postman runs after the
+/// collection's, calls it with its own `pm` (variables set through another script's `pm`
+/// would be lost) instead of carrying its own copy of the library (about 10 KB each).
 fn library_script(with_relations: bool) -> Vec<String> {
     let mut exec = vec![
         "// mastor: the assertion library, defined once for every request of the collection."
             .to_string(),
-        "mastorRun = (function () {".to_string(),
+        "mastorLib = function (pm) {".to_string(),
     ];
     exec.extend(LIBRARY.lines().map(str::to_string));
-    exec.push("return mastorRun;".into());
-    exec.push("})();".into());
     if with_relations {
-        exec.push("mastorMrStep = (function () {".into());
         exec.extend(super::postman_mr::LIBRARY.lines().map(str::to_string));
-        exec.push("return mastorMrStep;".into());
-        exec.push("})();".into());
+        exec.push("return { run: mastorRun, mrStep: mastorMrStep };".into());
+    } else {
+        exec.push("return { run: mastorRun };".into());
     }
+    exec.push("};".into());
     exec
 }
 

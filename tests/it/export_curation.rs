@@ -25,10 +25,10 @@ fn postman_defines_the_assertion_library_once_per_collection() {
     let c: Value = serde_json::from_str(&text).unwrap();
     let events = c["event"].as_array().unwrap();
     assert!(
-        events
-            .iter()
-            .any(|e| e["listen"] == "test"
-                && e["script"]["exec"].to_string().contains("mastorRun = ")),
+        events.iter().any(|e| e["listen"] == "test"
+            && e["script"]["exec"]
+                .to_string()
+                .contains("mastorLib = function (pm)")),
         "the collection's test script defines it: {events:?}"
     );
     let mut requests = 0;
@@ -47,7 +47,8 @@ fn postman_defines_the_assertion_library_once_per_collection() {
             .and_then(|e| e["script"]["exec"].as_array())
             .unwrap();
         assert_eq!(exec.len(), 1, "a request only calls the library: {exec:?}");
-        assert!(exec[0].as_str().unwrap().starts_with("mastorRun("));
+        let call = exec[0].as_str().unwrap();
+        assert!(call.contains("mastorLib(pm)"), "{call}");
     }
     assert!(requests > 5);
     eprintln!(

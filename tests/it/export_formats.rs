@@ -449,7 +449,7 @@ fn metamorphic_tests_in_junit_postman_and_markdown() {
     assert_eq!(steps.len(), 3);
     assert_eq!(steps[2]["request"]["url"], "{{baseUrl}}/pets/{{id}}");
     let last = steps[2]["event"][0]["script"]["exec"].to_string();
-    assert!(last.contains("mastorMrStep("), "{last}");
+    assert!(last.contains("m.mrStep("), "{last}");
     assert!(last.contains("follow_up[0].request.body.status"), "{last}");
     let first = steps[0]["event"].to_string();
     assert!(

@@ -145,11 +145,9 @@ fn runner_java_and_javascript_apply_the_same_rules() {
         .find(|e| e["listen"] == "test")
         .and_then(|e| e["script"]["exec"].as_array())
         .expect("collection test script");
-    let lib: Vec<&str> = exec
-        .iter()
-        .filter_map(Value::as_str)
-        .filter(|l| !l.starts_with("mastorRun("))
-        .collect();
+    let mut lib: Vec<&str> = exec.iter().filter_map(Value::as_str).collect();
+    // The probe calls `mastorRun(spec)` with its own `pm`, as a request's script does.
+    lib.push("mastorRun = function (spec) { return mastorLib(pm).run(spec); };");
     let lib_file = work.path().join("lib.js");
     std::fs::write(&lib_file, lib.join("\n")).expect("write lib");
 
