@@ -145,6 +145,23 @@ pub fn commit(
     Ok(written)
 }
 
+/// Files an earlier export of one of `formats` wrote into `out_dir` that are still
+/// there: what an export of those formats would replace. The workbench asks before it
+/// replaces them; files no export wrote are refused by [`commit`] anyway.
+pub fn exported_files(out_dir: &Path, formats: &[&str]) -> Vec<PathBuf> {
+    let manifest: Manifest = std::fs::read(out_dir.join(MANIFEST))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    manifest
+        .files
+        .iter()
+        .filter(|(_, e)| formats.contains(&e.format.as_str()))
+        .map(|(rel, _)| out_dir.join(rel))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
 /// Temporary file in the same directory, then rename: a reader never sees half a file.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
     let parent = path.parent().unwrap_or_else(|| Path::new("."));

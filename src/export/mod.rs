@@ -17,6 +17,7 @@
 //! and never writes to a session: [`load_session`] and
 //! [`ExportInput::from_suite_file`] only read, through the shared `suite` loaders.
 
+pub mod diff;
 pub mod gherkin;
 pub mod guard;
 pub mod json;
@@ -53,6 +54,9 @@ pub struct ExportInput {
     pub review: BTreeMap<String, ReviewState>,
     /// o_id → latest verdict, shown by the readable export when present.
     pub verdicts: BTreeMap<String, Verdict>,
+    /// o_id → the oracle as generated, for oracles exported in an edited form (the
+    /// readable export shows what the reviewer changed). Empty for suite files.
+    pub originals: BTreeMap<String, serde_json::Value>,
     /// Which review states are exported.
     pub selection: Selection,
     /// What the loader skipped or could not apply (malformed entries, edits that do not
@@ -91,6 +95,7 @@ impl ExportInput {
             documented: Documented::new(),
             review: suite.review,
             verdicts: BTreeMap::new(),
+            originals: BTreeMap::new(),
             selection,
             problems: Vec::new(),
         }

@@ -1,9 +1,10 @@
 //! Postman collection v2.1 export (the paper's ToPostmanAssertify, runnable with newman).
 //!
 //! One folder per operation with one request per oracle, one folder per multi-op sequence
-//! with its steps in order. Each request's test script carries the shared assertion library
-//! (inline, so every request runs on its own) and a spec of its assertions; test names start
-//! with the o_id. Captures become collection variables: `{{name}}` holds the text form
+//! with its steps in order. The shared assertion library is defined once, in the
+//! collection's test script (Postman runs it before each request's own); each request's
+//! test script only calls it with a spec of its assertions; test names start with the
+//! o_id. Captures become collection variables: `{{name}}` holds the text form
 //! (for URLs, headers and text splices) and `{{name__json}}` the JSON value (for whole-value
 //! bindings in raw JSON bodies, so a captured number stays a number). The base URL is the
 //! collection variable `baseUrl` (override with `newman run --env-var baseUrl=...`).
@@ -100,7 +101,10 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
             "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json",
         },
         "variable": [{"key": "baseUrl", "value": "", "type": "string"}],
-        "event": [script("prerequest", vec![BASE_URL_CHECK.to_string()])],
+        "event": [
+            script("prerequest", vec![BASE_URL_CHECK.to_string()]),
+            script("test", library_script(!input.selected_metamorphic().is_empty())),
+        ],
         "item": folders,
     });
     let path = out_dir.join(FILE_NAME);
@@ -269,17 +273,15 @@ pub(super) fn request_item(
     request.insert("header".into(), Value::Array(headers));
     request.insert("url".into(), json!(url));
 
-    let mut exec: Vec<String> = LIBRARY.lines().map(str::to_string).collect();
-    match &spec.mr {
-        None => exec.push(format!("mastorRun({});", spec.to_json())),
-        Some(mr) => {
-            exec.extend(super::postman_mr::LIBRARY.lines().map(str::to_string));
-            exec.push(format!(
-                "mastorMrStep({mr}, mastorRun({}));",
-                spec.to_json()
-            ));
-        }
-    }
+    // The libraries are defined once, by the collection's test script (which runs
+    // before every request's own); a request only calls them.
+    let exec = vec![match &spec.mr {
+        None => format!("mastorLib(pm).run({});", spec.to_json()),
+        Some(mr) => format!(
+            "(function (m) {{ m.mrStep({mr}, m.run({})); }})(mastorLib(pm));",
+            spec.to_json()
+        ),
+    }];
     Ok(json!({
         "name": o_id,
         "description": format!("o_id: {o_id}\nop_id: {op_id}"),
@@ -342,6 +344,28 @@ fn captures_as_vars(text: &str, literal: impl Fn(&str) -> String) -> String {
     }
     out.push_str(&literal(&text[last..]));
     out
+}
+
+/// The collection-level test script: defines `mastorLib(pm)`, which returns the
+/// assertion library (and, with metamorphic tests, the relations library) bound to the
+/// `pm` it is given. Every request's test script, which Postman runs after the
+/// collection's, calls it with its own `pm` (variables set through another script's `pm`
+/// would be lost) instead of carrying its own copy of the library (about 10 KB each).
+fn library_script(with_relations: bool) -> Vec<String> {
+    let mut exec = vec![
+        "// mastor: the assertion library, defined once for every request of the collection."
+            .to_string(),
+        "mastorLib = function (pm) {".to_string(),
+    ];
+    exec.extend(LIBRARY.lines().map(str::to_string));
+    if with_relations {
+        exec.extend(super::postman_mr::LIBRARY.lines().map(str::to_string));
+        exec.push("return { run: mastorRun, mrStep: mastorMrStep };".into());
+    } else {
+        exec.push("return { run: mastorRun };".into());
+    }
+    exec.push("};".into());
+    exec
 }
 
 pub(super) fn script(listen: &str, exec: Vec<String>) -> Value {

@@ -2,8 +2,9 @@
 //! with its seed and follow-up requests in order (named `mr#<test_id>#<n>`), captures
 //! and binds exactly as exported sequences have them.
 //!
-//! Every request's test script runs the shared assertion library in collecting mode and
-//! then `mastorMrStep` (`assets/js/mastor-relations.js`), which records the exchange and adds
+//! Every request's test script runs the shared assertion library (defined once, by the
+//! collection's test script) in collecting mode and then `mastorMrStep`
+//! (`assets/js/mastor-relations.js`, defined there too), which records the exchange and adds
 //! one test per step (`execution failed: ...` on 5xx, an undocumented status or a failed
 //! step assertion or capture); the last request's script also adds `<o_id> :: relations`,
 //! which fails with `relation violated: ...` or `execution failed: ...` as `mastor check`

@@ -8,6 +8,7 @@
 
 use super::request::step_o_id;
 use super::{ExportError, ExportInput, ExportReport, ExportedItem, group_in_order, write_file};
+use crate::model::content_hash_of;
 use crate::model::{
     Assertion, EvidenceRef, FieldOp, MetamorphicTest, MultiOpOracle, Oracle, OracleInput, Outcome,
     Relation, RelationOp, Strategy,
@@ -174,7 +175,7 @@ fn metamorphic_section(out: &mut String, input: &ExportInput, t: &MetamorphicTes
     for (i, r) in t.relations.iter().enumerate() {
         let _ = writeln!(out, "  {}. {}", i + 1, relation_sentence(r));
     }
-    review_lines(out, input, &o_id);
+    review_lines(out, input, &o_id, content_hash_of(t));
     out.push('\n');
 }
 
@@ -227,7 +228,7 @@ fn oracle_section(out: &mut String, input: &ExportInput, oracle: &Oracle, id: &s
         let _ = writeln!(out, "  {}. {}", i + 1, sentence(a));
     }
     evidence_lines(out, &oracle.evidence, &oracle.evidence_refs);
-    review_lines(out, input, &o_id);
+    review_lines(out, input, &o_id, content_hash_of(oracle));
     out.push('\n');
 }
 
@@ -260,7 +261,7 @@ fn sequence_section(out: &mut String, input: &ExportInput, multi: &MultiOpOracle
     }
     out.push('\n');
     evidence_lines(out, &multi.evidence, &multi.evidence_refs);
-    review_lines(out, input, &o_id);
+    review_lines(out, input, &o_id, content_hash_of(multi));
     out.push('\n');
 }
 
@@ -335,19 +336,29 @@ fn evidence_lines(out: &mut String, evidence: &str, refs: &[EvidenceRef]) {
     }
 }
 
-fn review_lines(out: &mut String, input: &ExportInput, o_id: &str) {
+/// Review state, what an edit changed, and the latest verdict; `current` is the content
+/// hash of the oracle as exported, to tell a verdict of other content (stale).
+fn review_lines(out: &mut String, input: &ExportInput, o_id: &str, current: Option<String>) {
     let state = serde_json::to_value(input.state(o_id))
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
     let _ = writeln!(out, "- **Review:** {state}");
+    edit_lines(out, input, o_id);
     if let Some(verdict) = input.verdicts.get(o_id) {
+        let stale =
+            matches!((&verdict.content_hash, &current), (Some(ran), Some(now)) if ran != now);
         let _ = writeln!(
             out,
-            "- **Verdict:** {} ({} against {})",
+            "- **Verdict:** {} ({} against {}){}",
             outcome_name(verdict.outcome),
             verdict.at,
-            verdict.base_url
+            verdict.base_url,
+            if stale {
+                " (stale: the oracle changed since this run; re-run it)"
+            } else {
+                ""
+            }
         );
         for step in &verdict.steps {
             for a in step
@@ -368,6 +379,59 @@ fn review_lines(out: &mut String, input: &ExportInput, o_id: &str) {
             }
         }
     }
+}
+
+/// Most changed fields listed for one edit; the rest are counted.
+const MAX_EDIT_LINES: usize = 20;
+
+/// `original → edited` per changed field of an edited oracle.
+fn edit_lines(out: &mut String, input: &ExportInput, o_id: &str) {
+    let Some(original) = input.originals.get(o_id) else {
+        return;
+    };
+    let Some(edited) = edited_value(input, o_id) else {
+        return;
+    };
+    let changes = super::diff::changes(original, &edited);
+    if changes.is_empty() {
+        return;
+    }
+    out.push_str(
+        "- **Edited** (original → edited):
+",
+    );
+    let shown = |v: &Option<Value>| match v {
+        Some(v) => format!("`{}`", code(&v.to_string())),
+        None => "(none)".to_string(),
+    };
+    for c in changes.iter().take(MAX_EDIT_LINES) {
+        let _ = writeln!(
+            out,
+            "  - `{}`: {} → {}",
+            code(&c.path),
+            shown(&c.before),
+            shown(&c.after)
+        );
+    }
+    if changes.len() > MAX_EDIT_LINES {
+        let _ = writeln!(
+            out,
+            "  - and {} more changes",
+            changes.len() - MAX_EDIT_LINES
+        );
+    }
+}
+
+/// The exported (edited) form of `o_id` as JSON.
+fn edited_value(input: &ExportInput, o_id: &str) -> Option<Value> {
+    if let Some(o) = input.oracles.iter().find(|o| o.o_id() == o_id) {
+        return serde_json::to_value(o).ok();
+    }
+    if let Some(m) = input.multi_op.iter().find(|m| m.o_id() == o_id) {
+        return serde_json::to_value(m).ok();
+    }
+    let t = input.metamorphic.iter().find(|t| t.o_id() == o_id)?;
+    serde_json::to_value(t).ok()
 }
 
 /// An assertion as an English sentence, e.g. "status is 400", "`items[*].id` is not null".

@@ -22,6 +22,7 @@ pub fn load_session(dir: &Path, selection: Selection) -> Result<ExportInput, Exp
     let loaded = read(&session).map_err(store_err)?;
     let mut input = ExportInput::from_suite(loaded.suite, selection);
     input.problems = loaded.problems;
+    input.originals = loaded.originals;
     input.documented = crate::suite::session::documented(&session);
     if let Some(file) = session
         .read_json::<VerdictFile>(LATEST_VERDICTS)

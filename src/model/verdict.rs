@@ -89,6 +89,61 @@ pub struct Verdict {
     /// verdicts stored before it existed read and write unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolation: Option<Isolation>,
+    /// [`content_hash`] of the oracle as it ran (its edited form when edited), so a
+    /// verdict stops vouching for an oracle whose content changed since (an edit, an
+    /// undo). Absent in verdicts stored before it existed: those are never stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_hash: Option<String>,
+}
+
+/// A stable fingerprint of an oracle's content (any oracle kind, as JSON): object keys
+/// are sorted first, so the same content always hashes the same whatever order its maps
+/// were written in. The runner stamps it on verdicts and the workbench compares it with
+/// the oracle's current form to tell a stale verdict; both must call this one function.
+pub fn content_hash(value: &Value) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    feed_canonical(value, &mut hasher);
+    let digest = hasher.finalize();
+    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes `value` into the hasher as compact JSON with sorted object keys.
+fn feed_canonical(value: &Value, h: &mut sha2::Sha256) {
+    use sha2::Digest;
+    match value {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            h.update(b"{");
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    h.update(b",");
+                }
+                h.update(Value::String(k.clone()).to_string().as_bytes());
+                h.update(b":");
+                feed_canonical(&m[k], h);
+            }
+            h.update(b"}");
+        }
+        Value::Array(a) => {
+            h.update(b"[");
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    h.update(b",");
+                }
+                feed_canonical(x, h);
+            }
+            h.update(b"]");
+        }
+        other => h.update(other.to_string().as_bytes()),
+    }
+}
+
+/// [`content_hash`] of any serializable oracle (single-op, multi-op, metamorphic);
+/// `None` only if it cannot be turned into JSON.
+pub fn content_hash_of<T: Serialize>(oracle: &T) -> Option<String> {
+    serde_json::to_value(oracle).ok().map(|v| content_hash(&v))
 }
 
 /// How a failing oracle behaved when re-run alone on fresh state.
@@ -112,5 +167,30 @@ impl Isolation {
             Isolation::OrderDependent => "order_dependent",
             Isolation::Inconclusive => "inconclusive",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn content_hash_ignores_key_order_and_sees_values() {
+        let a = json!({"status": 200, "input": {"path": {"a": 1, "b": 2}}});
+        let b = json!({"input": {"path": {"b": 2, "a": 1}}, "status": 200});
+        let c = json!({"status": 404, "input": {"path": {"a": 1, "b": 2}}});
+        assert_eq!(content_hash(&a), content_hash(&b));
+        assert_ne!(content_hash(&a), content_hash(&c));
+        assert_eq!(content_hash(&a).len(), 24);
+    }
+
+    #[test]
+    fn verdicts_without_a_hash_read_and_write_unchanged() {
+        let old = json!({"o_id": "x", "outcome": "pass", "steps": [], "at": "t",
+            "base_url": "http://h"});
+        let v: Verdict = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(v.content_hash, None);
+        assert_eq!(serde_json::to_value(&v).unwrap(), old);
     }
 }

@@ -357,6 +357,7 @@ impl MrVerdict {
             at,
             base_url,
             isolation: None,
+            content_hash: None,
         }
     }
 }

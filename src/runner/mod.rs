@@ -200,6 +200,7 @@ pub fn unrunnable(o_id: &str, op_id: &str, message: &str, base_url: &str) -> Ver
         at: chrono::Utc::now().to_rfc3339(),
         base_url: base_url.to_string(),
         isolation: None,
+        content_hash: None,
     }
 }
 
@@ -388,5 +389,28 @@ pub async fn run_with_progress(
         }
         report.summary.unstable.extend(sub.summary.unstable);
     }
+    stamp_content_hashes(plan, &mut report);
     Ok(report)
+}
+
+/// Stamps each verdict with the content hash of the oracle that ran, so a later edit
+/// (or undo) of that oracle shows its verdict as stale instead of vouching for content
+/// that never ran.
+pub fn stamp_content_hashes(plan: &Plan, report: &mut RunReport) {
+    use crate::model::content_hash_of;
+    let mut hashes = std::collections::HashMap::new();
+    for o in &plan.oracles {
+        hashes.insert(o.o_id(), content_hash_of(o));
+    }
+    for m in &plan.multi_op {
+        hashes.insert(m.o_id(), content_hash_of(m));
+    }
+    for t in &plan.metamorphic {
+        hashes.insert(t.o_id(), content_hash_of(t));
+    }
+    for v in &mut report.verdicts {
+        if let Some(h) = hashes.get(&v.o_id) {
+            v.content_hash.clone_from(h);
+        }
+    }
 }

@@ -267,6 +267,7 @@ fn not_run_unit(unit: &Unit<'_>, ctx: &Ctx<'_>, why: &str) -> Verdict {
         at: chrono::Utc::now().to_rfc3339(),
         base_url: ctx.base.to_string(),
         isolation: None,
+        content_hash: None,
     }
 }
 
@@ -286,6 +287,7 @@ async fn run_unit(unit: &Unit<'_>, ctx: &Ctx<'_>) -> Verdict {
         at: chrono::Utc::now().to_rfc3339(),
         base_url: ctx.base.to_string(),
         isolation: None,
+        content_hash: None,
     }
 }
 

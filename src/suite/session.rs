@@ -27,6 +27,9 @@ pub struct SessionSuite {
     pub suite: SuiteFile,
     /// E.g. an edited oracle that no longer parses: the original is kept and this says so.
     pub problems: Vec<String>,
+    /// o_id → the oracle as generated (JSON), for every oracle whose edit applied, so a
+    /// reader can show what the reviewer changed.
+    pub originals: BTreeMap<String, serde_json::Value>,
 }
 
 /// Reads `suites/*.json`, `groups/*.json`, `metamorphic/*.json` and the review journal.
@@ -86,13 +89,21 @@ pub fn assemble(
         ..SuiteFile::default()
     };
     let mut problems = Vec::new();
+    let mut originals = BTreeMap::new();
     for rec in records.suites {
         let restored = rec
             .set_aside
             .into_iter()
             .filter(|o| is_restored(&o.o_id(), decisions));
         for o in rec.oracles.into_iter().chain(restored) {
-            let o = edited(o, decisions, &mut problems, Oracle::o_id, no_check);
+            let o = edited(
+                o,
+                decisions,
+                &mut problems,
+                &mut originals,
+                Oracle::o_id,
+                no_check,
+            );
             suite.oracles.push(o);
         }
     }
@@ -102,7 +113,14 @@ pub fn assemble(
             .into_iter()
             .filter(|m| is_restored(&m.o_id(), decisions));
         for m in rec.oracles.into_iter().chain(restored) {
-            let m = edited(m, decisions, &mut problems, MultiOpOracle::o_id, no_check);
+            let m = edited(
+                m,
+                decisions,
+                &mut problems,
+                &mut originals,
+                MultiOpOracle::o_id,
+                no_check,
+            );
             suite.multi_op.push(m);
         }
     }
@@ -111,6 +129,7 @@ pub fn assemble(
             t,
             decisions,
             &mut problems,
+            &mut originals,
             MetamorphicTest::o_id,
             crate::suite::mr_check::validate_structure,
         );
@@ -124,7 +143,11 @@ pub fn assemble(
         };
         suite.review.insert(o_id.clone(), state);
     }
-    SessionSuite { suite, problems }
+    SessionSuite {
+        suite,
+        problems,
+        originals,
+    }
 }
 
 /// Whether a reviewer restored an oracle normalization set aside: its latest decision
@@ -143,10 +166,11 @@ fn no_check<T>(_: &T) -> Result<(), String> {
 
 /// The edited form of an oracle when its latest decision is `edited` with a value that
 /// parses and passes `check`; otherwise the oracle itself, with a problem line saying why.
-fn edited<T: serde::de::DeserializeOwned>(
+fn edited<T: serde::de::DeserializeOwned + Serialize>(
     original: T,
     decisions: &BTreeMap<String, ReviewDecision>,
     problems: &mut Vec<String>,
+    originals: &mut BTreeMap<String, serde_json::Value>,
     o_id: impl Fn(&T) -> String,
     check: impl Fn(&T) -> Result<(), String>,
 ) -> T {
@@ -157,7 +181,12 @@ fn edited<T: serde::de::DeserializeOwned>(
     match (&d.decision, &d.edited) {
         (Decision::Edited, Some(value)) => match serde_json::from_value::<T>(value.clone()) {
             Ok(e) => match check(&e) {
-                Ok(()) => e,
+                Ok(()) => {
+                    if let Ok(v) = serde_json::to_value(&original) {
+                        originals.insert(id, v);
+                    }
+                    e
+                }
                 Err(why) => {
                     problems.push(format!(
                         "{id}: the edited version is not valid ({why}); running the original"
@@ -282,8 +311,12 @@ pub struct VerdictFile {
     pub report: RunReport,
 }
 
-/// Stores a run as `verdicts/latest.json` and `verdicts/<timestamp>.json`; returns the
-/// timestamped path (relative to the session).
+/// Stores a run: `verdicts/<timestamp>.json` holds this run alone (the history), and
+/// `verdicts/latest.json` the latest verdict per oracle. A partial run (`check --op X`)
+/// replaces the verdicts of the oracles it ran and keeps every other oracle's own verdict,
+/// with its own time and base URL, so known failures elsewhere stay in sight. The merged
+/// file's summary counts the merged verdicts; its `at`/`base_url` are this run's. Returns
+/// the timestamped path (relative to the session).
 pub fn save_verdicts(
     session: &Session,
     base_url: &str,
@@ -297,6 +330,60 @@ pub fn save_verdicts(
     };
     let stamped = format!("verdicts/{}.json", now.format("%Y%m%dT%H%M%S%.3fZ"));
     session.write_json(&stamped, &file)?;
-    session.write_json(LATEST_VERDICTS, &file)?;
+    // An unreadable latest file is replaced by this run rather than blocking it: the
+    // stamped files still hold every earlier run.
+    let previous = session
+        .read_json::<VerdictFile>(LATEST_VERDICTS)
+        .ok()
+        .flatten();
+    let latest = match previous {
+        Some(prev) => merge_latest(prev, file),
+        None => file,
+    };
+    session.write_json(LATEST_VERDICTS, &latest)?;
     Ok(stamped)
+}
+
+/// `run` over `previous`: this run's verdicts replace earlier ones of the same o_id (in
+/// place, so the order stays stable), verdicts of oracles it did not run are kept, new
+/// ones are appended; the summary is recounted over the result. Unstable assertions
+/// of oracles this run re-ran are replaced by its own findings.
+pub fn merge_latest(previous: VerdictFile, run: VerdictFile) -> VerdictFile {
+    let ran: std::collections::HashSet<&str> = run
+        .report
+        .verdicts
+        .iter()
+        .map(|v| v.o_id.as_str())
+        .collect();
+    let mut fresh: BTreeMap<&str, &crate::model::Verdict> = run
+        .report
+        .verdicts
+        .iter()
+        .map(|v| (v.o_id.as_str(), v))
+        .collect();
+    let mut merged = RunReport::default();
+    for v in previous.report.verdicts {
+        match fresh.remove(v.o_id.as_str()) {
+            Some(new) => merged.push(new.clone()),
+            None => merged.push(v),
+        }
+    }
+    for v in &run.report.verdicts {
+        if fresh.remove(v.o_id.as_str()).is_some() {
+            merged.push(v.clone());
+        }
+    }
+    merged.summary.unstable = previous
+        .report
+        .summary
+        .unstable
+        .into_iter()
+        .filter(|u| !ran.contains(u.o_id.as_str()))
+        .chain(run.report.summary.unstable.iter().cloned())
+        .collect();
+    VerdictFile {
+        at: run.at,
+        base_url: run.base_url,
+        report: merged,
+    }
 }

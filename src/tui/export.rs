@@ -6,7 +6,9 @@
 //! can start. JUnit 5, Postman and readable Markdown come from `crate::export` through the
 //! same [`Exporter`] hook, so a new format there shows up in the dialog by being added to
 //! [`formats`]. Only accepted and edited oracles are exported, edited ones in their
-//! edited form. This module writes files; it never prints.
+//! edited form. [`preview`] is what the dialog says before an export (counts per chosen
+//! format, failing and stale verdicts), [`Exporter::would_replace`] what it asks about.
+//! This module writes files; it never prints.
 
 use super::view::SessionView;
 use crate::export::guard::{self, Planned};
@@ -21,6 +23,52 @@ pub trait Exporter {
     /// Writes the reviewed suite to `dest`; returns a one-line summary. Files an earlier
     /// export did not write are refused (an error naming them), never overwritten.
     fn export(&self, view: &SessionView, dest: &Path) -> Result<String, String>;
+    /// The export module's format this writes.
+    fn format(&self) -> Format;
+    /// Files already at `dest` that this format would replace (the dialog asks first).
+    fn would_replace(&self, dest: &Path) -> Vec<PathBuf> {
+        let name = self.format().to_string();
+        guard::exported_files(&out_dir(dest), &[name.as_str()])
+    }
+}
+
+/// What the dialog says an export of some formats will include, before it runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Preview {
+    /// Oracles, sequences and metamorphic tests the formats write (Gherkin: metamorphic
+    /// tests only); the largest count over the chosen formats.
+    pub items: usize,
+    /// Of those, how many failed (or errored) in their latest run, still current.
+    pub failing: usize,
+    /// Of those, how many have a verdict of content that changed since (edited, undone).
+    pub stale: usize,
+}
+
+/// The preview of exporting the reviewed suite in `formats` (indices into [`formats`]).
+pub fn preview(view: &SessionView, formats: &[usize]) -> Preview {
+    use super::verdict_mark::VerdictMark;
+    let all = self::formats();
+    let suite = reviewed_suite(view);
+    let mr_only = formats
+        .iter()
+        .all(|&i| all.get(i).is_some_and(|f| f.format() == Format::Gherkin));
+    let mut ids: Vec<String> = suite.metamorphic.iter().map(|t| t.o_id()).collect();
+    if !mr_only {
+        ids.extend(suite.oracles.iter().map(|o| o.o_id()));
+        ids.extend(suite.multi_op.iter().map(|m| m.o_id()));
+    }
+    let mut p = Preview {
+        items: ids.len(),
+        ..Preview::default()
+    };
+    for id in &ids {
+        match view.verdict_mark(id) {
+            Some(VerdictMark::Fail | VerdictMark::Error) => p.failing += 1,
+            Some(VerdictMark::Stale(_)) => p.stale += 1,
+            _ => {}
+        }
+    }
+    p
 }
 
 /// The formats offered, in dialog order.
@@ -126,6 +174,19 @@ impl Exporter for JsonExporter {
         "json (suite file)"
     }
 
+    fn format(&self) -> Format {
+        Format::Json
+    }
+
+    fn would_replace(&self, dest: &Path) -> Vec<PathBuf> {
+        let file = json_file(dest);
+        if file.is_file() {
+            vec![file]
+        } else {
+            Vec::new()
+        }
+    }
+
     fn export(&self, view: &SessionView, dest: &Path) -> Result<String, String> {
         let dest = json_file(dest);
         let suite = crate::export::json::suite(&session_input(view)?);
@@ -162,6 +223,10 @@ pub struct LibraryExporter(pub Format, pub &'static str);
 impl Exporter for LibraryExporter {
     fn name(&self) -> &'static str {
         self.1
+    }
+
+    fn format(&self) -> Format {
+        self.0
     }
 
     fn export(&self, view: &SessionView, dest: &Path) -> Result<String, String> {

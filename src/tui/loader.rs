@@ -80,6 +80,7 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     view.warnings.extend(warnings);
     load_sources(&mut view);
     warn_empty_contexts(&mut view);
+    view.refresh_content_hashes();
     Ok(view)
 }
 
@@ -239,6 +240,28 @@ fn load_verdicts(session: &Session, view: &mut SessionView) -> Result<(), LoadEr
         }
     }
     Ok(())
+}
+
+/// Every stored verdict of `o_id`, newest first, from the stamped run files
+/// (`verdicts/<timestamp>.json`, one per run; `latest.json` is their merge and is left
+/// out). Read on demand, not at load: the history can be long and is shown for one
+/// oracle at a time. Unreadable files are skipped.
+pub fn verdict_history(session: &Session, o_id: &str) -> Vec<crate::model::Verdict> {
+    let mut names = json_files(session, "verdicts").unwrap_or_default();
+    names.retain(|n| n != "latest.json");
+    names.sort();
+    let mut out = Vec::new();
+    for name in names.iter().rev() {
+        let Ok(Some(v)) = session.read_json::<Value>(&format!("verdicts/{name}")) else {
+            continue;
+        };
+        out.extend(
+            verdicts_from_value(v)
+                .into_iter()
+                .filter(|v| v.o_id == o_id),
+        );
+    }
+    out
 }
 
 /// Why normalization set `test_id` aside: the latest drop entry naming it (or the id it

@@ -68,6 +68,7 @@ pub mod theme;
 pub mod ui;
 pub mod undo;
 pub mod update;
+pub mod verdict_mark;
 pub mod view;
 
 use crate::store;

@@ -279,7 +279,7 @@ impl App {
     /// The export finished (or failed): show the summary in the dialog.
     pub fn export_done(&mut self, outcome: Result<String, String>) {
         if let Some(Popup::Export(export)) = self.popups.last_mut() {
-            export.result = Some(outcome);
+            export.add_result(outcome);
         } else if let Err(e) = outcome {
             self.error(e);
         }

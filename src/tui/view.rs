@@ -185,6 +185,10 @@ pub struct SessionView {
     pub mr_report_at: Option<String>,
     /// Mutation results (`mutation/`), when the session has a matrix.
     pub mutation: Option<super::mutation::MutationView>,
+    /// o_id → content hash of the oracle as the reviewer left it (edited form when
+    /// edited), so a verdict of other content shows as stale. Kept current by the
+    /// `record_*` methods; an o_id missing here is hashed on demand.
+    pub content_hashes: BTreeMap<String, String>,
 }
 
 impl SessionView {
@@ -287,27 +291,90 @@ impl SessionView {
 
     /// Records a decision the journal now holds.
     pub fn record_decision(&mut self, d: ReviewDecision) {
+        let o_id = d.o_id.clone();
         self.journal.push(JournalEntry::Decision(d));
         self.decisions = super::store::replay(&self.journal);
+        self.refresh_content_hash(&o_id);
     }
 
     /// Records many decisions the journal now holds, replaying the journal once.
     pub fn record_decisions(&mut self, ds: Vec<ReviewDecision>) {
+        let ids: Vec<String> = ds.iter().map(|d| d.o_id.clone()).collect();
         self.journal
             .extend(ds.into_iter().map(JournalEntry::Decision));
         self.decisions = super::store::replay(&self.journal);
+        for id in ids {
+            self.refresh_content_hash(&id);
+        }
     }
 
     /// Records an undo the journal now holds.
     pub fn record_undo(&mut self, undo: super::store::Undo) {
+        let o_id = undo.undo.clone();
         self.journal.push(JournalEntry::Undo(undo));
         self.decisions = super::store::replay(&self.journal);
+        self.refresh_content_hash(&o_id);
+    }
+
+    /// The hash of `o_id`'s current content (edited form when edited), as the runner
+    /// stamps it on verdicts; `None` for an o_id the session does not hold.
+    pub fn current_content_hash(&self, o_id: &str) -> Option<String> {
+        use crate::model::content_hash_of;
+        if let Some(t) = self.metamorphic.iter().find(|t| t.o_id() == o_id) {
+            return content_hash_of(&self.effective_mr(t));
+        }
+        let (scope, _) = o_id.split_once('#')?;
+        if let Some(&i) = self.op_index.get(scope)
+            && let Some(o) = self.ops[i].oracles.iter().find(|o| o.o_id() == o_id)
+        {
+            return content_hash_of(&self.effective_oracle(o));
+        }
+        let g = self.groups.iter().find(|g| g.group_id == scope)?;
+        let m = g.oracles.iter().find(|m| m.o_id() == o_id)?;
+        content_hash_of(&self.effective_multi(m))
+    }
+
+    /// Recomputes the cached content hash of one o_id (after its decision changed).
+    pub fn refresh_content_hash(&mut self, o_id: &str) {
+        match self.current_content_hash(o_id) {
+            Some(h) => self.content_hashes.insert(o_id.to_string(), h),
+            None => self.content_hashes.remove(o_id),
+        };
+    }
+
+    /// Fills the content hash cache for every oracle with a verdict (on load, and after
+    /// verdicts arrive).
+    pub fn refresh_content_hashes(&mut self) {
+        let ids: Vec<String> = self.verdict_details.keys().cloned().collect();
+        for id in ids {
+            self.refresh_content_hash(&id);
+        }
+    }
+
+    /// The verdict column's value for `o_id`: its latest verdict's outcome, or `Stale`
+    /// when the oracle's content changed since that verdict ran (see `verdict_mark`).
+    pub fn verdict_mark(&self, o_id: &str) -> Option<super::verdict_mark::VerdictMark> {
+        use super::verdict_mark::VerdictMark;
+        let Some(v) = self.verdict_details.get(o_id) else {
+            return self.verdicts.get(o_id).map(|&o| VerdictMark::from(o));
+        };
+        if v.content_hash.is_none() {
+            return Some(VerdictMark::from(v.outcome));
+        }
+        let current = match self.content_hashes.get(o_id) {
+            Some(h) => Some(h.clone()),
+            None => self.current_content_hash(o_id),
+        };
+        Some(VerdictMark::of(v, current.as_deref()))
     }
 
     /// Applies verdicts read from `verdicts/` (latest run wins).
     pub fn apply_verdicts(&mut self, verdicts: impl IntoIterator<Item = Verdict>) {
         for v in verdicts {
             self.verdicts.insert(v.o_id.clone(), v.outcome);
+            if v.content_hash.is_some() && !self.content_hashes.contains_key(&v.o_id) {
+                self.refresh_content_hash(&v.o_id);
+            }
             self.verdict_details.insert(v.o_id.clone(), v);
         }
     }

@@ -191,6 +191,7 @@ fn readable_has_contents_sections_sentences_and_refs() {
             at: "2026-12-02T10:00:00Z".into(),
             base_url: "http://127.0.0.1:1".into(),
             isolation: None,
+            content_hash: None,
         },
     );
     let dir = tempfile::tempdir().expect("tempdir");
@@ -448,7 +449,7 @@ fn metamorphic_tests_in_junit_postman_and_markdown() {
     assert_eq!(steps.len(), 3);
     assert_eq!(steps[2]["request"]["url"], "{{baseUrl}}/pets/{{id}}");
     let last = steps[2]["event"][0]["script"]["exec"].to_string();
-    assert!(last.contains("mastorMrStep("), "{last}");
+    assert!(last.contains("m.mrStep("), "{last}");
     assert!(last.contains("follow_up[0].request.body.status"), "{last}");
     let first = steps[0]["event"].to_string();
     assert!(

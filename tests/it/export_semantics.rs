@@ -137,14 +137,17 @@ fn runner_java_and_javascript_apply_the_same_rules() {
     let collection: Value =
         serde_json::from_str(&std::fs::read_to_string(&report.files[0]).expect("read"))
             .expect("collection");
-    let exec = collection["item"][0]["item"][0]["event"][0]["script"]["exec"]
+    // The library is defined once, by the collection's test script.
+    let exec = collection["event"]
         .as_array()
-        .expect("test script");
-    let lib: Vec<&str> = exec
+        .expect("collection events")
         .iter()
-        .filter_map(Value::as_str)
-        .filter(|l| !l.starts_with("mastorRun("))
-        .collect();
+        .find(|e| e["listen"] == "test")
+        .and_then(|e| e["script"]["exec"].as_array())
+        .expect("collection test script");
+    let mut lib: Vec<&str> = exec.iter().filter_map(Value::as_str).collect();
+    // The probe calls `mastorRun(spec)` with its own `pm`, as a request's script does.
+    lib.push("mastorRun = function (spec) { return mastorLib(pm).run(spec); };");
     let lib_file = work.path().join("lib.js");
     std::fs::write(&lib_file, lib.join("\n")).expect("write lib");
 

@@ -84,6 +84,7 @@ fn session_review_journal_decides_what_is_exported() {
         at: "2026-12-02T11:00:00Z".into(),
         base_url: "http://127.0.0.1:9".into(),
         isolation: None,
+        content_hash: None,
     };
     let file = VerdictFile {
         at: "2026-12-02T11:00:00Z".into(),

@@ -81,11 +81,14 @@ pub(crate) fn input_lines<'a>(
 
 fn verdict_span<'a>(app: &App, o_id: &str) -> Span<'a> {
     let t = &app.theme;
-    match app.view.verdicts.get(o_id) {
-        Some(Outcome::Pass) => Span::styled(" pass", t.pass),
-        Some(Outcome::Fail) => Span::styled(" FAIL", t.fail),
-        Some(Outcome::Error) => Span::styled(" error", t.error),
-        Some(Outcome::Skipped) => Span::styled(" skipped", t.muted),
+    use crate::tui::verdict_mark::VerdictMark;
+    match app.view.verdict_mark(o_id) {
+        Some(VerdictMark::Pass) => Span::styled(" pass", t.pass),
+        Some(VerdictMark::Fail) => Span::styled(" FAIL", t.fail),
+        Some(VerdictMark::Error) => Span::styled(" error", t.error),
+        Some(VerdictMark::Skipped) => Span::styled(" skipped", t.muted),
+        // The oracle changed since it ran: its old outcome no longer vouches for it.
+        Some(VerdictMark::Stale(_)) => Span::styled(" stale", t.warning),
         None => Span::raw(""),
     }
 }
