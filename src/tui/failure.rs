@@ -221,6 +221,7 @@ mod tests {
             at: "2026-01-01T00:00:00Z".into(),
             base_url: "http://127.0.0.1:1".into(),
             isolation: None,
+            content_hash: None,
         }
     }
 

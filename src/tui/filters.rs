@@ -137,6 +137,8 @@ pub fn cycle_mutation(app: &mut super::state::App) {
 pub enum VerdictFilter {
     /// The latest run failed or errored.
     Failing,
+    /// The oracle changed since its latest run.
+    Stale,
     /// Never run.
     NotRun,
     /// The latest run passed.
@@ -145,8 +147,9 @@ pub enum VerdictFilter {
 
 impl VerdictFilter {
     /// Every value, in cycling order.
-    pub const ALL: [VerdictFilter; 3] = [
+    pub const ALL: [VerdictFilter; 4] = [
         VerdictFilter::Failing,
+        VerdictFilter::Stale,
         VerdictFilter::NotRun,
         VerdictFilter::Passing,
     ];
@@ -155,6 +158,7 @@ impl VerdictFilter {
     pub fn label(self) -> &'static str {
         match self {
             VerdictFilter::Failing => "failing",
+            VerdictFilter::Stale => "stale",
             VerdictFilter::NotRun => "not run",
             VerdictFilter::Passing => "passing",
         }
@@ -162,17 +166,18 @@ impl VerdictFilter {
 
     /// Whether `o_id`'s latest verdict is one of these.
     pub fn keeps(self, view: &super::view::SessionView, o_id: &str) -> bool {
-        use crate::model::Outcome;
-        let v = view.verdicts.get(o_id);
+        use super::verdict_mark::VerdictMark;
+        let v = view.verdict_mark(o_id);
         match self {
-            VerdictFilter::Failing => matches!(v, Some(Outcome::Fail | Outcome::Error)),
+            VerdictFilter::Failing => matches!(v, Some(VerdictMark::Fail | VerdictMark::Error)),
+            VerdictFilter::Stale => v.is_some_and(VerdictMark::is_stale),
             VerdictFilter::NotRun => v.is_none(),
-            VerdictFilter::Passing => matches!(v, Some(Outcome::Pass)),
+            VerdictFilter::Passing => matches!(v, Some(VerdictMark::Pass)),
         }
     }
 }
 
-/// The `cycle_verdict` action: failing, not run, passing, off.
+/// The `cycle_verdict` action: failing, stale, not run, passing, off.
 pub fn cycle_verdict(app: &mut super::state::App) {
     let next = match app.filters.verdict {
         None => Some(VerdictFilter::ALL[0]),

@@ -10,7 +10,8 @@
 use super::screens::{OperationScreen, Screen, Tab};
 use super::state::{App, ItemRef};
 use super::view::SessionView;
-use crate::model::{Outcome, ReviewState};
+use super::verdict_mark::VerdictMark;
+use crate::model::ReviewState;
 
 /// Whether an item's content contains `needle` (already lower case; empty matches all).
 pub fn item_matches(view: &SessionView, item: ItemRef, needle: &str) -> bool {
@@ -72,8 +73,8 @@ impl Target {
             Target::Match => item_matches(&app.view, item, &app.search.to_lowercase()),
             Target::ToReview => app.view.review_state(&o_id) == ReviewState::Proposed,
             Target::Failing => matches!(
-                app.view.verdicts.get(&o_id),
-                Some(Outcome::Fail | Outcome::Error)
+                app.view.verdict_mark(&o_id),
+                Some(VerdictMark::Fail | VerdictMark::Error)
             ),
         }
     }

@@ -77,10 +77,12 @@ fn count_op(view: &SessionView, op: &OpView) -> OpCounts {
     for o in &op.oracles {
         let id = o.o_id();
         c.states[state_index(view.review_state(&id))] += 1;
-        match view.verdicts.get(&id) {
-            Some(crate::model::Outcome::Pass) => c.pass += 1,
-            Some(crate::model::Outcome::Fail) => c.fail += 1,
-            Some(crate::model::Outcome::Error) => c.error += 1,
+        // A stale verdict counts nowhere: it no longer says anything of the oracle.
+        use super::verdict_mark::VerdictMark;
+        match view.verdict_mark(&id) {
+            Some(VerdictMark::Pass) => c.pass += 1,
+            Some(VerdictMark::Fail) => c.fail += 1,
+            Some(VerdictMark::Error) => c.error += 1,
             _ => {}
         }
     }

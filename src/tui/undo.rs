@@ -104,6 +104,8 @@ impl App {
     fn push_journal(&mut self, entry: JournalEntry) {
         self.view.journal.push(entry);
         self.view.decisions = store::replay(&self.view.journal);
+        // An undone or redone edit changes what the oracles' verdicts vouch for.
+        self.view.refresh_content_hashes();
         self.refresh_lists();
     }
 }

@@ -65,6 +65,7 @@ fn decide(session: &Session, o_id: &str, decision: Decision, edited: Option<Valu
             edited,
             note: None,
             at: "2026-12-02T10:00:00Z".to_string(),
+            step: None,
         })
         .unwrap();
 }

@@ -287,6 +287,8 @@ fn the_verdict_filter_keeps_failing_then_unrun_then_passing_oracles() {
         .collect();
     assert_eq!(ids, [FAILING]);
     b.press("V");
+    assert!(b.app.visible_items().is_empty(), "nothing is stale");
+    b.press("V");
     assert_eq!(
         b.app.visible_items().len(),
         2,

@@ -132,7 +132,8 @@ fn run_dialog_adds_http_and_remembers_the_url_across_launches() {
     assert_eq!(
         effects,
         [Effect::RunOracles {
-            base_url: "http://127.0.0.1:1".into()
+            base_url: "http://127.0.0.1:1".into(),
+            only: Vec::new(),
         }]
     );
     assert!(b.status().contains("http:// added"), "{}", b.status());

@@ -6,20 +6,23 @@
 //! red as a whole.
 
 use crate::model::{AssertionVerdict, Outcome, StepVerdict, Verdict};
+use crate::tui::verdict_mark::VerdictMark;
 use crate::oracle::assert::short;
 use crate::tui::state::App;
 use ratatui::style::Style;
 use ratatui::text::Span;
 
-/// The verdict of `o_id` as the column shows it, with its style; `None` when it was
-/// never run.
+/// The verdict of `o_id` as the column shows it, with its style: `-` never run,
+/// `stale` when the oracle changed since its last run (its old outcome vouches for
+/// nothing until it runs again).
 pub(crate) fn cell(app: &App, o_id: &str) -> (&'static str, Style) {
     let t = &app.theme;
-    match app.view.verdicts.get(o_id) {
-        Some(Outcome::Pass) => ("pass ", t.pass),
-        Some(Outcome::Fail) => ("FAIL ", t.fail),
-        Some(Outcome::Error) => ("ERROR", t.error),
-        Some(Outcome::Skipped) => ("skip ", t.muted),
+    match app.view.verdict_mark(o_id) {
+        Some(VerdictMark::Pass) => ("pass ", t.pass),
+        Some(VerdictMark::Fail) => ("FAIL ", t.fail),
+        Some(VerdictMark::Error) => ("ERROR", t.error),
+        Some(VerdictMark::Skipped) => ("skip ", t.muted),
+        Some(VerdictMark::Stale(_)) => ("stale", t.warning),
         None => ("  -  ", t.muted),
     }
 }
@@ -33,8 +36,8 @@ pub(crate) fn column<'a>(app: &App, o_id: &str) -> Span<'a> {
 /// Whether the latest run of `o_id` failed or errored (the row is drawn red).
 pub(crate) fn failing(app: &App, o_id: &str) -> bool {
     matches!(
-        app.view.verdicts.get(o_id),
-        Some(Outcome::Fail | Outcome::Error)
+        app.view.verdict_mark(o_id),
+        Some(VerdictMark::Fail | VerdictMark::Error)
     )
 }
 
@@ -104,6 +107,7 @@ mod tests {
             at: "t".into(),
             base_url: "http://x".into(),
             isolation: None,
+            content_hash: None,
         }
     }
 
