@@ -123,6 +123,7 @@ impl Prepared {
                 entry: None,
                 unmatched_reason: Some("spec-only: no source analysed".into()),
                 bundle: None,
+                weak: None,
             })
             .collect();
         let report = ScanReport {
