@@ -160,6 +160,10 @@ pub fn prepare(
     // One writer per session: held until this command is done with it.
     let (lock, session) = crate::cli::open_model_session(&out, manifest, "mastor run")?;
     session.write_operations(&project.analysis.report)?;
+    // The reviewer's handler picks apply before discovery: they win over scan and model.
+    for problem in project.apply_handler_choices(session.read_handler_choices()?.values()) {
+        eprintln!("warning: {}", crate::text::escape_controls(&problem));
+    }
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,
         None => Prompts::embedded(),
