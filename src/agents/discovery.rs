@@ -120,7 +120,15 @@ pub async fn run(ctx: &AgentCtx, entry_file: &str) -> Result<Vec<String>, String
         .filter_map(|f| settle(&ctx.project, &bundle, f))
         .collect();
     for c in conflicts {
-        ctx.write(move |s| s.write_conflict(&c)).await?;
+        let project = Arc::clone(&ctx.project);
+        ctx.write(move |s| {
+            // Another bundle's answer already won: a losing claim does not replace it.
+            if c.won == HandlerSide::Static && project.override_of(&c.op_id).is_some() {
+                return Ok(());
+            }
+            s.write_conflict(&c)
+        })
+        .await?;
     }
     let rel = format!("discovery/{}.json", crate::store::op_slug(entry_file));
     let copy = record.clone();
@@ -170,6 +178,10 @@ fn settle(project: &Prepared, read: &Bundle, f: &Finding) -> Option<HandlerConfl
         why,
     };
     if let Some(o) = project.override_of(op_id) {
+        if o.side == HandlerSide::Discovered {
+            // An earlier bundle's answer won; its conflict record stands.
+            return None;
+        }
         let why = format!(
             "the reviewer picked {}.{} ({}:{})",
             o.entry.class, o.entry.method, o.entry.file, o.entry.line
@@ -204,9 +216,7 @@ fn settle(project: &Prepared, read: &Bundle, f: &Finding) -> Option<HandlerConfl
             };
             // A second bundle claiming the same operation does not overrule the first.
             if !project.set_override(op_id, o) {
-                let first = project.override_of(op_id).map(|o| o.entry.clone());
-                let why = format!("{why}; but an earlier answer already replaced it: {first:?}");
-                return Some(conflict(entry, HandlerSide::Discovered, why));
+                return None;
             }
             conflict(entry, HandlerSide::Discovered, why)
         }

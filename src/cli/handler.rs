@@ -5,7 +5,7 @@
 //! recorded conflict.
 
 use crate::cli::{EXIT_INPUT, EXIT_OK};
-use crate::store::{HandlerPick, Session, SessionLock};
+use crate::store::{HandlerPick, HandlerSide, Session, SessionLock};
 use clap::{Args, ValueEnum};
 use color_eyre::eyre::WrapErr;
 use std::path::PathBuf;
@@ -22,6 +22,15 @@ pub enum PickSide {
     Static,
     /// The model's discovery answer.
     Discovered,
+}
+
+impl From<PickSide> for HandlerSide {
+    fn from(side: PickSide) -> Self {
+        match side {
+            PickSide::Static => HandlerSide::Static,
+            PickSide::Discovered => HandlerSide::Discovered,
+        }
+    }
 }
 
 /// Arguments of `mastor handler`.
@@ -50,28 +59,6 @@ pub struct HandlerArgs {
     pub line: Option<usize>,
 }
 
-/// The pick `side` of `op_id`'s recorded conflict in `session`: what the TUI calls when
-/// the reviewer chooses a side on the Context tab. Errors when no conflict is recorded.
-pub fn pick_side(session: &Session, op_id: &str, side: PickSide) -> Result<HandlerPick, String> {
-    let conflicts = session.read_conflicts().map_err(|e| e.to_string())?;
-    let c = conflicts
-        .get(op_id)
-        .ok_or_else(|| format!("{op_id}: no handler conflict recorded in this session"))?;
-    let e = match side {
-        PickSide::Static => &c.static_entry,
-        PickSide::Discovered => &c.discovered,
-    };
-    let pick = HandlerPick {
-        file: e.file.clone(),
-        method: e.method.clone(),
-        line: e.line,
-    };
-    session
-        .choose_handler(op_id, pick.clone())
-        .map_err(|e| e.to_string())?;
-    Ok(pick)
-}
-
 /// Runs `mastor handler`.
 pub fn run(args: HandlerArgs) -> color_eyre::Result<i32> {
     let _lock = SessionLock::acquire(&args.session, "mastor handler")?;
@@ -79,8 +66,8 @@ pub fn run(args: HandlerArgs) -> color_eyre::Result<i32> {
         .wrap_err_with(|| format!("cannot open session {}", args.session.display()))?;
     let op = esc(&args.op);
     let pick = match (&args.pick, &args.file, &args.method) {
-        (Some(side), _, _) => match pick_side(&session, &args.op, *side) {
-            Ok(p) => p,
+        (Some(side), _, _) => match session.pick_conflict_side(&args.op, (*side).into()) {
+            Ok(c) => c.handler,
             Err(e) => {
                 eprintln!("error: {}", esc(&e));
                 return Ok(EXIT_INPUT);

@@ -213,3 +213,66 @@ pub fn overrule(
         ),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::java::parse_file;
+
+    const ADMIN: &str = "class Admin implements HttpHandler {
+    public void handle(HttpExchange ex) {
+        String rest = trim(ex.getRequestURI().getPath());
+        if (rest.equals(\"stats\")) { stats(ex); } else { other(ex); }
+    }
+    void stats(HttpExchange ex) {}
+    void other(HttpExchange ex) { if (ex.getRequestMethod().equals(\"GET\")) { stats(ex); } }
+    void unused(HttpExchange ex) {}
+}";
+
+    fn verdict(weak: Option<&str>, shared_by: usize, method: &str) -> Result<String, String> {
+        let files = vec![parse_file("A.java", ADMIN)];
+        let handle = find_method(&files, "A.java", None, "handle", None).unwrap();
+        let s = StaticSide {
+            entry: &handle,
+            weak,
+            shared_by,
+        };
+        let claim = ClaimSide {
+            file: "",
+            class: "Admin",
+            method,
+        };
+        overrule(&files, &["A.java".to_string()], &s, &claim).map(|(e, _)| e.method)
+    }
+
+    #[test]
+    fn a_weak_match_yields_only_to_an_existing_specific_method_it_calls() {
+        let weak = Some("dispatch not read");
+        assert_eq!(verdict(weak, 2, "stats"), Ok("stats".into()));
+        // Shared framework callback: generic even when not flagged weak.
+        assert_eq!(verdict(None, 2, "stats"), Ok("stats".into()));
+        // A handle serving one operation, not weak: the static match stays.
+        assert!(verdict(None, 1, "stats").unwrap_err().contains("specific"));
+        // Not in the project, routes itself, or not reached from the dispatcher.
+        assert!(
+            verdict(weak, 2, "missing")
+                .unwrap_err()
+                .contains("not a method")
+        );
+        assert!(
+            verdict(weak, 2, "other")
+                .unwrap_err()
+                .contains("routes on the request")
+        );
+        assert!(
+            verdict(weak, 2, "unused")
+                .unwrap_err()
+                .contains("nothing in the bundle")
+        );
+        assert!(
+            verdict(weak, 2, "handle")
+                .unwrap_err()
+                .contains("static handler itself")
+        );
+    }
+}

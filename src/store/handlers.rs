@@ -102,6 +102,32 @@ impl Session {
         Ok(lines.into_iter().map(|c| (c.op_id.clone(), c)).collect())
     }
 
+    /// Picks one side (`Static` or `Discovered`) of `op_id`'s recorded conflict as its
+    /// handler, journalled like [`Session::choose_handler`]: what the workbench calls when
+    /// the reviewer chooses on the Context tab. Errors when no conflict is recorded or the
+    /// side is `Picked`.
+    pub fn pick_conflict_side(
+        &self,
+        op_id: &str,
+        side: HandlerSide,
+    ) -> Result<HandlerChoice, String> {
+        let conflicts = self.read_conflicts().map_err(|e| e.to_string())?;
+        let c = conflicts
+            .get(op_id)
+            .ok_or_else(|| format!("{op_id}: no handler conflict recorded in this session"))?;
+        let e = match side {
+            HandlerSide::Static => &c.static_entry,
+            HandlerSide::Discovered => &c.discovered,
+            HandlerSide::Picked => return Err("pick the static or the discovered side".into()),
+        };
+        let pick = HandlerPick {
+            file: e.file.clone(),
+            method: e.method.clone(),
+            line: e.line,
+        };
+        self.choose_handler(op_id, pick).map_err(|e| e.to_string())
+    }
+
     /// Records (or replaces) the conflict of `conflict.op_id`.
     pub fn write_conflict(&self, conflict: &HandlerConflict) -> Result<(), StoreError> {
         self.write_json(&conflict_rel(&conflict.op_id), conflict)
@@ -160,7 +186,11 @@ mod tests {
             won: HandlerSide::Discovered,
             why: "because".into(),
         };
+        assert!(s.pick_conflict_side("GET /a", HandlerSide::Static).is_err());
         s.write_conflict(&c).unwrap();
+        let took = s.pick_conflict_side("GET /a", HandlerSide::Static).unwrap();
+        assert_eq!(took.handler.method, "handle");
+        assert_eq!(s.read_handler_choices().unwrap()["GET /a"].handler.line, 3);
         let read = s.read_conflicts().unwrap();
         assert_eq!(read["GET /a"], c);
         let raw = std::fs::read_to_string(dir.path().join(conflict_rel("GET /a"))).unwrap();
