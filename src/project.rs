@@ -7,9 +7,10 @@ use crate::model::{EntryRef, SpecOperation};
 use crate::source::bundle::Bundle;
 use crate::source::{AnalyseOptions, Analysis, SpecInfo, analyse_operations};
 use crate::spec::{Exclusions, LoadedSpec};
+use crate::store::{HandlerChoice, HandlerSide};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Why preparation failed; each names the file or operation.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +42,20 @@ pub struct Prepared {
     pub java_seed: bool,
     /// op_ids this run covers: not excluded, and within `--op` when given.
     pub selected: Vec<String>,
+    /// Per spec operation, the handler that replaces the static match: the reviewer's pick
+    /// (set at load) or discovery's overrule (set during discovery). Set at most once, so
+    /// a pick is never overruled and readers may hold references.
+    overrides: BTreeMap<String, OnceLock<Override>>,
+}
+
+/// A handler that replaced the static match, with the bundle that follows it.
+#[derive(Debug, Clone)]
+pub struct Override {
+    pub entry: EntryRef,
+    pub bundle: Arc<Bundle>,
+    /// The entry file whose bundle this is.
+    pub entry_file: String,
+    pub side: HandlerSide,
 }
 
 impl Prepared {
@@ -90,6 +105,7 @@ impl Prepared {
             .map(|o| o.op_id.clone())
             .collect();
         let seed_data = analysis.seed_data.clone();
+        let overrides = empty_overrides(&spec);
         Ok(Self {
             root: root.to_path_buf(),
             spec,
@@ -97,6 +113,7 @@ impl Prepared {
             seed_data,
             java_seed: true,
             selected,
+            overrides,
         })
     }
 
@@ -123,6 +140,7 @@ impl Prepared {
                 entry: None,
                 unmatched_reason: Some("spec-only: no source analysed".into()),
                 bundle: None,
+                weak: None,
             })
             .collect();
         let report = ScanReport {
@@ -160,6 +178,7 @@ impl Prepared {
             .filter(|o| o.excluded.is_none())
             .map(|o| o.op_id.clone())
             .collect();
+        let overrides = empty_overrides(&spec);
         Ok(Self {
             root: root.to_path_buf(),
             spec,
@@ -167,6 +186,7 @@ impl Prepared {
             seed_data: "(none)".into(),
             java_seed: false,
             selected,
+            overrides,
         })
     }
 
@@ -214,14 +234,106 @@ impl Prepared {
         self.spec.operations.iter().find(|o| o.op_id == op_id)
     }
 
-    /// The statically matched handler of `op_id`.
+    /// The handler the agents read for `op_id`: the reviewer's pick or discovery's
+    /// overrule when there is one, else the static match.
     pub fn static_entry(&self, op_id: &str) -> Option<&EntryRef> {
+        match self.override_of(op_id) {
+            Some(o) => Some(&o.entry),
+            None => self.scanned_entry(op_id),
+        }
+    }
+
+    /// The static match of `op_id` as the scan found it, whatever replaced it since.
+    pub fn scanned_entry(&self, op_id: &str) -> Option<&EntryRef> {
+        self.scanned(op_id).and_then(|o| o.entry.as_ref())
+    }
+
+    /// Why the static match of `op_id` is weak, if it is.
+    pub fn weak_reason(&self, op_id: &str) -> Option<&str> {
+        self.scanned(op_id).and_then(|o| o.weak.as_deref())
+    }
+
+    fn scanned(&self, op_id: &str) -> Option<&crate::source::report::OperationReport> {
         self.analysis
             .report
             .operations
             .iter()
             .find(|o| o.op_id == op_id)
-            .and_then(|o| o.entry.as_ref())
+    }
+
+    /// How many operations the scan matched to `entry`.
+    pub fn shared_by(&self, entry: &EntryRef) -> usize {
+        let ops = &self.analysis.report.operations;
+        ops.iter()
+            .filter(|o| o.entry.as_ref() == Some(entry))
+            .count()
+    }
+
+    /// What replaced the static match of `op_id`, if anything did.
+    pub fn override_of(&self, op_id: &str) -> Option<&Override> {
+        self.overrides.get(op_id).and_then(OnceLock::get)
+    }
+
+    /// Serves `op_id` from `o` from now on. False when the operation is unknown or was
+    /// already replaced (a pick, or an earlier overrule): the first replacement stays.
+    pub fn set_override(&self, op_id: &str, o: Override) -> bool {
+        self.overrides
+            .get(op_id)
+            .is_some_and(|cell| cell.set(o).is_ok())
+    }
+
+    /// Applies the reviewer's handler picks (before discovery: a pick wins over both the
+    /// scan and the model). Returns, per pick that cannot apply, why (the method is not in
+    /// the project any more, or no bundle holds its file).
+    pub fn apply_handler_choices<'a>(
+        &self,
+        choices: impl IntoIterator<Item = &'a HandlerChoice>,
+    ) -> Vec<String> {
+        let mut problems = Vec::new();
+        for c in choices {
+            let h = &c.handler;
+            let found = crate::source::evidence::find_method(
+                &self.analysis.files,
+                &h.file,
+                None,
+                &h.method,
+                (h.line > 0).then_some(h.line),
+            );
+            let Some(entry) = found else {
+                problems.push(format!(
+                    "{}: picked handler {}.{} not found in the project",
+                    c.op_id, h.file, h.method
+                ));
+                continue;
+            };
+            let Some((entry_file, bundle)) = self.bundle_holding(&entry.file) else {
+                problems.push(format!("{}: no bundle holds {}", c.op_id, entry.file));
+                continue;
+            };
+            let o = Override {
+                entry,
+                bundle,
+                entry_file,
+                side: HandlerSide::Picked,
+            };
+            if !self.set_override(&c.op_id, o) {
+                problems.push(format!("{}: not an operation of this spec", c.op_id));
+            }
+        }
+        problems
+    }
+
+    /// The bundle an agent reads for code in `file`: the file's own entry bundle when it
+    /// is an entry file, else the smallest entry bundle that holds it.
+    pub fn bundle_holding(&self, file: &str) -> Option<(String, Arc<Bundle>)> {
+        if let Some(b) = self.entry_bundles().get(file) {
+            return Some((file.to_string(), Arc::clone(b)));
+        }
+        self.entry_bundles()
+            .iter()
+            .filter(|(_, b)| b.files.iter().any(|f| f == file))
+            .min_by_key(|(_, b)| b.bytes)
+            .map(|(f, b)| (f.clone(), Arc::clone(b)))
     }
 
     /// The selected operations that have a statically matched handler.
@@ -238,9 +350,12 @@ impl Prepared {
         &self.analysis.entry_bundles
     }
 
-    /// The bundle the agents read for `op_id`: the static match's, else the bundle in
-    /// which discovery found it.
+    /// The bundle the agents read for `op_id`: the replacing handler's, else the static
+    /// match's, else the bundle in which discovery found it.
     pub fn bundle_for(&self, op_id: &str, discovered_in: Option<&str>) -> Option<Arc<Bundle>> {
+        if let Some(o) = self.override_of(op_id) {
+            return Some(Arc::clone(&o.bundle));
+        }
         self.analysis
             .bundles
             .get(op_id)
@@ -298,6 +413,14 @@ pub fn bundle_index(bundle: &Bundle) -> BundleIndex {
         }
     }
     BundleIndex::from_files(files)
+}
+
+/// One unset replacement slot per spec operation.
+fn empty_overrides(spec: &LoadedSpec) -> BTreeMap<String, OnceLock<Override>> {
+    spec.operations
+        .iter()
+        .map(|o| (o.op_id.clone(), OnceLock::new()))
+        .collect()
 }
 
 fn relative(root: &Path, path: &Path) -> String {

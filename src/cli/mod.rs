@@ -14,6 +14,7 @@ mod baseline_spec;
 pub mod check;
 pub mod compare;
 pub mod export;
+pub mod handler;
 pub mod import;
 pub mod metamorphic;
 pub mod mutate;
@@ -137,6 +138,9 @@ pub enum Command {
     /// Cost table in the style of the paper's Tables 12-13 (calls, tokens, cost, time,
     /// cost per operation), one row per session plus median and mean; Markdown or CSV.
     Report(report::ReportArgs),
+    /// Pick an operation's handler where the scan and the model disagree (journalled;
+    /// the next run uses it), or show the recorded conflict.
+    Handler(handler::HandlerArgs),
 }
 
 /// Runs the parsed command and returns the exit code.
@@ -155,6 +159,7 @@ pub fn dispatch(cli: Cli) -> color_eyre::Result<i32> {
         Command::Compare(args) => compare::run(args),
         Command::MetamorphicUnique(args) => unique::run(args),
         Command::Report(args) => report::run(args),
+        Command::Handler(args) => handler::run(args),
         Command::Mutate(args) => mutate::run(*args),
     }
 }

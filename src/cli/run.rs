@@ -169,6 +169,10 @@ pub fn prepare(
     let mode = bundle_mode(&session, args.bundle)?;
     project.use_bundle_mode(mode);
     session.write_operations(&project.analysis.report)?;
+    // The reviewer's handler picks apply before discovery: they win over scan and model.
+    for problem in project.apply_handler_choices(session.read_handler_choices()?.values()) {
+        eprintln!("warning: {}", crate::text::escape_controls(&problem));
+    }
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,
         None => Prompts::embedded(),

@@ -21,18 +21,17 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
-/// Prefix of the warning that marks a weak match: `weak match: GET /x: why`. The report's
-/// structs are built outside this module too, so the flag travels as a warning; read it
-/// back with [`weak_matches`].
+/// Prefix of the warning that repeats a weak match for the CLI's warning list:
+/// `weak match: GET /x: why`. The data is [`OperationReport::weak`].
 pub const WEAK_MATCH: &str = "weak match: ";
 
 /// Operations whose handler is a dispatcher the scan could not see through (op id, why):
 /// the handler is a fallback, not a resolved branch, and model discovery may overrule it.
 pub fn weak_matches(report: &ScanReport) -> Vec<(&str, &str)> {
     report
-        .warnings
+        .operations
         .iter()
-        .filter_map(|w| w.strip_prefix(WEAK_MATCH)?.split_once(": "))
+        .filter_map(|o| Some((o.op_id.as_str(), o.weak.as_deref()?)))
         .collect()
 }
 
@@ -150,6 +149,7 @@ pub fn analyse_operations(
     let mut reasons: Vec<Option<String>> = vec![None; ops.len()];
     let mut used_routes = vec![false; routes.len()];
     let mut weak_warnings = Vec::new();
+    let mut weak: Vec<Option<String>> = vec![None; ops.len()];
     for (k, m) in matched.into_iter().enumerate() {
         let i = live[k];
         match m {
@@ -163,6 +163,7 @@ pub fn analyse_operations(
                 let handler = route.dispatcher.clone().unwrap_or(route.handler.clone());
                 outcome[i] = Some((handler, route.entry_file.clone()));
                 weak_warnings.push(format!("{WEAK_MATCH}{}: {reason}", ops[i].op_id));
+                weak[i] = Some(reason);
             }
             OpMatch::Unmatched(reason) => {
                 // Spec-first: the operationId names a method of the tagged controller.
@@ -272,6 +273,7 @@ pub fn analyse_operations(
                 tokens_est: b.tokens_est,
                 hash: b.hash.clone(),
             }),
+            weak: weak[i].take(),
         });
     }
 

@@ -79,6 +79,18 @@ pub struct EntryFile {
     pub framework: Framework,
 }
 
+/// Return types that are the HTTP response itself: a plain `@Controller` method returning
+/// one answers a body without `@ResponseBody` (it never names a view).
+const RESPONSE_TYPES: [&str; 2] = ["ResponseEntity", "HttpEntity"];
+
+/// Whether `m` returns the response itself rather than a view name.
+pub fn returns_response(m: &super::java::Method) -> bool {
+    m.return_type
+        .as_deref()
+        .map(|t| t.rsplit('.').next().unwrap_or(t))
+        .is_some_and(|t| RESPONSE_TYPES.contains(&t))
+}
+
 fn has_any(names: &[String], ann: &[super::java::Annotation]) -> bool {
     ann.iter()
         .any(|a| names.iter().any(|n| n == a.simple_name()))
@@ -93,9 +105,9 @@ impl EntryPatterns {
         }
         has_any(&self.spring_controller, &t.annotations)
             && (has_any(&self.spring_response_body, &t.annotations)
-                || t.methods
-                    .iter()
-                    .any(|m| has_any(&self.spring_response_body, &m.annotations)))
+                || t.methods.iter().any(|m| {
+                    has_any(&self.spring_response_body, &m.annotations) || returns_response(m)
+                }))
     }
 
     /// Whether `id` is a JAX-RS root resource (class-level `@Path`).

@@ -39,6 +39,11 @@ pub struct OperationReport {
     /// Set when `entry` is null: why no handler was found.
     pub unmatched_reason: Option<String>,
     pub bundle: Option<BundleSummary>,
+    /// Set when `entry` is a dispatcher the scan could not see through (the framework
+    /// callback or a router method standing in for a branch it could not resolve): why.
+    /// Model discovery may overrule such a match (`agents::discovery`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weak: Option<String>,
 }
 
 /// A file that appears in more than one distinct bundle.

@@ -20,6 +20,11 @@
 //! review.jsonl             append-only review journal, fsynced per entry (see `review`)
 //! judgements.jsonl         append-only true / false positive judgements of failed
 //!                          verdicts, fsynced per entry (see `judgement`)
+//! handler_choices.jsonl    append-only reviewer's handler picks {op_id, handler {file,
+//!                          method, line}, at}, fsynced; applied before discovery on the
+//!                          next run, the pick wins over scan and model (see `handlers`)
+//! conflicts/<op-slug>.json HandlerConflict: static and discovered handler of one
+//!                          operation, which won (static|discovered|picked) and why
 //! ```
 //!
 //! Slugs come from [`op_slug`]. Challenger reviews live inside the suite and group
@@ -33,6 +38,7 @@
 mod error;
 mod events;
 mod fsio;
+mod handlers;
 mod journal;
 mod judgement;
 mod lock;
@@ -45,6 +51,10 @@ mod staging;
 
 pub use error::StoreError;
 pub use events::{Event, EventKind};
+pub use handlers::{
+    CONFLICTS_DIR, HANDLER_CHOICES_FILE, HandlerChoice, HandlerConflict, HandlerPick, HandlerSide,
+    conflict_rel,
+};
 pub use judgement::{
     JudgedVerdict, Judgement, JudgementEntry, JudgementUndo, Positive, replay_judgements,
 };

@@ -62,6 +62,7 @@ mod run_order;
 mod runner_live;
 mod scan_cli;
 mod scan_fixtures;
+mod scan_overrule;
 mod secrets;
 mod seed_java;
 mod source_perf;

@@ -23,10 +23,22 @@ fn has_method(cond: &Cond) -> bool {
     }
 }
 
+/// Whether `cond` is about the request method alone (no path test inside).
+fn only_method(cond: &Cond) -> bool {
+    match cond {
+        Cond::Method(_) => true,
+        Cond::Not(c) => only_method(c),
+        Cond::Or(cs) | Cond::And(cs) => cs.iter().all(only_method),
+        _ => false,
+    }
+}
+
 /// A branch that only runs when the method is none of the handled ones (a 405 answer).
+/// An earlier branch negated as a whole (`!(path.equals("words") && GET)`) tests the path
+/// too, so it does not make the branch a method fallback.
 fn is_method_fallback(conds: &[Cond]) -> bool {
     let positive_method = conds.iter().any(|c| is_positive(c) && has_method(c));
-    let negated_method = conds.iter().any(|c| !is_positive(c) && has_method(c));
+    let negated_method = conds.iter().any(|c| !is_positive(c) && only_method(c));
     negated_method && !positive_method
 }
 

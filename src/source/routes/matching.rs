@@ -321,7 +321,8 @@ pub fn match_operations(
     let base = base_path
         .map(|b| b.trim_end_matches('/'))
         .filter(|b| !b.is_empty());
-    ops.iter()
+    let mut out: Vec<OpMatch> = ops
+        .iter()
         .map(|op| {
             let mut candidates = Vec::new();
             if let Some(b) = base
@@ -382,5 +383,38 @@ pub fn match_operations(
                 None => format!("no route for {} {shown}", op.method),
             })
         })
-        .collect()
+        .collect();
+    weaken_shared_dispatchers(&mut out, routes);
+    out
+}
+
+/// A JDK handler whose body the scan read no branches from, serving several operations:
+/// the framework callback (`handle`) stands for all of them, which is a guess, not a
+/// resolved branch. Such matches are weak; a handler serving one operation is not.
+fn weaken_shared_dispatchers(matches: &mut [OpMatch], routes: &[Route]) {
+    let unread = |r: &Route| {
+        matches!(&r.matcher, PathMatcher::Jdk { conds, .. } if conds.is_empty())
+            && r.dispatcher.as_ref() == Some(&r.handler)
+    };
+    let mut count = vec![0usize; routes.len()];
+    for m in matches.iter() {
+        if let OpMatch::Route(i) = m {
+            count[*i] += 1;
+        }
+    }
+    for m in matches.iter_mut() {
+        if let OpMatch::Route(i) = *m
+            && count[i] > 1
+            && unread(&routes[i])
+        {
+            let h = &routes[i].handler;
+            *m = OpMatch::Weak(
+                i,
+                format!(
+                    "{}.{} serves {} operations and the scan read no dispatch in it; the match falls back to it",
+                    h.class, h.method, count[i]
+                ),
+            );
+        }
+    }
 }

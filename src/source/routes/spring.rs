@@ -223,10 +223,11 @@ pub(super) fn routes(
             .any(|n| decl.annotation(n).is_some());
         for served in served_methods(index, id, is_mapping) {
             let has_body = |m: &Method| {
-                patterns
-                    .spring_response_body
-                    .iter()
-                    .any(|n| m.annotation(n).is_some())
+                crate::source::entries::returns_response(m)
+                    || patterns
+                        .spring_response_body
+                        .iter()
+                        .any(|n| m.annotation(n).is_some())
             };
             if !body_everywhere && !has_body(served.mapping) && !has_body(served.implementation) {
                 continue;

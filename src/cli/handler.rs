@@ -1,0 +1,112 @@
+//! `mastor handler SESSION --op ID ...`: the reviewer's pick of an operation's handler,
+//! where the scan and the model disagree (or both are wrong). The pick is journalled in
+//! the session (`handler_choices.jsonl`) and the next `mastor run` serves the operation
+//! from it, before and over discovery. Without a pick option it lists the operation's
+//! recorded conflict.
+
+use crate::cli::{EXIT_INPUT, EXIT_OK};
+use crate::store::{HandlerPick, HandlerSide, Session, SessionLock};
+use clap::{Args, ValueEnum};
+use color_eyre::eyre::WrapErr;
+use std::path::PathBuf;
+
+/// Text from the session or the command line, safe for the terminal.
+fn esc(s: &str) -> String {
+    crate::text::escape_controls(s).into_owned()
+}
+
+/// Which recorded answer to take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PickSide {
+    /// The static scan's handler.
+    Static,
+    /// The model's discovery answer.
+    Discovered,
+}
+
+impl From<PickSide> for HandlerSide {
+    fn from(side: PickSide) -> Self {
+        match side {
+            PickSide::Static => HandlerSide::Static,
+            PickSide::Discovered => HandlerSide::Discovered,
+        }
+    }
+}
+
+/// Arguments of `mastor handler`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    mastor handler .mastor --op 'GET /admin/v1/stats'                   # show the conflict\n  \
+    mastor handler .mastor --op 'GET /admin/v1/stats' --pick discovered\n  \
+    mastor handler .mastor --op 'GET /x' --file src/main/java/A.java --method list")]
+pub struct HandlerArgs {
+    /// The session directory.
+    pub session: PathBuf,
+    /// The operation (`METHOD /path` as the spec writes it).
+    #[arg(long)]
+    pub op: String,
+    /// Take one side of the operation's recorded conflict.
+    #[arg(long, value_enum, conflicts_with_all = ["file", "method"])]
+    pub pick: Option<PickSide>,
+    /// Name the handler directly: its file (relative to the project root) ...
+    #[arg(long, requires = "method")]
+    pub file: Option<String>,
+    /// ... and method.
+    #[arg(long, requires = "file")]
+    pub method: Option<String>,
+    /// The method's line, to tell overloads apart.
+    #[arg(long, requires = "file")]
+    pub line: Option<usize>,
+}
+
+/// Runs `mastor handler`.
+pub fn run(args: HandlerArgs) -> color_eyre::Result<i32> {
+    let _lock = SessionLock::acquire(&args.session, "mastor handler")?;
+    let session = Session::open(&args.session)
+        .wrap_err_with(|| format!("cannot open session {}", args.session.display()))?;
+    let op = esc(&args.op);
+    let pick = match (&args.pick, &args.file, &args.method) {
+        (Some(side), _, _) => match session.pick_conflict_side(&args.op, (*side).into()) {
+            Ok(c) => c.handler,
+            Err(e) => {
+                eprintln!("error: {}", esc(&e));
+                return Ok(EXIT_INPUT);
+            }
+        },
+        (None, Some(file), Some(method)) => {
+            let pick = HandlerPick {
+                file: file.clone(),
+                method: method.clone(),
+                line: args.line.unwrap_or(0),
+            };
+            session.choose_handler(&args.op, pick.clone())?;
+            pick
+        }
+        _ => {
+            let conflicts = session.read_conflicts()?;
+            let choices = session.read_handler_choices()?;
+            match conflicts.get(&args.op) {
+                Some(c) => {
+                    let show = |e: &crate::model::EntryRef| {
+                        esc(&format!("{}.{} ({}:{})", e.class, e.method, e.file, e.line))
+                    };
+                    println!("{op}");
+                    println!("  static:     {}", show(&c.static_entry));
+                    println!("  discovered: {}", show(&c.discovered));
+                    println!("  won:        {:?}", c.won);
+                    println!("  why:        {}", esc(&c.why));
+                }
+                None => println!("{op}: no handler conflict recorded"),
+            }
+            if let Some(ch) = choices.get(&args.op) {
+                let h = &ch.handler;
+                let text = format!("{}.{} line {} at {}", h.file, h.method, h.line, ch.at);
+                println!("  picked:     {}", esc(&text));
+            }
+            return Ok(EXIT_OK);
+        }
+    };
+    let text = format!("{}.{} (line {})", pick.file, pick.method, pick.line);
+    println!("{op}: handler picked: {}; the next run uses it", esc(&text));
+    Ok(EXIT_OK)
+}
