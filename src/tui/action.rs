@@ -165,6 +165,10 @@ actions! {
     NextFailing = "next_failing", "next failing";
     /// Previous failing oracle, across operations.
     PrevFailing = "prev_failing", "prev failing";
+    /// Context tab: serve the operation from the static match, from the next run on.
+    PickStaticHandler = "pick_static_handler", "use the scan's handler";
+    /// Context tab: serve the operation from the model's discovery answer.
+    PickDiscoveredHandler = "pick_discovered_handler", "use the model's handler";
     /// Cycle the verdict filter (failing, stale, not run, passing, off).
     CycleVerdict = "cycle_verdict", "verdict filter";
     /// Popups: answer yes to a question.

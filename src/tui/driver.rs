@@ -189,6 +189,16 @@ pub fn perform(
             app.jobs.mutate = None;
             app.error("cannot run the mutation analysis here");
         }
+        Effect::PickHandler { op_id, side } => match session.pick_conflict_side(&op_id, side) {
+            Ok(choice) => {
+                app.notify(format!(
+                    "{op_id} will be served from {}.{} from the next run on",
+                    choice.handler.file, choice.handler.method
+                ));
+                app.view.handler_choices.insert(op_id, choice);
+            }
+            Err(e) => app.error(format!("handler pick NOT saved: {e}")),
+        },
         Effect::Copy { text, what } => {
             let (seq, cut) = super::clipboard::osc52(&text);
             let written = {

@@ -80,8 +80,24 @@ pub fn load(session: &Session) -> Result<SessionView, LoadError> {
     view.warnings.extend(warnings);
     load_sources(&mut view);
     warn_empty_contexts(&mut view);
+    load_handler_conflicts(session, &mut view);
     view.refresh_content_hashes();
     Ok(view)
+}
+
+/// Handler conflicts and the reviewer's picks; a file that cannot be read is a warning,
+/// not a failure to open the session.
+fn load_handler_conflicts(session: &Session, view: &mut SessionView) {
+    match session.read_conflicts() {
+        Ok(c) => view.conflicts = c,
+        Err(e) => view
+            .warnings
+            .push(format!("handler conflicts not shown: {e}")),
+    }
+    match session.read_handler_choices() {
+        Ok(c) => view.handler_choices = c,
+        Err(e) => view.warnings.push(format!("handler picks not shown: {e}")),
+    }
 }
 
 /// Whether a source context says nothing at all: no parameter, field, error case or

@@ -9,8 +9,8 @@
 
 use super::screens::{OperationScreen, Screen, Tab};
 use super::state::{App, ItemRef};
-use super::view::SessionView;
 use super::verdict_mark::VerdictMark;
+use super::view::SessionView;
 use crate::model::ReviewState;
 
 /// Whether an item's content contains `needle` (already lower case; empty matches all).

@@ -75,6 +75,11 @@ pub enum Effect {
         only: crate::suite::Only,
         project: PathBuf,
     },
+    /// Journal the reviewer's pick of one side of `op_id`'s handler conflict.
+    PickHandler {
+        op_id: String,
+        side: crate::store::HandlerSide,
+    },
     /// Put `text` on the terminal's clipboard (OSC 52, which tmux and ssh pass on);
     /// `what` names it in the status line.
     Copy { text: String, what: String },
@@ -113,6 +118,8 @@ fn writes_session(action: Action) -> bool {
             | Action::RunOracles
             | Action::RunOne
             | Action::RunFailing
+            | Action::PickStaticHandler
+            | Action::PickDiscoveredHandler
             | Action::RunMutate
             | Action::MarkEquivalent
             | Action::RegenerateSurvivor
@@ -275,6 +282,9 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::RunMutate => super::popups::open_mutate_popup(app),
         Action::CycleMutation => super::filters::cycle_mutation(app),
         Action::CycleVerdict => super::filters::cycle_verdict(app),
+        Action::PickStaticHandler | Action::PickDiscoveredHandler => {
+            return Some(pick_handler(app, action == Action::PickStaticHandler));
+        }
         Action::ShowFailure => super::failure::open(app),
         Action::CopyCurl | Action::CopyBody => {
             return Some(super::failure::copy(app, action == Action::CopyCurl));
@@ -429,6 +439,30 @@ fn scroll_detail(app: &mut App, by: Option<i64>) {
     if let Some(d) = app.screen.state_mut().detail_mut() {
         d.scroll = by.map_or(0, |n| d.scroll + n);
     }
+}
+
+/// The `pick_*_handler` actions on an operation's Context tab.
+fn pick_handler(app: &mut App, scan: bool) -> Vec<Effect> {
+    let op = match &app.screen {
+        Screen::Operation(s) if s.tab == Tab::Context => app.view.ops.get(s.op),
+        _ => None,
+    };
+    let Some(op_id) = op.map(|o| o.op_id.clone()) else {
+        app.notify("open an operation's Context tab to pick its handler");
+        return Vec::new();
+    };
+    if !app.view.conflicts.contains_key(&op_id) {
+        app.notify(format!(
+            "{op_id}: the scan and the model agree on its handler (no conflict to settle)"
+        ));
+        return Vec::new();
+    }
+    let side = if scan {
+        crate::store::HandlerSide::Static
+    } else {
+        crate::store::HandlerSide::Discovered
+    };
+    vec![Effect::PickHandler { op_id, side }]
 }
 
 /// Whether the screen on show lists oracles with a detail pane (an operation's Oracles

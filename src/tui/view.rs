@@ -160,6 +160,12 @@ pub struct SessionView {
     pub sources: BTreeMap<String, SourceFile>,
     /// Problems met while loading that did not stop the load, shown on screen.
     pub warnings: Vec<String>,
+    /// Per op_id, the static match and the model's discovery answer when they differed
+    /// (`conflicts/`), shown on the operation's Context tab.
+    pub conflicts: BTreeMap<String, crate::store::HandlerConflict>,
+    /// Per op_id, the reviewer's latest handler pick (`handler_choices.jsonl`), used from
+    /// the next run on.
+    pub handler_choices: BTreeMap<String, crate::store::HandlerChoice>,
     /// op_id → index into `ops`.
     pub op_index: BTreeMap<String, usize>,
     /// Metamorphic tests of the session (`metamorphic/<id>.json`), sorted by id.

@@ -489,3 +489,63 @@ fn failure_view_and_copy_in_tmux_at_80x24() {
     );
     t.keys(&["Escape", "q"]);
 }
+
+/// The petstore session with a recorded handler conflict on GET /pets/{id}.
+fn with_conflict(dir: &std::path::Path) {
+    let session = petstore_session(dir);
+    let entry = |class: &str, method: &str, line: usize| mastor::model::EntryRef {
+        file: tui_common::PET_HANDLER.into(),
+        class: class.into(),
+        method: method.into(),
+        line,
+    };
+    session
+        .write_conflict(&mastor::store::HandlerConflict {
+            op_id: "GET /pets/{id}".into(),
+            static_entry: entry("PetHandler", "handle", 30),
+            static_weak: Some("handle serves 4 operations".into()),
+            discovered: entry("PetHandler", "getPet", 96),
+            entry_file: tui_common::PET_HANDLER.into(),
+            won: mastor::store::HandlerSide::Discovered,
+            why: "getPet exists, is reached from handle and routes nothing itself".into(),
+        })
+        .unwrap();
+}
+
+#[test]
+fn the_context_tab_shows_a_handler_conflict_and_the_pick_is_journalled() {
+    let mut b = open_with(with_conflict);
+    b.press("jj<enter>");
+    b.app.operation_mut().unwrap().tab = Tab::Context;
+    let text = b.text(120, 40);
+    assert!(
+        text.contains("Handler: the scan and the model disagree"),
+        "{text}"
+    );
+    assert!(text.contains("PetHandler.handle") && text.contains("(weak: handle serves 4"));
+    assert!(text.contains("this run used the model's"));
+    let effects = b.press("h");
+    assert_eq!(
+        effects,
+        vec![Effect::PickHandler {
+            op_id: "GET /pets/{id}".into(),
+            side: mastor::store::HandlerSide::Static
+        }]
+    );
+    let picks = b.session.read_handler_choices().unwrap();
+    assert_eq!(picks["GET /pets/{id}"].handler.method, "handle");
+    assert!(
+        b.text(120, 40)
+            .contains("picked: src/main/java/petstore/handlers/PetHandler.java.handle")
+    );
+    // An operation without a conflict has nothing to pick.
+    b.press("<esc>k<enter>");
+    b.app.operation_mut().unwrap().tab = Tab::Context;
+    assert!(b.press("H").is_empty());
+    assert!(
+        b.app
+            .status
+            .as_ref()
+            .is_some_and(|(s, _)| s.contains("agree"))
+    );
+}

@@ -86,11 +86,73 @@ fn dimension(d: crate::model::HintDimension) -> String {
         .unwrap_or_default()
 }
 
+/// The scan's and the model's answers for the operation's handler when they differed,
+/// which one the run used and why, the reviewer's pick, and the keys to pick.
+fn conflict_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
+    let t = &app.theme;
+    let Some(c) = app.view.conflicts.get(&op.op_id) else {
+        return;
+    };
+    let esc = |s: String| crate::text::escape_controls(&s).into_owned();
+    let entry = |e: &crate::model::EntryRef| {
+        esc(format!("{}.{} ({}:{})", e.class, e.method, e.file, e.line))
+    };
+    let used = match c.won {
+        crate::store::HandlerSide::Static => "the scan's",
+        crate::store::HandlerSide::Discovered => "the model's",
+        crate::store::HandlerSide::Picked => "the reviewer's",
+    };
+    lines.push(Line::styled(
+        "Handler: the scan and the model disagree",
+        t.warning,
+    ));
+    let weak = c
+        .static_weak
+        .as_ref()
+        .map(|w| esc(format!("  (weak: {w})")))
+        .unwrap_or_default();
+    lines.push(Line::from(vec![
+        Span::styled("  scan   ", t.muted),
+        Span::raw(entry(&c.static_entry)),
+        Span::styled(weak, t.warning),
+    ]));
+    lines.push(Line::from(vec![
+        Span::styled("  model  ", t.muted),
+        Span::raw(entry(&c.discovered)),
+    ]));
+    lines.push(Line::styled(
+        esc(format!("  this run used {used}: {}", c.why)),
+        t.muted,
+    ));
+    if let Some(p) = app.view.handler_choices.get(&op.op_id) {
+        lines.push(Line::styled(
+            esc(format!(
+                "  picked: {}.{} (used from the next run on)",
+                p.handler.file, p.handler.method
+            )),
+            t.accent,
+        ));
+    }
+    let keys = |a| app.keymap.hint(&["operation"], a).unwrap_or_default();
+    lines.push(Line::styled(
+        format!(
+            "  {}: use the scan's · {}: use the model's",
+            keys(crate::tui::action::Action::PickStaticHandler),
+            keys(crate::tui::action::Action::PickDiscoveredHandler)
+        ),
+        t.muted,
+    ));
+    lines.push(Line::raw(""));
+}
+
 fn draw_context(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let mut lines = Vec::new();
+    conflict_lines(app, op, &mut lines);
     let Some(ctx) = &op.context else {
-        Paragraph::new(Span::styled("no source context extracted yet", t.muted))
+        lines.push(Line::styled("no source context extracted yet", t.muted));
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
             .block(block(app, "Source context", true))
             .render(area, buf);
         return;

@@ -6,9 +6,9 @@
 //! red as a whole.
 
 use crate::model::{AssertionVerdict, Outcome, StepVerdict, Verdict};
-use crate::tui::verdict_mark::VerdictMark;
 use crate::oracle::assert::short;
 use crate::tui::state::App;
+use crate::tui::verdict_mark::VerdictMark;
 use ratatui::style::Style;
 use ratatui::text::Span;
 
