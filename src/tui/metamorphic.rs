@@ -178,7 +178,7 @@ pub fn load_into(session: &Session, view: &mut SessionView) {
 /// its test_id (the decision stays on `o_id`). Returns the JSON to journal.
 pub fn validate_edit(o_id: &str, text: &str) -> Result<serde_json::Value, String> {
     let t: MetamorphicTest =
-        serde_json::from_str(text).map_err(|e| format!("not a metamorphic test: {e}"))?;
+        super::json_lines::parse(text).map_err(|e| format!("not a metamorphic test: {e}"))?;
     if t.o_id() != o_id {
         return Err(format!(
             "test_id changed ({}); keep it so the decision stays on {o_id}",

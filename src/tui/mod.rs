@@ -48,6 +48,7 @@ pub mod failure;
 pub mod filters;
 pub mod highlight;
 pub mod jobs;
+pub mod json_lines;
 pub mod judge;
 pub mod keymap;
 pub mod lenient;

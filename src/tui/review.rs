@@ -127,12 +127,12 @@ pub fn validate_edit(o_id: &str, multi: bool, text: &str) -> Result<serde_json::
     }
     let (value, new_id) = if multi {
         let o: MultiOpOracle =
-            serde_json::from_str(text).map_err(|e| format!("not a multi-op oracle: {e}"))?;
+            super::json_lines::parse(text).map_err(|e| format!("not a multi-op oracle: {e}"))?;
         let id = o.o_id();
         (serde_json::to_value(&o), id)
     } else {
         let mut o: Oracle =
-            serde_json::from_str(text).map_err(|e| format!("not an oracle: {e}"))?;
+            super::json_lines::parse(text).map_err(|e| format!("not an oracle: {e}"))?;
         if o.op_id.is_empty() {
             o.op_id = o_id.split('#').next().unwrap_or("").to_string();
         }

@@ -549,3 +549,39 @@ fn the_context_tab_shows_a_handler_conflict_and_the_pick_is_journalled() {
             .is_some_and(|(s, _)| s.contains("agree"))
     );
 }
+
+#[test]
+fn an_edited_oracle_shows_what_changed_and_editor_errors_name_the_typed_line() {
+    let mut b = open();
+    select(&mut b, "GET /pets#bi_limit_0");
+    let effects = b.press("E");
+    let Some(Effect::ExternalEdit { o_id, multi, text }) = effects.first().cloned() else {
+        panic!("E asks for the external editor: {effects:?}");
+    };
+    let edited = text.replace("\"expected\": 400", "\"expected\": 422");
+    assert_ne!(edited, text);
+    for e in b
+        .app
+        .external_edit_done(o_id.clone(), multi, edited.clone())
+    {
+        mastor::tui::driver::perform(&b.session, &mut b.app, e, &mut |t: &str| Ok(t.into()));
+    }
+    let shown = b.text(120, 40);
+    assert!(shown.contains("Edited (original → edited)"), "{shown}");
+    assert!(
+        shown.contains("assertions[0].expected: 400 → 422"),
+        "{shown}"
+    );
+    // A typo inside an assertion: reported where that assertion starts, not lines below.
+    let typo = edited.replace("\"type\": \"status\"", "\"type\": \"statuz\"");
+    let line = typo
+        .lines()
+        .position(|l| l.contains("statuz"))
+        .map(|i| i + 1)
+        .unwrap();
+    let err = mastor::tui::review::validate_edit(&o_id, false, &typo).unwrap_err();
+    assert!(
+        err.contains(&format!("(line {})", line - 1)) || err.contains(&format!("(line {line})")),
+        "{err} (typo on line {line})"
+    );
+}

@@ -225,13 +225,14 @@ fn status_lines<'a>(app: &App, o_id: &str, lines: &mut Vec<Line<'a>>) {
 type Described = (String, String, Vec<crate::model::EvidenceRef>);
 
 /// A single-operation oracle as the reviewer left it: strategy, id, input, assertions.
-fn single_lines<'a>(app: &App, o: &Oracle, lines: &mut Vec<Line<'a>>) -> Described {
+fn single_lines<'a>(app: &App, original: &Oracle, lines: &mut Vec<Line<'a>>) -> Described {
     let t = &app.theme;
-    let o: Oracle = app.view.effective_oracle(o);
+    let o: Oracle = app.view.effective_oracle(original);
     lines.push(Line::from(vec![
         Span::styled(format!("{} ", strategy(o.oracle_strategy)), t.accent),
         Span::styled(o.test_id.clone(), t.title),
     ]));
+    edit_lines(app, original, &o, lines);
     lines.push(Line::from(Span::styled("Input", t.title)));
     input_lines(app, &o.input, "  ", lines);
     lines.push(Line::from(Span::styled("Assertions", t.title)));
@@ -249,8 +250,10 @@ fn multi_lines<'a>(
     lines: &mut Vec<Line<'a>>,
 ) -> Described {
     let t = &app.theme;
+    let original = o;
     let o = app.view.effective_multi(o);
     lines.push(Line::from(Span::styled(o.test_id.clone(), t.title)));
+    edit_lines(app, original, &o, lines);
     for (i, s) in o.steps.iter().enumerate() {
         lines.push(Line::from(vec![
             Span::styled(format!("Step {} ", i + 1), t.title),
@@ -276,6 +279,45 @@ fn multi_lines<'a>(
         }
     }
     (o.description, o.evidence, o.evidence_refs)
+}
+
+/// Most changed fields listed for an edited oracle; the rest are counted.
+const EDIT_LINES: usize = 8;
+
+/// What the reviewer changed, field by field (`assertions[0].expected: 200 → 404`), for
+/// an edited oracle; nothing for one shown as generated.
+fn edit_lines<'a, T: serde::Serialize>(
+    app: &App,
+    original: &T,
+    edited: &T,
+    lines: &mut Vec<Line<'a>>,
+) {
+    let (Ok(before), Ok(after)) = (serde_json::to_value(original), serde_json::to_value(edited))
+    else {
+        return;
+    };
+    let changes = crate::export::diff::changes(&before, &after);
+    if changes.is_empty() {
+        return;
+    }
+    let t = &app.theme;
+    lines.push(Line::styled("Edited (original → edited)", t.edited));
+    let show = |v: &Option<serde_json::Value>| {
+        v.as_ref()
+            .map_or("(absent)".to_string(), crate::oracle::assert::short)
+    };
+    for c in changes.iter().take(EDIT_LINES) {
+        lines.push(Line::styled(
+            format!("  {}: {} → {}", c.path, show(&c.before), show(&c.after)),
+            t.edited,
+        ));
+    }
+    if changes.len() > EDIT_LINES {
+        lines.push(Line::styled(
+            format!("  … {} more changes", changes.len() - EDIT_LINES),
+            t.muted,
+        ));
+    }
 }
 
 /// The description (second line, under the status), then the evidence and its refs,
