@@ -31,8 +31,10 @@ pub enum SortKey {
     Session,
     Path,
     Method,
-    /// Most proposed (unreviewed) oracles first.
+    /// Most oracles to review first.
     Pending,
+    /// Most failing oracles (latest verdict fail or error, not stale) first.
+    Failing,
     /// Most expensive first.
     Cost,
 }
@@ -44,6 +46,7 @@ impl SortKey {
             SortKey::Path => "path",
             SortKey::Method => "method",
             SortKey::Pending => "to review",
+            SortKey::Failing => "failing",
             SortKey::Cost => "cost",
         }
     }
@@ -53,7 +56,8 @@ impl SortKey {
             SortKey::Session => SortKey::Path,
             SortKey::Path => SortKey::Method,
             SortKey::Method => SortKey::Pending,
-            SortKey::Pending => SortKey::Cost,
+            SortKey::Pending => SortKey::Failing,
+            SortKey::Failing => SortKey::Cost,
             SortKey::Cost => SortKey::Session,
         }
     }

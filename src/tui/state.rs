@@ -265,6 +265,9 @@ impl App {
                     .cmp(&(&view.ops[*b].method, &view.ops[*b].path))
             }),
             SortKey::Pending => ops.sort_by_key(|i| std::cmp::Reverse(counts[*i].states[0])),
+            SortKey::Failing => {
+                ops.sort_by_key(|i| std::cmp::Reverse(counts[*i].fail + counts[*i].error))
+            }
             SortKey::Cost => ops.sort_by(|a, b| {
                 view.ops[*b]
                     .usage

@@ -585,3 +585,16 @@ fn an_edited_oracle_shows_what_changed_and_editor_errors_name_the_typed_line() {
         "{err} (typo on line {line})"
     );
 }
+
+#[test]
+fn the_operations_sort_by_failing_oracles() {
+    let mut b = open();
+    // session → path → method → to review → failing
+    b.press("ssss");
+    assert_eq!(b.app.sort.label(), "failing");
+    let first: Vec<&str> = b.app.visible_ops[..2]
+        .iter()
+        .map(|&i| b.app.view.ops[i].op_id.as_str())
+        .collect();
+    assert_eq!(first, ["GET /pets", "GET /pets/{id}"]);
+}
