@@ -192,6 +192,32 @@ fn an_oracle_run_shows_n_of_m_while_it_goes() {
         heard.into_inner().unwrap(),
         [(1, 4), (2, 4), (3, 4), (4, 4)]
     );
+    // One oracle again (`!`): only it runs, and its verdict merges into the latest ones.
+    let o_id = "GET /pets#bi_limit_0";
+    let one =
+        mastor::tui::jobs::run_oracles(b.session.dir(), &url, &[o_id.into()], &|_, _| {}).unwrap();
+    assert!(one.starts_with("oracles run: "), "{one}");
+    let latest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(b.session.dir().join("verdicts/latest.json")).unwrap(),
+    )
+    .unwrap();
+    let ids: Vec<&str> = latest["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["o_id"].as_str())
+        .collect();
+    assert!(ids.contains(&o_id) && ids.len() >= 4, "{ids:?}");
+    // This run's own file holds that one verdict.
+    let mut runs: Vec<std::path::PathBuf> = std::fs::read_dir(b.session.dir().join("verdicts"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with("latest.json"))
+        .collect();
+    runs.sort();
+    let newest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(runs.last().unwrap()).unwrap()).unwrap();
+    assert_eq!(newest["verdicts"].as_array().unwrap().len(), 1, "{newest}");
     // While the run goes, the status line says how far it is.
     b.press("<C-t>");
     for c in url.chars() {
