@@ -11,6 +11,7 @@ mod mutants;
 mod operation;
 mod operations;
 mod oracles;
+mod panes;
 mod verdict;
 
 use super::action::Action;
@@ -22,7 +23,7 @@ pub(crate) use metamorphic::draw as draw_metamorphic;
 pub(crate) use mutants::draw as draw_mutants;
 pub(crate) use operation::draw as draw_operation;
 pub(crate) use operations::{draw_costs, draw_groups, draw_operations};
-pub(crate) use oracles::draw_group;
+pub(crate) use panes::draw_group;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;

@@ -72,7 +72,7 @@ pub(crate) fn draw(app: &App, scr: &OperationScreen, area: Rect, buf: &mut Buffe
     match scr.tab {
         Tab::Context => draw_context(app, scr, op, body, buf),
         Tab::Pending => draw_pending(app, scr, op, body, buf),
-        Tab::Oracles => super::oracles::draw_oracles(app, scr, body, buf),
+        Tab::Oracles => super::panes::draw_oracles(app, scr, body, buf),
         Tab::Hints => draw_hints(app, scr, op, body, buf),
         Tab::Bundle => draw_bundle(app, scr, op, body, buf),
         Tab::Calls => draw_calls(app, scr, op, body, buf),
@@ -435,7 +435,7 @@ fn draw_bundle(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &
     Paragraph::new(lines)
         .block(block(app, title, true))
         .render(list, buf);
-    super::oracles::draw_source(app, source, buf);
+    super::panes::draw_source(app, source, buf);
 }
 
 /// One call in full: id and phase, cache, errors, retries and drops, then the prompt
