@@ -53,6 +53,11 @@ pub struct TuiArgs {
     /// Start the pipeline on the project and watch it live (takes the flags of `mastor run`).
     #[arg(long)]
     pub run: bool,
+    /// The Java project of the session, recorded in it (absolute) so its evidence is
+    /// found whatever directory the workbench starts from: for a suite imported without
+    /// `--project`, or a project that moved.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
     /// Base URL that the "run oracles" popup starts with (else $MASTOR_API_URL).
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
@@ -92,6 +97,17 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
         }
         Err(e) => return Err(e.into()),
     };
+    if let Some(dir) = &args.project {
+        if app.read_only.is_some() {
+            return Err(eyre!(
+                "cannot record --project: another process holds the session's lock"
+            ));
+        }
+        let root = session.record_project_root(dir).map_err(|e| eyre!(e))?;
+        if crate::tui::jobs::reload(&session, &mut app, "recording the project") {
+            app.notify(format!("project root recorded: {root}"));
+        }
+    }
     app.jobs.api_url = api_url(&args);
     // A re-run works on the project the session was made from, with model settings from
     // the environment and config as `mastor run` resolves them.

@@ -212,6 +212,27 @@ impl Session {
         Ok(())
     }
 
+    /// Records `dir`, made absolute, as the project root (what a suite imported without
+    /// `--project` lacks), so evidence resolves whatever directory the workbench starts
+    /// from; returns it. A path that is not a directory is refused, named.
+    pub fn record_project_root(&self, dir: &Path) -> Result<String, String> {
+        let root = dir
+            .canonicalize()
+            .ok()
+            .filter(|r| r.is_dir())
+            .ok_or_else(|| {
+                format!(
+                    "--project {} is not a directory",
+                    crate::text::escape_controls(&dir.display().to_string())
+                )
+            })?
+            .display()
+            .to_string();
+        self.update_manifest(|m| m.project_root = root.clone())
+            .map_err(|e| format!("cannot record the project root: {e}"))?;
+        Ok(root)
+    }
+
     /// Records the state of one phase in the manifest.
     pub fn set_phase(&self, phase: &str, state: PhaseState) -> Result<(), StoreError> {
         self.update_manifest(|m| {

@@ -126,3 +126,34 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A session imported without `--project`: `mastor tui --project` records the root
+/// later, and the evidence resolves from then on whatever the working directory.
+#[test]
+fn the_workbench_records_a_project_root_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let sdir = dir.path().join("s");
+    let session = mastor::store::Session::create(
+        &sdir,
+        mastor::store::Manifest::new(String::new(), "openapi.json"),
+    )
+    .unwrap();
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/petstore-jdk");
+    let root = session.record_project_root(&fixture).unwrap();
+    assert_eq!(
+        std::path::PathBuf::from(&root),
+        fixture.canonicalize().unwrap()
+    );
+    let reopened = mastor::store::Session::open(sdir.clone()).unwrap();
+    assert_eq!(reopened.manifest().project_root, root);
+    let view = mastor::tui::loader::load(&reopened).unwrap();
+    assert_eq!(view.project_root, fixture.canonicalize().unwrap());
+    let err = session
+        .record_project_root(&dir.path().join("missing"))
+        .unwrap_err();
+    assert!(
+        err.contains("is not a directory") && err.contains("missing"),
+        "{err}"
+    );
+}
