@@ -96,40 +96,40 @@ pub fn jump(app: &mut App, target: Target, forward: bool) {
         app.notify("no search: type / and a text first");
         return;
     }
+    // Every oracle in list order, the ones the target wants (their rows), and where the
+    // selection is; the next wanted row after it (before it, backwards), wrapping.
     let all = walk(app);
-    let here = match app.selected_item() {
-        Some(item @ ItemRef::Single { .. }) => all.iter().position(|i| *i == item),
-        _ => None,
-    };
-    let n = all.len();
-    let order: Vec<usize> = match (here, forward) {
-        (Some(h), true) => (1..=n).map(|k| (h + k) % n).collect(),
-        (Some(h), false) => (1..=n).map(|k| (h + n - k) % n).collect(),
-        (None, true) => (0..n).collect(),
-        (None, false) => (0..n).rev().collect(),
-    };
-    let Some(found) = order
-        .into_iter()
-        .map(|i| all[i])
-        .find(|i| target.wants(app, *i))
-    else {
+    let wanted: Vec<usize> = (0..all.len())
+        .filter(|&i| target.wants(app, all[i]))
+        .collect();
+    let (Some(&first), Some(&last)) = (wanted.first(), wanted.last()) else {
         app.notify(format!("no {} in the listed operations", target.words()));
         return;
     };
+    let here = app.selected_item();
+    let h = all.iter().position(|i| Some(*i) == here);
+    let row = match (h, forward) {
+        (Some(h), true) => wanted.iter().copied().find(|&w| w > h).unwrap_or(first),
+        (Some(h), false) => wanted
+            .iter()
+            .rev()
+            .copied()
+            .find(|&w| w < h)
+            .unwrap_or(last),
+        (None, true) => first,
+        (None, false) => last,
+    };
+    let found = all[row];
     show_item(app, found);
-    let total = all.iter().filter(|i| target.wants(app, **i)).count();
-    let pos = all
-        .iter()
-        .filter(|i| target.wants(app, **i))
-        .position(|i| *i == found)
-        .map_or(0, |p| p + 1);
+    let pos = wanted.iter().position(|&w| w == row).map_or(0, |p| p + 1);
     let op = match found {
         ItemRef::Single { op, .. } => app.view.ops.get(op).map(|o| o.op_id.clone()),
         _ => None,
     };
     app.notify(format!(
-        "{} {pos} of {total}: {}",
+        "{} {pos} of {}: {}",
         target.words(),
+        wanted.len(),
         op.unwrap_or_default()
     ));
 }

@@ -10,7 +10,8 @@ use mastor::tui::state::{App, Screen, Tab};
 use mastor::tui::update::handle_key;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyModifiers;
+use tui_common::bench::{key, tokens};
 use tui_common::{petstore_session, t0};
 
 struct Bench {
@@ -40,37 +41,9 @@ fn open() -> Bench {
     }
 }
 
-fn key(token: &str) -> KeyEvent {
-    let code = match token {
-        "<enter>" => KeyCode::Enter,
-        "<esc>" => KeyCode::Esc,
-        "<tab>" => KeyCode::Tab,
-        "<bs>" => KeyCode::Backspace,
-        "<down>" => KeyCode::Down,
-        "<up>" => KeyCode::Up,
-        "<C-s>" => return KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL),
-        "<C-r>" => return KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL),
-        t => KeyCode::Char(t.chars().next().unwrap()),
-    };
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
-
 /// Presses keys: `<name>` tokens are special keys, other characters are typed.
 fn press(b: &mut Bench, keys: &str) {
-    let mut tokens = Vec::new();
-    let mut rest = keys;
-    while let Some(c) = rest.chars().next() {
-        if c == '<'
-            && let Some(end) = rest.find('>')
-        {
-            tokens.push(rest[..=end].to_string());
-            rest = &rest[end + 1..];
-            continue;
-        }
-        tokens.push(c.to_string());
-        rest = &rest[c.len_utf8()..];
-    }
-    for t in tokens {
+    for t in tokens(keys) {
         for e in handle_key(&mut b.app, key(&t)) {
             perform(&b.session, &mut b.app, e, &mut |text: &str| {
                 Ok(text.replace("limit=10 lists", "limit=10 returns"))

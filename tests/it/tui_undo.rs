@@ -6,12 +6,8 @@
 use crate::tui_common;
 
 use mastor::model::ReviewState;
-use mastor::store::{JournalEntry, Session};
-use mastor::tui::driver::{Options, open_session, perform};
-use mastor::tui::state::App;
-use mastor::tui::update::handle_key;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use std::path::Path;
+use mastor::store::JournalEntry;
+pub(crate) use tui_common::bench::{Bench, key};
 
 pub(crate) const GET_PETS: [&str; 4] = [
     "GET /pets#fv_limit_10",
@@ -19,88 +15,6 @@ pub(crate) const GET_PETS: [&str; 4] = [
     "GET /pets#fi_limit_abc",
     "GET /pets#bv_limit_100",
 ];
-
-/// A workbench on the petstore session, driven key by key with effects performed.
-pub(crate) struct Bench {
-    pub dir: tempfile::TempDir,
-    pub session: Session,
-    pub app: App,
-}
-
-pub(crate) fn options(dir: &Path) -> Options {
-    Options {
-        theme: Some("dark".into()),
-        keymap: Some(dir.join("no-keymap.toml")),
-        mouse: false,
-    }
-}
-
-impl Bench {
-    pub(crate) fn new() -> Bench {
-        let dir = tempfile::tempdir().unwrap();
-        tui_common::petstore_session(dir.path());
-        let (session, app) = open_session(dir.path(), &options(dir.path())).unwrap();
-        Bench { dir, session, app }
-    }
-
-    /// Closes the workbench and opens the session again (a relaunch).
-    pub(crate) fn relaunch(self) -> Bench {
-        let Bench { dir, session, app } = self;
-        drop((session, app));
-        let (session, app) = open_session(dir.path(), &options(dir.path())).unwrap();
-        Bench { dir, session, app }
-    }
-
-    /// Presses keys: `<name>` tokens are special keys (`<C-x>` is ctrl-x), other
-    /// characters are typed.
-    pub(crate) fn press(&mut self, keys: &str) {
-        let mut rest = keys;
-        while let Some(c) = rest.chars().next() {
-            let token = match rest.find('>') {
-                Some(end) if c == '<' => &rest[..=end],
-                _ => &rest[..c.len_utf8()],
-            };
-            rest = &rest[token.len()..];
-            for e in handle_key(&mut self.app, key(token)) {
-                perform(&self.session, &mut self.app, e, &mut |t: &str| Ok(t.into()));
-            }
-            while let Some(chunk) = self.app.next_bulk_chunk() {
-                let e = mastor::tui::update::Effect::RecordBatch(chunk);
-                perform(&self.session, &mut self.app, e, &mut |t: &str| Ok(t.into()));
-            }
-        }
-    }
-
-    pub(crate) fn state(&self, o_id: &str) -> ReviewState {
-        self.app.view.review_state(o_id)
-    }
-
-    pub(crate) fn status(&self) -> String {
-        self.app.status.clone().map(|s| s.0).unwrap_or_default()
-    }
-
-    /// The bulk accept of what is shown, as a reviewer types it (no note).
-    pub(crate) fn bulk_accept(&mut self) {
-        self.press("A<enter>y");
-    }
-}
-
-pub(crate) fn key(token: &str) -> KeyEvent {
-    let code = match token {
-        "<enter>" => KeyCode::Enter,
-        "<esc>" => KeyCode::Esc,
-        "<tab>" => KeyCode::Tab,
-        "<bs>" => KeyCode::Backspace,
-        "<down>" => KeyCode::Down,
-        "<up>" => KeyCode::Up,
-        t if t.starts_with("<C-") => {
-            let c = t.chars().nth(3).unwrap();
-            return KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
-        }
-        t => KeyCode::Char(t.chars().next().unwrap()),
-    };
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
 
 fn states(b: &Bench) -> Vec<ReviewState> {
     GET_PETS.iter().map(|o| b.state(o)).collect()

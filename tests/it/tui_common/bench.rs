@@ -73,8 +73,25 @@ pub fn tokens(keys: &str) -> Vec<String> {
 }
 
 impl Bench {
-    /// Presses `keys` and performs the effects the driver would (returned too, so a
-    /// test can see what background work or copy was asked for).
+    /// The petstore review session.
+    pub fn new() -> Bench {
+        open_with(|dir| {
+            super::petstore_session(dir);
+        })
+    }
+
+    /// Closes the workbench and opens the session again (a relaunch).
+    pub fn relaunch(self) -> Bench {
+        let Bench { dir, session, app } = self;
+        let now = app.now;
+        drop((session, app));
+        let (session, mut app) = open_session(dir.path(), &options(dir.path())).unwrap();
+        app.now = now;
+        Bench { dir, session, app }
+    }
+
+    /// Presses `keys` and performs the effects the driver would, bulk chunks included
+    /// (returned too, so a test can see what background work or copy was asked for).
     pub fn press(&mut self, keys: &str) -> Vec<Effect> {
         let mut all = Vec::new();
         for t in tokens(keys) {
@@ -84,8 +101,27 @@ impl Bench {
                     Ok(text.to_string())
                 });
             }
+            while let Some(chunk) = self.app.next_bulk_chunk() {
+                let e = Effect::RecordBatch(chunk);
+                perform(&self.session, &mut self.app, e, &mut |t: &str| Ok(t.into()));
+            }
         }
         all
+    }
+
+    /// The review state of `o_id`.
+    pub fn state(&self, o_id: &str) -> mastor::model::ReviewState {
+        self.app.view.review_state(o_id)
+    }
+
+    /// The status line's text (empty when there is none).
+    pub fn status(&self) -> String {
+        self.app.status.clone().map(|s| s.0).unwrap_or_default()
+    }
+
+    /// The bulk accept of what is shown, as a reviewer types it (no note).
+    pub fn bulk_accept(&mut self) {
+        self.press("A<enter>y");
     }
 
     /// Draws one frame at `w` x `h`.
