@@ -28,7 +28,14 @@ die() {
 build() {
     command -v javac >/dev/null || die "javac not found (install a JDK 17+)"
     mkdir -p "$CLASSES"
+    # Up to date when no source is newer than the stamp: a reset that restarts the server
+    # (check --reset) then costs a JVM start, not a compile.
+    local stamp="$CLASSES/.built"
+    if [[ -f "$stamp" ]] && [[ -z "$(find "$SRC" -name '*.java' -newer "$stamp" -print -quit)" ]]; then
+        return 0
+    fi
     find "$SRC" -name '*.java' -print0 | xargs -0 javac -encoding UTF-8 -d "$CLASSES"
+    touch "$stamp"
 }
 
 running_pid() {

@@ -171,6 +171,7 @@ impl Prepared {
             routes: Vec::new(),
             file_deps: BTreeMap::new(),
             seed_data: "(none)".into(),
+            envelopes: Vec::new(),
         };
         let selected = spec
             .operations

@@ -105,6 +105,7 @@ mod tests {
     fn ctx(op: &str) -> SourceContext {
         SourceContext {
             op_id: op.into(),
+            error_envelopes: vec![],
             request_params: vec![ContextParam {
                 name: "name".into(),
                 location: "body".into(),
@@ -130,6 +131,7 @@ mod tests {
                 error_cases: vec![ErrorCase {
                     status: 400,
                     condition: "name blank".into(),
+                    ..Default::default()
                 }],
             },
             request_params_pending: vec![],

@@ -8,7 +8,10 @@
 
 use crate::agents::runtime::AgentCtx;
 use crate::agents::schemas;
-use crate::model::{ContextParam, ErrorCase, PendingClaim, ResponseSchema, SourceContext};
+use crate::model::{
+    ContextParam, EnvelopeOrigin, ErrorCase, ErrorEnvelope, PendingClaim, ResponseSchema,
+    SourceContext,
+};
 use serde::Deserialize;
 
 /// The answer's shape: a SourceContext whose op_id the model may omit.
@@ -22,6 +25,10 @@ struct Answer {
     request_params_pending: Vec<PendingClaim>,
     #[serde(default)]
     response_schema_pending: Vec<PendingClaim>,
+    /// Envelopes the model saw that the scan did not (answers written before error
+    /// bodies were asked for have none).
+    #[serde(default)]
+    error_envelopes: Vec<ErrorEnvelope>,
 }
 
 const LOCATIONS: [&str; 5] = ["path", "query", "header", "body", "cookie"];
@@ -54,16 +61,33 @@ pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
             Some(schemas::context()),
         )
         .await?;
-    let context = sanitise(op_id, answer.value);
+    let context = sanitise(op_id, answer.value, &ctx.project.analysis.envelopes);
     let record = context.clone();
     ctx.write(move |s| s.write_context(&record)).await?;
     ctx.board().contexts.insert(op_id.to_string(), context);
     Ok(())
 }
 
-fn sanitise(op_id: &str, a: Answer) -> SourceContext {
+/// The context from the model's answer. `envelopes` are the project's, read by the scan:
+/// every context carries them, and an envelope the model names the same way is the scan's
+/// (the code is the proof); the model's other envelopes are added as its claims.
+fn sanitise(op_id: &str, a: Answer, envelopes: &[ErrorEnvelope]) -> SourceContext {
+    let mut error_envelopes = envelopes.to_vec();
+    for mut e in a.error_envelopes {
+        e.name = e.name.trim().to_string();
+        e.fields.retain(|f| !f.name.trim().is_empty());
+        if e.name.is_empty() || e.fields.is_empty() {
+            continue;
+        }
+        if error_envelopes.iter().any(|s| s.name == e.name) {
+            continue;
+        }
+        e.origin = EnvelopeOrigin::Extraction;
+        error_envelopes.push(e);
+    }
     let mut ctx = SourceContext {
         op_id: op_id.to_string(),
+        error_envelopes,
         request_params: Vec::new(),
         response_schema: ResponseSchema {
             success_status: a
@@ -96,7 +120,13 @@ fn sanitise(op_id: &str, a: Answer) -> SourceContext {
     }
     for e in a.response_schema.error_cases {
         if (100..=599).contains(&e.status) {
-            ctx.response_schema.error_cases.push(ErrorCase { ..e });
+            let mut e = ErrorCase { ..e };
+            e.body.retain(|f| !f.name.trim().is_empty());
+            let known = |n: &String| ctx.error_envelopes.iter().any(|v| &v.name == n);
+            if e.envelope.as_ref().is_some_and(|n| !known(n)) {
+                e.envelope = None;
+            }
+            ctx.response_schema.error_cases.push(e);
         } else {
             ctx.response_schema_pending.push(PendingClaim {
                 name: None,
@@ -125,7 +155,7 @@ mod tests {
                 "error_cases": [{"status": 404, "condition": "no pet"}, {"status": 42}]}
         }))
         .unwrap();
-        let c = sanitise("GET /pets/{id}", a);
+        let c = sanitise("GET /pets/{id}", a, &[]);
         assert_eq!(c.op_id, "GET /pets/{id}");
         assert_eq!(c.request_params.len(), 1);
         assert_eq!(c.request_params[0].location, "path");

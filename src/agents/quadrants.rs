@@ -105,6 +105,7 @@ mod tests {
     fn ctx(success: Option<u16>, errors: &[(u16, &str)], constraints: &[&str]) -> SourceContext {
         SourceContext {
             op_id: "GET /pets".into(),
+            error_envelopes: vec![],
             request_params: vec![ContextParam {
                 name: "limit".into(),
                 location: "query".into(),
@@ -121,6 +122,7 @@ mod tests {
                     .map(|(s, c)| ErrorCase {
                         status: *s,
                         condition: c.to_string(),
+                        ..Default::default()
                     })
                     .collect(),
             },

@@ -144,12 +144,22 @@ pub struct ContextField {
     pub nullable: bool,
 }
 
-/// A status the code returns and under which condition.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A status the code returns, under which condition, and what its body holds.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ErrorCase {
     pub status: u16,
     #[serde(default)]
     pub condition: String,
+    /// The envelope ([`ErrorEnvelope::name`]) that renders this case's body; absent when
+    /// the context has one envelope (it is that one) or none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub envelope: Option<String>,
+    /// The case's own body fields and the values the code fixes for them (the message
+    /// template, an error code), beside the envelope's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub body: Vec<ErrorField>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence_refs: Vec<EvidenceRef>,
 }
 
 /// The verified response schema.
@@ -178,13 +188,17 @@ pub struct PendingClaim {
 
 /// Source context of one operation (paper Listing 3). Downstream agents read only the
 /// verified part; the `*_pending` lists are for the reviewer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SourceContext {
     pub op_id: String,
     #[serde(default)]
     pub request_params: Vec<ContextParam>,
     #[serde(default)]
     pub response_schema: ResponseSchema,
+    /// How the project renders errors (a project-level fact found by the scan, plus what
+    /// extraction added); absent in contexts written before error bodies were modelled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub error_envelopes: Vec<ErrorEnvelope>,
     #[serde(default)]
     pub request_params_pending: Vec<PendingClaim>,
     #[serde(default)]
@@ -201,6 +215,8 @@ pub struct VerifiedContext<'a> {
     pub op_id: &'a str,
     pub request_params: &'a [ContextParam],
     pub response_schema: &'a ResponseSchema,
+    #[serde(skip_serializing_if = "<[ErrorEnvelope]>::is_empty")]
+    pub error_envelopes: &'a [ErrorEnvelope],
 }
 
 impl SourceContext {
@@ -210,6 +226,7 @@ impl SourceContext {
             op_id: &self.op_id,
             request_params: &self.request_params,
             response_schema: &self.response_schema,
+            error_envelopes: &self.error_envelopes,
         }
     }
 }
@@ -470,10 +487,12 @@ pub enum ReviewState {
     Dropped,
 }
 
+mod errors;
 mod metamorphic;
 mod normalize;
 mod verdict;
 
+pub use errors::*;
 pub use metamorphic::*;
 pub use normalize::*;
 pub use verdict::*;

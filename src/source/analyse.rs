@@ -63,6 +63,9 @@ pub struct Analysis {
     /// `redact::read_seed`); "(none)" when there is none. Start-up code that creates
     /// records is `report.seed_java`, rendered per prompt (`Prepared::seed_data_for`).
     pub seed_data: String,
+    /// How the project renders error bodies (see `envelope`): a project-level fact that
+    /// every source context carries.
+    pub envelopes: Vec<crate::model::ErrorEnvelope>,
 }
 
 /// What the analysis needs to know about the spec besides its operations.
@@ -187,6 +190,7 @@ pub fn analyse_operations(
         .map(|(s, p)| super::redact::redact(p, &s.text, true))
         .collect();
     let texts: Vec<&str> = scrubbed.iter().map(|(t, _)| t.as_str()).collect();
+    let envelopes = super::envelope::find(&files, &texts);
     let mut redactions: Vec<super::redact::Redaction> =
         scrubbed.iter().flat_map(|(_, r)| r.clone()).collect();
     let mut entry_order: Vec<usize> = Vec::new();
@@ -341,5 +345,6 @@ pub fn analyse_operations(
         routes,
         file_deps,
         seed_data: seed.text,
+        envelopes,
     })
 }

@@ -12,6 +12,7 @@
 pub mod bundle;
 pub mod closure;
 pub mod entries;
+pub mod envelope;
 pub mod evidence;
 pub mod index;
 pub mod java;

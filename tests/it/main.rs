@@ -15,6 +15,7 @@ mod compare_report;
 mod cross_runner;
 mod e2e_local_model;
 mod e2e_pipeline_local_model;
+mod error_bodies;
 mod exit_codes;
 mod export_curation;
 mod export_e2e;

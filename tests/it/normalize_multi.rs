@@ -15,6 +15,7 @@ const GROUP: &str = "pets_lifecycle";
 fn context(op_id: &str, fields: &[&str]) -> SourceContext {
     SourceContext {
         op_id: op_id.into(),
+        error_envelopes: vec![],
         request_params: vec![],
         response_schema: ResponseSchema {
             success_status: Some(200),
@@ -369,7 +370,13 @@ fn a_step_status_or_field_the_context_lacks_sets_the_sequence_aside() {
         .collect();
     assert_eq!(
         flagged,
-        vec![("status", "unknown_status"), ("field", "unknown_field")]
+        vec![
+            // Step 2 expects a 404 the context does not list: its `name` is an error-body
+            // field nothing describes (flagged), the status a contradiction.
+            ("status", "unverified_error_field"),
+            ("status", "unknown_status"),
+            ("field", "unknown_field")
+        ]
     );
 }
 

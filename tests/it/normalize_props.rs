@@ -115,6 +115,7 @@ fn oracle_like(rng: &mut StdRng) -> Value {
 fn ctx(op: &str) -> SourceContext {
     SourceContext {
         op_id: op.into(),
+        error_envelopes: vec![],
         request_params: vec![],
         response_schema: ResponseSchema {
             success_status: Some(200),
@@ -126,6 +127,7 @@ fn ctx(op: &str) -> SourceContext {
             error_cases: vec![ErrorCase {
                 status: 404,
                 condition: "missing".into(),
+                ..Default::default()
             }],
         },
         request_params_pending: vec![],

@@ -183,6 +183,7 @@ fn typed_records_round_trip_under_slugged_names() {
     let (_tmp, s) = new_session();
     let ctx = SourceContext {
         op_id: "GET /pets/{id}".into(),
+        error_envelopes: vec![],
         request_params: vec![],
         response_schema: ResponseSchema {
             success_status: Some(200),

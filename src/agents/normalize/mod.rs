@@ -94,6 +94,11 @@ pub mod rule {
     pub const NO_FIELD_FV_BV: &str = "no_field_fv_bv";
     pub const UNKNOWN_FIELD: &str = "unknown_field";
     pub const UNKNOWN_STATUS: &str = "unknown_status";
+    /// Flag only: a field of an error body the context cannot confirm or refute.
+    pub const UNVERIFIED_ERROR_FIELD: &str = "unverified_error_field";
+    /// Flag only: an fv/bv oracle expecting a bodiless status (204, 205, 304) without a
+    /// field assertion gets the no-body assertion (`""` `is_null`) instead of being dropped.
+    pub const NO_BODY_ADDED: &str = "no_body_added";
     pub const UNKNOWN_OP: &str = "unknown_op";
     pub const UNDECLARED_CAPTURE: &str = "undeclared_capture";
     pub const UNBOUND_CAPTURE: &str = "unbound_capture";
@@ -112,9 +117,11 @@ pub mod rule {
         STRIP_INPUT_KEYS,
         INPUT_ALIAS,
         NO_STATUS,
+        NO_BODY_ADDED,
         NO_FIELD_FV_BV,
         UNKNOWN_FIELD,
         UNKNOWN_STATUS,
+        UNVERIFIED_ERROR_FIELD,
         EVIDENCE_OUT_OF_BUNDLE,
         DUPLICATE,
         DUPLICATE_TEST_ID,
@@ -132,6 +139,7 @@ pub mod rule {
         NO_STATUS,
         UNKNOWN_FIELD,
         UNKNOWN_STATUS,
+        UNVERIFIED_ERROR_FIELD,
         UNDECLARED_CAPTURE,
         UNBOUND_CAPTURE,
         BAD_PATH_BIND,

@@ -84,16 +84,16 @@ pub fn normalize_multi_with(
         let Some(oracle) = normalize_entry(&env, index, entry, &mut rec) else {
             continue;
         };
-        let problems: Vec<_> = oracle
-            .steps
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| Some((i, s, contexts.get(&s.op_id)?)))
-            .flat_map(|(i, s, ctx)| {
-                let prefix = format!("step #{}: ", i + 1);
-                unreferenced::problems(&s.assertions, ctx, true, &prefix)
-            })
-            .collect();
+        let mut problems = unreferenced::Findings::default();
+        for (i, s) in oracle.steps.iter().enumerate() {
+            let Some(ctx) = contexts.get(&s.op_id) else {
+                continue;
+            };
+            let prefix = format!("step #{}: ", i + 1);
+            let found = unreferenced::problems(&s.assertions, ctx, true, &prefix);
+            problems.contradictions.extend(found.contradictions);
+            problems.unverified.extend(found.unverified);
+        }
         let test_id = oracle.test_id.clone();
         let sorted = (oracle, entry.clone());
         unreferenced::sort(

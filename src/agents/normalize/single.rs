@@ -100,6 +100,19 @@ pub fn normalize_single_with(
     }
 }
 
+/// Statuses whose response has no body (RFC 9110): an fv/bv oracle for one asserts the
+/// status and [`no_body`], the one form prompts, normalization and challenger share.
+pub const BODILESS: [u16; 3] = [204, 205, 304];
+
+/// The assertion "the response has no body": the whole body is missing.
+pub fn no_body() -> Assertion {
+    Assertion::Field {
+        field_path: String::new(),
+        op: crate::model::FieldOp::IsNull,
+        expected: Value::Null,
+    }
+}
+
 /// Applies rules 1-4 and 7 to one entry; `None` when it is dropped.
 fn normalize_entry(
     op_id: &str,
@@ -152,7 +165,18 @@ fn normalize_entry(
     let has_field = assertions
         .iter()
         .any(|a| matches!(a, Assertion::Field { .. }));
-    if matches!(strategy, Some(Strategy::Fv | Strategy::Bv)) && !has_field {
+    let bodiless = assertions.iter().find_map(|a| match a {
+        Assertion::Status { expected } => Some(BODILESS.contains(expected)),
+        _ => None,
+    }) == Some(true);
+    if matches!(strategy, Some(Strategy::Fv | Strategy::Bv)) && !has_field && bodiless {
+        assertions.push(no_body());
+        rec.flag(
+            &test_id,
+            rule::NO_BODY_ADDED,
+            "bodiless status: the no-body assertion (`\"\"` is_null) was added",
+        );
+    } else if matches!(strategy, Some(Strategy::Fv | Strategy::Bv)) && !has_field {
         rec.drop(
             &test_id,
             rule::NO_FIELD_FV_BV,

@@ -9,7 +9,7 @@
 
 use super::parse::first_name_segment;
 use super::rule;
-use crate::model::{Assertion, SourceContext};
+use crate::model::{Assertion, FieldOp, SourceContext};
 use std::collections::BTreeSet;
 
 /// Switches of a normalization pass that change what is kept.
@@ -23,6 +23,15 @@ pub struct NormalizeOptions {
 /// One unreferenced status or field: the rule id and what it names.
 pub(super) type Problem = (&'static str, String);
 
+/// What the context says about an oracle's assertions: `contradictions` set it aside (a
+/// field the body provably lacks, a status the code provably cannot return), `unverified`
+/// only flag it (an error-body field where the context knows nothing about that body).
+#[derive(Debug, Default)]
+pub(super) struct Findings {
+    pub contradictions: Vec<Problem>,
+    pub unverified: Vec<Problem>,
+}
+
 /// The unreferenced fields and statuses of `assertions`, checked against `ctx`.
 /// `invalid_input` is true for fi/bi oracles, whose 400 from the framework's own type
 /// conversion is accepted when the context lists no error case (paper Listing 4);
@@ -32,10 +41,30 @@ pub(super) fn problems(
     ctx: &SourceContext,
     invalid_input: bool,
     prefix: &str,
-) -> Vec<Problem> {
-    let mut out = unknown_fields(assertions, ctx, prefix);
-    out.extend(unknown_statuses(assertions, ctx, invalid_input, prefix));
+) -> Findings {
+    let mut out = Findings::default();
+    let status = assertions.iter().find_map(|a| match a {
+        Assertion::Status { expected } => Some(*expected),
+        _ => None,
+    });
+    match status {
+        Some(s) if s >= 400 => error_fields(assertions, ctx, s, prefix, &mut out),
+        _ => out.contradictions = unknown_fields(assertions, ctx, prefix),
+    }
+    out.contradictions
+        .extend(unknown_statuses(assertions, ctx, invalid_input, prefix));
     out
+}
+
+/// The field paths of the field assertions that could contradict an absent field:
+/// `is_null` holds on a missing field, so it never does.
+fn asserted_fields(assertions: &[Assertion]) -> impl Iterator<Item = (&str, &str)> {
+    assertions.iter().filter_map(|a| match a {
+        Assertion::Field { field_path, op, .. } if *op != FieldOp::IsNull => {
+            first_name_segment(field_path).map(|first| (field_path.as_str(), first))
+        }
+        _ => None,
+    })
 }
 
 /// A field path whose first name segment is not a verified response field; skipped when
@@ -50,23 +79,92 @@ fn unknown_fields(assertions: &[Assertion], ctx: &SourceContext, prefix: &str) -
     if known.is_empty() {
         return Vec::new();
     }
-    assertions
-        .iter()
-        .filter_map(|a| match a {
-            Assertion::Field { field_path, .. } => first_name_segment(field_path)
-                .filter(|first| !known.contains(first))
-                .map(|_| {
-                    (
-                        rule::UNKNOWN_FIELD,
-                        format!(
-                            "{prefix}field `{field_path}` is not a verified response field of {}",
-                            ctx.op_id
-                        ),
-                    )
-                }),
-            _ => None,
+    asserted_fields(assertions)
+        .filter(|(_, first)| !known.contains(first))
+        .map(|(field_path, _)| {
+            (
+                rule::UNKNOWN_FIELD,
+                format!(
+                    "{prefix}field `{field_path}` is not a verified response field of {}",
+                    ctx.op_id
+                ),
+            )
         })
         .collect()
+}
+
+/// Field assertions on an error response (`status` >= 400), checked against the body that
+/// status has: the envelope its error cases use plus the cases' own fields. A field
+/// outside that body contradicts the context only when the code returns `status` itself
+/// and every envelope of it was read from the code (a complete field list); otherwise
+/// (a framework error, no envelope found, an envelope only the model claimed) the oracle
+/// is kept and flagged `unverified_error_field`.
+fn error_fields(
+    assertions: &[Assertion],
+    ctx: &SourceContext,
+    status: u16,
+    prefix: &str,
+    out: &mut Findings,
+) {
+    let cases: Vec<_> = ctx
+        .response_schema
+        .error_cases
+        .iter()
+        .filter(|c| c.status == status)
+        .collect();
+    let named: BTreeSet<&str> = cases.iter().filter_map(|c| c.envelope.as_deref()).collect();
+    let unnamed = cases.is_empty() || cases.iter().any(|c| c.envelope.is_none());
+    let envelopes: Vec<_> = ctx
+        .error_envelopes
+        .iter()
+        .filter(|e| named.contains(e.name.as_str()) || unnamed)
+        .collect();
+    let mut known: BTreeSet<&str> = envelopes
+        .iter()
+        .flat_map(|e| e.fields.iter())
+        .chain(cases.iter().flat_map(|c| c.body.iter()))
+        .filter_map(|f| first_name_segment(&f.name))
+        .collect();
+    known.extend(
+        cases
+            .iter()
+            .flat_map(|c| c.body.iter())
+            .map(|f| f.name.as_str()),
+    );
+    let provable =
+        !cases.is_empty() && !envelopes.is_empty() && envelopes.iter().all(|e| e.complete());
+    let body = if envelopes.is_empty() {
+        "no error envelope is known".to_string()
+    } else {
+        let names: Vec<&str> = envelopes.iter().map(|e| e.name.as_str()).collect();
+        format!(
+            "its body is {} ({})",
+            names.join(", "),
+            known.iter().copied().collect::<Vec<_>>().join(", ")
+        )
+    };
+    for (field_path, first) in asserted_fields(assertions) {
+        if known.contains(first) {
+            continue;
+        }
+        if provable {
+            out.contradictions.push((
+                rule::UNKNOWN_FIELD,
+                format!(
+                    "{prefix}field `{field_path}` is not in the error body of status {status} of {}: {body}",
+                    ctx.op_id
+                ),
+            ));
+        } else {
+            out.unverified.push((
+                rule::UNVERIFIED_ERROR_FIELD,
+                format!(
+                    "{prefix}field `{field_path}` of the {status} body of {} is not verified: {body}",
+                    ctx.op_id
+                ),
+            ));
+        }
+    }
 }
 
 /// An expected status that is neither the context's `success_status` nor one of its
@@ -103,27 +201,31 @@ fn unknown_statuses(
     out
 }
 
-/// Sorts one normalized oracle by its unreferenced `problems`: none → a candidate for
-/// the last rule (dedupe); with `keep_unreferenced` → a candidate with one flag per
-/// problem; otherwise → set aside, with one drop entry listing the problems.
+/// Sorts one normalized oracle by its `findings`: unverified error-body fields are
+/// flagged and never remove it; no contradiction → a candidate for the last rule (dedupe);
+/// with `keep_unreferenced` → a candidate with one flag per contradiction; otherwise → set
+/// aside, with one drop entry listing the contradictions.
 pub(super) fn sort<T>(
     (oracle, entry): (T, serde_json::Value),
     test_id: &str,
-    problems: Vec<Problem>,
+    findings: Findings,
     opts: NormalizeOptions,
     rec: &mut super::parse::Recorder,
     candidates: &mut Vec<(T, serde_json::Value)>,
     set_aside: &mut Vec<T>,
 ) {
-    if problems.is_empty() {
-        candidates.push((oracle, entry));
-    } else if opts.keep_unreferenced {
-        for (rule_id, detail) in problems {
+    let Findings {
+        contradictions,
+        unverified,
+    } = findings;
+    if contradictions.is_empty() || opts.keep_unreferenced {
+        for (rule_id, detail) in unverified.into_iter().chain(contradictions) {
             rec.flag(test_id, rule_id, detail);
         }
         candidates.push((oracle, entry));
     } else {
-        rec.set_aside(test_id, &problems, &entry);
+        let all: Vec<Problem> = contradictions.into_iter().chain(unverified).collect();
+        rec.set_aside(test_id, &all, &entry);
         set_aside.push(oracle);
     }
 }

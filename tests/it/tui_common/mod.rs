@@ -126,6 +126,7 @@ pub fn petstore_session(dir: &Path) -> Session {
     session
         .write_context(&SourceContext {
             op_id: "GET /pets".into(),
+            error_envelopes: vec![],
             request_params: vec![
                 ContextParam {
                     name: "limit".into(),
@@ -177,6 +178,7 @@ pub fn petstore_session(dir: &Path) -> Session {
                 error_cases: vec![ErrorCase {
                     status: 400,
                     condition: "limit not a number or outside 1..100".into(),
+                    ..Default::default()
                 }],
             },
             request_params_pending: vec![PendingClaim {
