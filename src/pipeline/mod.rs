@@ -2,6 +2,7 @@
 //! carries out its tasks. Phase order and failure isolation live here, not in the agents.
 
 pub mod driver;
+pub mod keeping;
 pub mod kind;
 pub mod orchestrator;
 pub mod phases;

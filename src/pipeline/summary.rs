@@ -9,6 +9,7 @@ use crate::llm::{CallRecord, Ledger, Totals};
 use crate::model::{Assertion, HintOrigin, Strategy};
 use crate::pipeline::driver::STATE_FILE;
 use crate::pipeline::orchestrator::{GroupState, OpState, Orchestrator};
+use crate::pipeline::keeping::Keeping;
 use crate::pipeline::phases::PhaseCosts;
 use crate::store::{Session, StoreError};
 use crate::suite::filter::OracleType;
@@ -61,6 +62,9 @@ pub struct Summary {
     pub set_aside: usize,
     /// Rule id → dropped or changed count, over every normalization pass.
     pub normalization: BTreeMap<String, usize>,
+    /// Kept, flagged, set aside and dropped oracles, by rule.
+    #[serde(default)]
+    pub keeping: Keeping,
     pub dropped: usize,
     pub compression: Option<(usize, usize, f64)>,
     pub ledger: Ledger,
@@ -113,6 +117,10 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
                     _ => s.status_oracles += 1,
                 }
             }
+            s.keeping.add(
+                suite.oracles.iter().map(|o| o.test_id.as_str()),
+                &suite.normalization,
+            );
             for n in suite.normalization {
                 s.dropped += n.dropped.len();
                 add_counts(&mut s.normalization, &n.counts);
@@ -133,6 +141,8 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
             s.regenerated += g.regenerated.len();
             s.hints += g.review.map_or(0, |r| r.hints.len());
             s.set_aside += g.set_aside.len();
+            s.keeping
+                .add(g.oracles.iter().map(|o| o.test_id.as_str()), &g.normalization);
             for n in g.normalization {
                 s.dropped += n.dropped.len();
                 add_counts(&mut s.normalization, &n.counts);
@@ -274,13 +284,10 @@ impl fmt::Display for Summary {
                 crate::text::escape_controls(why)
             );
         }
-        let _ = writeln!(
-            out,
-            "Normalization: {} oracles dropped ({} set aside as unreferenced, restorable in the workbench)",
-            self.dropped, self.set_aside
-        );
+        self.keeping.render(&mut out);
+        let _ = writeln!(out, "  rule counts (every time a rule fired):");
         for (rule, n) in &self.normalization {
-            let _ = writeln!(out, "  {rule:<28} {n}");
+            let _ = writeln!(out, "    {rule:<28} {n}");
         }
         if let Some((json, compressed, pct)) = self.compression {
             let _ = writeln!(
