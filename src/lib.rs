@@ -25,6 +25,7 @@
 
 pub mod agents;
 pub mod cli;
+pub mod execution;
 pub mod export;
 pub mod llm;
 pub mod metamorphic;

@@ -77,29 +77,24 @@ pub async fn keep_refused(
     }
 }
 
-/// The test ids the hints flag (without `suite`).
+/// The test ids the hints flag (without `suite`): each hint's target and the ids it lists
+/// in `affects`.
 pub fn flagged(hints: &[Hint]) -> BTreeSet<String> {
     hints
         .iter()
-        .filter(|h| h.test_id != SUITE)
-        .map(|h| h.test_id.clone())
+        .flat_map(|h| std::iter::once(&h.test_id).chain(&h.affects))
+        .filter(|id| id.as_str() != SUITE)
+        .cloned()
         .collect()
 }
 
-/// The oracles the regeneration may revise: those a hint names by `test_id`, and those a
-/// `suite` hint names in its text (a suite hint that says "fv_2 expects the wrong
-/// status" flags fv_2 too). This settles the two rules a suite hint could set against
-/// each other: an existing oracle is revised only when it is sent as flagged, and it is
-/// sent whenever any hint names it. So every oracle a hint references is in the request.
+/// The oracles the regeneration may revise: exactly those a hint is about, its target
+/// `test_id` plus the ids it lists in `affects`, that the suite holds. An id only
+/// mentioned in a hint's text is not flagged: a suite hint that says "like fv_2, add a
+/// boundary case" asks nothing of fv_2, and flagging by mention sent oracles for revision
+/// that nothing asked to change while missing the "all 21 others" a hint meant.
 pub fn targets<T: TestId>(original: &[T], hints: &[Hint]) -> BTreeSet<String> {
     let mut out = flagged(hints);
-    for h in hints.iter().filter(|h| h.test_id == SUITE) {
-        for o in original {
-            if names(&h.text, o.test_id()) {
-                out.insert(o.test_id().to_string());
-            }
-        }
-    }
     out.retain(|id| original.iter().any(|o| o.test_id() == id));
     out
 }
@@ -115,6 +110,23 @@ pub struct RevisionRequest<'a, T> {
     pub existing: Vec<&'a str>,
 }
 
+/// Hints in the order a revision reads them, each once: the challenger's first, then our
+/// quadrant check's, then mutation survivors' (a later hint of the same target and text
+/// is a repeat).
+fn ordered<'a>(hints: impl Iterator<Item = &'a Hint>) -> Vec<&'a Hint> {
+    let rank = |o: HintOrigin| match o {
+        HintOrigin::Challenger => 0,
+        HintOrigin::Quadrant => 1,
+        HintOrigin::Mutation => 2,
+    };
+    let mut seen = BTreeSet::new();
+    let mut out: Vec<&Hint> = hints
+        .filter(|h| seen.insert((h.test_id.clone(), h.text.trim().to_string())))
+        .collect();
+    out.sort_by_key(|h| rank(h.origin));
+    out
+}
+
 /// Builds the [`RevisionRequest`] for `original` under `hints`.
 pub fn revision_request<'a, T: TestId>(
     original: &'a [T],
@@ -126,23 +138,15 @@ pub fn revision_request<'a, T: TestId>(
             .iter()
             .filter(|o| targets.contains(o.test_id()))
             .collect(),
-        hints: hints
-            .iter()
-            .filter(|h| h.test_id == SUITE || targets.contains(&h.test_id))
-            .collect(),
+        hints: ordered(
+            hints
+                .iter()
+                .filter(|h| h.test_id == SUITE || targets.contains(&h.test_id)),
+        ),
         existing: original.iter().map(TestId::test_id).collect(),
     }
 }
 
-/// Whether `text` contains `id` as a whole word (`fv_1` is not named by `fv_10`).
-fn names(text: &str, id: &str) -> bool {
-    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
-    text.match_indices(id).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + id.len()..].chars().next();
-        !before.is_some_and(word) && !after.is_some_and(word)
-    })
-}
 
 /// What the regeneration changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -241,6 +245,7 @@ mod tests {
             dimension: HintDimension::AssertionCorrectness,
             text: "wrong status".into(),
             origin: Default::default(),
+            affects: vec![],
         }
     }
 
@@ -276,23 +281,29 @@ mod tests {
             dimension: HintDimension::CoverageGaps,
             text: text.into(),
             origin: Default::default(),
+            affects: vec![],
         }
     }
 
     #[test]
-    fn a_suite_hint_naming_an_oracle_flags_it() {
+    fn a_hint_flags_its_target_and_what_it_affects_never_a_mere_mention() {
         let original = vec![
             oracle("fv_1", 200),
             oracle("fv_10", 200),
             oracle("fi_2", 400),
+            oracle("fi_3", 400),
         ];
-        let hints = [suite_hint(
-            "fv_1 and fi_2 expect the wrong status; add a 404 case",
-        )];
+        // Named in the text only: nothing about fv_1 must change.
+        let mention = [suite_hint("like fv_1, add a 404 case")];
+        assert!(targets(&original, &mention).is_empty());
+        // "fix all the 400 oracles": the hint lists them.
+        let mut all = suite_hint("every 400 oracle should assert the error body");
+        all.affects = vec!["fi_2".into(), "fi_3".into(), "gone".into()];
+        let hints = [all];
         let t = targets(&original, &hints);
-        assert_eq!(t, ["fi_2".to_string(), "fv_1".to_string()].into());
+        assert_eq!(t, ["fi_2".to_string(), "fi_3".to_string()].into());
         let regen = vec![
-            oracle("fv_1", 201),
+            oracle("fi_2", 422),
             oracle("fv_10", 500),
             oracle("fi_404", 404),
         ];
@@ -300,9 +311,10 @@ mod tests {
         assert_eq!(
             r.suite,
             vec![
-                oracle("fv_1", 201),
+                oracle("fv_1", 200),
                 oracle("fv_10", 200),
-                oracle("fi_2", 400),
+                oracle("fi_2", 422),
+                oracle("fi_3", 400),
                 oracle("fi_404", 404)
             ]
         );
@@ -313,6 +325,22 @@ mod tests {
                 "not flagged by the challenger; kept unchanged".to_string()
             )]
         );
+        // The request sends exactly the flagged ones.
+        let req = revision_request(&original, &hints);
+        let sent: Vec<&str> = req.flagged.iter().map(|o| o.test_id.as_str()).collect();
+        assert_eq!(sent, ["fi_2", "fi_3"]);
+    }
+
+    #[test]
+    fn revision_hints_come_once_ordered_by_origin() {
+        let mut quadrant = suite_hint("no FI oracle for 404");
+        quadrant.origin = HintOrigin::Quadrant;
+        let challenger = suite_hint("add a 404 case");
+        let hints = [quadrant.clone(), challenger.clone(), challenger.clone()];
+        let suite = [oracle("a", 200)];
+        let req = revision_request(&suite, &hints);
+        let texts: Vec<&str> = req.hints.iter().map(|h| h.text.as_str()).collect();
+        assert_eq!(texts, ["add a 404 case", "no FI oracle for 404"]);
     }
 
     #[test]

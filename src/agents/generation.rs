@@ -308,6 +308,7 @@ mod tests {
             dimension: crate::model::HintDimension::CoverageGaps,
             text: "quadrant".into(),
             origin: crate::model::HintOrigin::Quadrant,
+            affects: vec![],
         };
         let r = review::<OpTarget>(
             "GET /a",

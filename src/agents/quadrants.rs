@@ -68,6 +68,7 @@ pub fn hints(ctx: &SourceContext, oracles: &[Oracle]) -> Vec<Hint> {
             dimension: HintDimension::CoverageGaps,
             text,
             origin: HintOrigin::Quadrant,
+            affects: Vec::new(),
         })
         .collect()
 }

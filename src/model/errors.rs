@@ -17,6 +17,7 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ErrorField {
     /// Dotted path in the body (`error`, `details[*].field`).
+    #[serde(default)]
     pub name: String,
     /// JSON type as far as the code shows it (`string`, `integer`...); empty when unknown.
     #[serde(rename = "type", default, skip_serializing_if = "String::is_empty")]
@@ -47,10 +48,12 @@ pub enum EnvelopeOrigin {
 pub struct ErrorEnvelope {
     /// The renderer, `Class.method` (`Http.sendError`, `ApiAdvice.handle`); error cases
     /// name it in [`super::ErrorCase::envelope`].
+    #[serde(default)]
     pub name: String,
     /// What kind of renderer: `renderer`, `exception_handler`, `exception_mapper`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
+    #[serde(default)]
     pub fields: Vec<ErrorField>,
     #[serde(default)]
     pub origin: EnvelopeOrigin,

@@ -412,6 +412,11 @@ pub struct Hint {
     pub test_id: String,
     pub dimension: HintDimension,
     pub text: String,
+    /// Other oracles this hint says must change (beyond `test_id`): a `suite` hint that
+    /// asks to fix "all the 400 oracles" lists them here. Only these and `test_id` are
+    /// flagged for revision; an id merely mentioned in `text` is not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub affects: Vec<String>,
     /// Who wrote it: the challenger model, or our own deterministic quadrant check
     /// (counted apart, so the model's review can be measured on its own).
     #[serde(default, skip_serializing_if = "HintOrigin::is_challenger")]

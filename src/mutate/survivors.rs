@@ -81,6 +81,7 @@ pub fn hint(m: &Mutant, source: &str, existing: &[String]) -> Hint {
             }
         ),
         origin: HintOrigin::Mutation,
+        affects: Vec::new(),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Running a plan of oracles: concurrency, request budget, multi-step sequences and
 //! repeated runs.
 //!
-//! The execution model (the generator prompts state it, so oracles are written for it):
+//! The execution model (defined in [`crate::execution`], whose text every generator and
+//! challenger prompt states, so oracles are written for it):
 //! 1. single-op oracles that only read (GET, HEAD, OPTIONS) run first, concurrently
 //!    (bounded by `concurrency`): nothing has been written yet, so they see the seed data;
 //! 2. oracles that declare `fresh_state` and write, one at a time in suite order — with
@@ -157,17 +158,13 @@ struct Phases {
 }
 
 fn phases(oracles: &[Oracle], with_reset: bool) -> Phases {
+    use crate::execution::{Phase, phase_of};
     let mut p = Phases::default();
     for (i, o) in oracles.iter().enumerate() {
-        let reads = exec::split_op_id(&o.op_id)
-            .map(|(m, _)| m.is_safe())
-            .unwrap_or(false);
-        if o.fresh_state && (with_reset || !reads) {
-            p.fresh.push(i);
-        } else if reads {
-            p.readers.push(i);
-        } else {
-            p.writers.push(i);
+        match phase_of(o, with_reset) {
+            Phase::Fresh => p.fresh.push(i),
+            Phase::Reader => p.readers.push(i),
+            Phase::Writer => p.writers.push(i),
         }
     }
     p

@@ -59,6 +59,7 @@ mod pipeline_refresh_from;
 mod pipeline_resume;
 mod pipeline_scripted;
 mod prompt_fit;
+mod replay_strong;
 mod run_order;
 mod runner_live;
 mod scan_cli;

@@ -45,6 +45,12 @@ pub fn discovery() -> Value {
 
 /// The SourceContext shape (paper Listing 3).
 pub fn context() -> Value {
+    let error_fields = json!({"type": "array", "items": {"type": "object", "properties": {
+        "name": string(), "type": string(), "value": {}, "template": string()},
+        "required": ["name"]}});
+    let refs = json!({"type": "array", "items": {"type": "object", "properties": {
+        "file": string(), "start_line": {"type": "integer"}, "end_line": {"type": "integer"}},
+        "required": ["file", "start_line", "end_line"]}});
     let pending = json!({"type": "array", "items": {"type": "object", "properties": {
         "name": string(), "status": {"type": "integer"}, "oas_claim": {}, "reason": string()}}});
     json!({"type": "object", "properties": {
@@ -60,7 +66,12 @@ pub fn context() -> Value {
                 "name": string(), "type": string(), "nullable": {"type": "boolean"}},
                 "required": ["name"]}},
             "error_cases": {"type": "array", "items": {"type": "object", "properties": {
-                "status": {"type": "integer"}, "condition": string()}, "required": ["status"]}}}},
+                "status": {"type": "integer"}, "condition": string(), "envelope": string(),
+                "body": error_fields.clone(), "evidence_refs": refs.clone()},
+                "required": ["status"]}}}},
+        "error_envelopes": {"type": "array", "items": {"type": "object", "properties": {
+            "name": string(), "kind": string(), "fields": error_fields, "evidence_refs": refs},
+            "required": ["name", "fields"]}},
         "request_params_pending": pending.clone(),
         "response_schema_pending": pending},
         "required": ["request_params", "response_schema"]})
@@ -106,6 +117,7 @@ pub fn hints() -> Value {
     json!({"type": "object", "properties": {"hints": {"type": "array", "items": {
         "type": "object", "properties": {"test_id": string(),
         "dimension": {"enum": ["structural_completeness", "coverage_gaps",
-            "assertion_correctness", "sequence_logic"]}, "text": string()},
+            "assertion_correctness", "sequence_logic"]}, "text": string(),
+        "affects": {"type": "array", "items": string()}},
         "required": ["test_id", "dimension", "text"]}}}, "required": ["hints"]})
 }

@@ -66,7 +66,8 @@ pub fn for_hints<S: AsRef<str>>(test_ids: &[S], multi: bool) -> CallSchema {
     let built = enum_of("test ids", &ids).map(|test_id: Value| {
         json!({"type": "object", "properties": {"hints": {"type": "array", "items": {
             "type": "object", "properties": {"test_id": test_id, "dimension": {"enum": dims},
-            "text": {"type": "string", "minLength": 1}}, "required": ["test_id", "dimension", "text"],
+            "text": {"type": "string", "minLength": 1},
+            "affects": {"type": "array", "items": test_id}}, "required": ["test_id", "dimension", "text"],
             "additionalProperties": false}}}, "required": ["hints"]})
     });
     let agent = if multi {

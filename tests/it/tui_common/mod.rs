@@ -241,6 +241,7 @@ pub fn petstore_session(dir: &Path) -> Session {
             dimension: HintDimension::AssertionCorrectness,
             text: "also check limit=101 (upper bound + 1)".into(),
             origin: Default::default(),
+            affects: vec![],
         }],
     });
     suite.regenerated = vec!["bi_limit_0".into()];
