@@ -39,6 +39,34 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ("mr_refiner", include_str!("../prompts/mr_refiner.md")),
 ];
 
+/// Parts several prompts share, by name: `{{name}}` in a prompt is replaced by the part's
+/// text before the prompt's own placeholders are filled. A revision prompt then carries
+/// the generator's rules in full (it is sent on its own, so "the same rules as before"
+/// would point at nothing), and generator and challenger read one format. A part is
+/// overridden like a prompt (`<dir>/<name>.md`).
+pub const PARTIALS: &[(&str, &str)] = &[
+    (
+        "oracle_format",
+        include_str!("../prompts/partials/oracle_format.md"),
+    ),
+    (
+        "single_op_rules",
+        include_str!("../prompts/partials/single_op_rules.md"),
+    ),
+    (
+        "multi_op_rules",
+        include_str!("../prompts/partials/multi_op_rules.md"),
+    ),
+];
+
+/// Values every prompt may use without the agent passing them: the execution model is
+/// the runner's (one text, [`crate::execution::PROMPT_TEXT`]); the output budget is
+/// replaced by the call's own when the model's answer limit is known.
+pub const DEFAULT_VARS: &[(&str, &str)] = &[
+    ("execution_model", crate::execution::PROMPT_TEXT),
+    ("output_budget", "your model's answer limit"),
+];
+
 /// Why a prompt could not be produced.
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
@@ -81,7 +109,7 @@ impl Prompts {
     /// Embedded prompts, with `<dir>/<name>.md` taking precedence where present.
     pub fn with_overrides(dir: &Path) -> Result<Self, PromptError> {
         let mut overrides = BTreeMap::new();
-        for (name, _) in EMBEDDED {
+        for (name, _) in EMBEDDED.iter().chain(PARTIALS) {
             let path = dir.join(format!("{name}.md"));
             if path.is_file() {
                 let text = std::fs::read_to_string(&path).map_err(|source| PromptError::Read {
@@ -112,14 +140,22 @@ impl Prompts {
                 ("embedded".to_string(), text)
             }
         };
+        let expanded = self.expand(text);
         let (system, user) =
-            text.split_once(USER_MARKER)
+            expanded
+                .split_once(USER_MARKER)
                 .ok_or_else(|| PromptError::NoUserMarker {
                     name: name.to_string(),
                     origin: origin.clone(),
                 })?;
+        let mut all: Vec<(&str, &str)> = vars.to_vec();
+        all.extend(
+            DEFAULT_VARS
+                .iter()
+                .filter(|(k, _)| !vars.iter().any(|(v, _)| v == k)),
+        );
         let fill = |part: &str| {
-            fill(part, vars).map_err(|placeholder| PromptError::UnknownPlaceholder {
+            fill(part, &all).map_err(|placeholder| PromptError::UnknownPlaceholder {
                 name: name.to_string(),
                 origin: origin.clone(),
                 placeholder,
@@ -129,6 +165,31 @@ impl Prompts {
             system: fill(system.trim())?,
             user: fill(user.trim())?,
         })
+    }
+}
+
+impl Prompts {
+    /// The text of shared part `name` (overridden or embedded).
+    pub fn partial(&self, name: &str) -> Option<&str> {
+        self.overrides
+            .get(name)
+            .map(|(_, t)| t.as_str())
+            .or_else(|| PARTIALS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t))
+    }
+
+    /// `text` with every `{{part}}` replaced by the part's text (one level: a part does
+    /// not include another).
+    fn expand(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (name, _) in PARTIALS {
+            let key = format!("{{{{{name}}}}}");
+            if out.contains(&key)
+                && let Some(part) = self.partial(name)
+            {
+                out = out.replace(&key, part.trim_end());
+            }
+        }
+        out
     }
 }
 
@@ -191,9 +252,9 @@ mod tests {
             "a field assertion example"
         );
         assert!(single.contains("matches is a search"));
-        assert!(single.contains("a 204 has no body"));
+        assert!(single.contains("A response without a body (204, 205, 304)"));
         assert!(single.contains("a list repeats the key"));
-        assert!(single.contains("one live server that keeps its state"));
+        assert!(single.contains("One live server keeps its state"));
         let multi = p
             .render(
                 "multi_op",

@@ -147,7 +147,6 @@ pub fn revision_request<'a, T: TestId>(
     }
 }
 
-
 /// What the regeneration changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Regeneration<T> {

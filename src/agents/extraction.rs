@@ -47,6 +47,7 @@ pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
         (None, None) => "unknown".into(),
     };
     let fragment = ctx.project.spec_fragment(op_id);
+    let envelopes = envelopes_text(&ctx.project.analysis.envelopes);
     let answer = ctx
         .call::<Answer>(
             crate::agents::Agent::Extraction,
@@ -55,6 +56,7 @@ pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
                 ("op_id", op_id),
                 ("handler", &handler),
                 ("spec_fragment", &fragment),
+                ("envelopes", &envelopes),
                 ("seed_data", &ctx.project.seed_data_for(&bundle.files)),
                 ("bundle", &bundle.text),
             ],
@@ -66,6 +68,14 @@ pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     ctx.write(move |s| s.write_context(&record)).await?;
     ctx.board().contexts.insert(op_id.to_string(), context);
     Ok(())
+}
+
+/// The project's envelopes as the extraction prompt shows them.
+fn envelopes_text(envelopes: &[ErrorEnvelope]) -> String {
+    if envelopes.is_empty() {
+        return "(none found in the code)".into();
+    }
+    serde_json::to_string_pretty(envelopes).unwrap_or_default()
 }
 
 /// The context from the model's answer. `envelopes` are the project's, read by the scan:

@@ -201,6 +201,7 @@ pub fn review<T: Target>(
 ) -> Reviewed<T::Kind> {
     let ids: BTreeSet<&str> = record.oracles.iter().map(TestId::test_id).collect();
     let mut check = check_hints(answer, &ids, T::MULTI);
+    let own = crate::agents::quadrants::drop_answered(own, &check.hints);
     check.hints.extend(own);
     let kept = check.hints.len();
     record.review = Some(ChallengerReview {

@@ -30,6 +30,11 @@ pub fn hints(ctx: &SourceContext, oracles: &[Oracle]) -> Vec<Hint> {
         ));
     }
     for case in &ctx.response_schema.error_cases {
+        // A 5xx of a correct program sits behind a path no request is meant to reach:
+        // asking for one asks for the impossible.
+        if case.status >= 500 {
+            continue;
+        }
         let covered = oracles.iter().any(|o| {
             matches!(o.oracle_strategy, Some(Strategy::Fi | Strategy::Bi))
                 && o.assertions.iter().any(|a| {
@@ -39,9 +44,14 @@ pub fn hints(ctx: &SourceContext, oracles: &[Oracle]) -> Vec<Hint> {
                 })
         });
         if !covered {
+            let how = if case.status == 405 {
+                " (send another method with input.method)"
+            } else {
+                ""
+            };
             out.push(format!(
                 "no FI or BI oracle for error case {} '{}': add an invalid request that \
-                 triggers it",
+                 triggers it{how}",
                 case.status,
                 one_line(&case.condition)
             ));
@@ -50,8 +60,8 @@ pub fn hints(ctx: &SourceContext, oracles: &[Oracle]) -> Vec<Hint> {
     if let Some(bound) = first_bound(ctx) {
         if !has(Strategy::Bv) {
             out.push(format!(
-                "no BV oracle: constraint '{bound}' has boundary values (the smallest and \
-                 largest allowed); add valid requests at them"
+                "no BV oracle: constraint '{bound}' states a bound; add valid requests at \
+                 it and just inside it, as far as the data allows"
             ));
         }
         if !has(Strategy::Bi) {
@@ -73,20 +83,51 @@ pub fn hints(ctx: &SourceContext, oracles: &[Oracle]) -> Vec<Hint> {
         .collect()
 }
 
-/// The first request constraint that states a bound, as `name: constraint`.
+/// The first request constraint that states a bound a request can be built at, as
+/// `name: constraint`: a comparison, range or size word next to a number. Path parameters
+/// are left out (their valid values are the records that exist, not a range), and so are
+/// type widths ("a signed 64-bit integer" states no bound anyone can send a record at).
 fn first_bound(ctx: &SourceContext) -> Option<String> {
     static BOUND: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)\d|<|>|\bmin|\bmax|\blength\b|\bsize\b|\brange\b|\bbetween\b|\bat (least|most)\b",
+            r"(?i)<|>|\bmin|\bmax|\blength\b|\bsize\b|\brange\b|\bbetween\b|\.\.|\bat (least|most)\b",
         )
         .expect("static regex is valid")
     });
-    ctx.request_params.iter().find_map(|p| {
-        p.constraints
-            .iter()
-            .find(|c| BOUND.is_match(c))
-            .map(|c| format!("{}: {}", p.name, one_line(c)))
-    })
+    static NUMBER: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\d").expect("static regex is valid"));
+    static WIDTH: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\d+-?bit").expect("static regex is valid"));
+    ctx.request_params
+        .iter()
+        .filter(|p| !p.location.eq_ignore_ascii_case("path"))
+        .find_map(|p| {
+            p.constraints
+                .iter()
+                .find(|c| {
+                    let without_width = WIDTH.replace_all(c, "");
+                    BOUND.is_match(&without_width) && NUMBER.is_match(&without_width)
+                })
+                .map(|c| format!("{}: {}", p.name, one_line(c)))
+        })
+}
+
+/// Our hints without the error-case ones the challenger already spoke to: a challenger
+/// hint that names the same status (to ask for it, or to say "do not add" it) wins, so
+/// one request never says both.
+pub fn drop_answered(own: Vec<Hint>, challenger: &[Hint]) -> Vec<Hint> {
+    static CASE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^no FI or BI oracle for error case (\d{3})\b").expect("static regex is valid")
+    });
+    own.into_iter()
+        .filter(|h| {
+            let Some(c) = CASE.captures(&h.text) else {
+                return true;
+            };
+            let status = Regex::new(&format!(r"\b{}\b", &c[1])).expect("a number is a regex");
+            !challenger.iter().any(|m| status.is_match(&m.text))
+        })
+        .collect()
 }
 
 /// `s` on one line and at most 120 characters (it comes from a model).
@@ -205,5 +246,46 @@ mod tests {
         let h = hints(&ctx(Some(200), &many, &[]), &[]);
         assert_eq!(h.len(), MAX_HINTS);
         assert!(h[1].text.contains("'line one line two'"), "{}", h[1].text);
+    }
+
+    #[test]
+    fn hints_ask_only_for_what_a_request_can_reach() {
+        // A 500 behind an unreachable path, a path id's type width: no hint asks for them.
+        let mut c = ctx(Some(200), &[(500, "store failure"), (405, "not GET")], &[]);
+        c.request_params.push(crate::model::ContextParam {
+            name: "petId".into(),
+            location: "path".into(),
+            ty: "long".into(),
+            required: true,
+            constraints: vec!["1 <= petId".into()],
+            oas_match: true,
+        });
+        c.request_params[0].constraints = vec!["a signed 64-bit integer".into()];
+        let h = hints(&c, &[oracle(Strategy::Fv, 200)]);
+        assert_eq!(
+            texts(&h),
+            vec!["no FI or BI oracle for error case 405 'not GET'"]
+        );
+        // A 405 is reachable through the method override, and the hint says how.
+        assert!(h[0].text.contains("input.method"), "{}", h[0].text);
+    }
+
+    #[test]
+    fn the_challengers_word_on_an_error_case_wins() {
+        let c = ctx(Some(200), &[(404, "gone"), (409, "sold")], &[]);
+        let own = hints(&c, &[oracle(Strategy::Fv, 200)]);
+        assert_eq!(own.len(), 2);
+        let model = Hint {
+            test_id: "suite".into(),
+            dimension: HintDimension::CoverageGaps,
+            text: "do not add a 404 case: the route never reaches it".into(),
+            origin: HintOrigin::Challenger,
+            affects: vec![],
+        };
+        let kept = drop_answered(own, &[model]);
+        assert_eq!(
+            texts(&kept),
+            vec!["no FI or BI oracle for error case 409 'sold'"]
+        );
     }
 }

@@ -101,6 +101,13 @@ impl AgentCtx {
         schema: Option<serde_json::Value>,
     ) -> Result<Answer<T>, String> {
         let (phase, role) = (agent.phase(), agent.role());
+        // The prompts tell the model its answer budget when we know it.
+        let budget = self.max_tokens.map(|n| format!("about {n} output tokens"));
+        let mut with_budget = vars.to_vec();
+        if let Some(b) = &budget {
+            with_budget.push(("output_budget", b.as_str()));
+        }
+        let vars = with_budget.as_slice();
         let mut window = self.client.context_window(role).await;
         // A server whose tokenizer counts more than the estimate says so; the prompt is
         // then cut further, twice at most.

@@ -161,21 +161,41 @@ mod tests {
     fn counts_kept_flagged_set_aside_and_dropped_by_rule() {
         let mut k = Keeping::default();
         let first = report(
-            &[("a", "unverified_error_field"), ("a", "unverified_error_field"), ("gone", "x")],
-            &[("s", "unknown_field"), ("t", "unknown_status"), ("u", "no_status")],
+            &[
+                ("a", "unverified_error_field"),
+                ("a", "unverified_error_field"),
+                ("gone", "x"),
+            ],
+            &[
+                ("s", "unknown_field"),
+                ("t", "unknown_status"),
+                ("u", "no_status"),
+            ],
         );
         let second = report(&[("b", "no_body_added")], &[]);
         k.add(["a", "b", "c"], &[first, second]);
         assert_eq!((k.kept, k.flagged), (3, 2));
         assert_eq!(k.flagged_by_rule["unverified_error_field"], 1);
-        assert!(!k.flagged_by_rule.contains_key("x"), "flags of oracles no longer kept");
+        assert!(
+            !k.flagged_by_rule.contains_key("x"),
+            "flags of oracles no longer kept"
+        );
         assert_eq!((k.set_aside(), k.dropped(), k.generated()), (2, 1, 6));
         assert!(k.set_aside_percent() > 33.0 && k.set_aside_percent() < 34.0);
         let mut out = String::new();
         k.render(&mut out);
-        assert!(out.contains("3 oracles kept (2 flagged), 2 set aside"), "{out}");
-        assert!(out.contains("set aside  unknown_field 1, unknown_status 1"), "{out}");
-        assert!(out.contains("warning: 2 of 6 generated oracles (33%)"), "{out}");
+        assert!(
+            out.contains("3 oracles kept (2 flagged), 2 set aside"),
+            "{out}"
+        );
+        assert!(
+            out.contains("set aside  unknown_field 1, unknown_status 1"),
+            "{out}"
+        );
+        assert!(
+            out.contains("warning: 2 of 6 generated oracles (33%)"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -184,7 +204,10 @@ mod tests {
         let ids: Vec<String> = (0..8).map(|i| format!("o{i}")).collect();
         k.add(
             ids.iter().map(String::as_str),
-            &[report(&[], &[("s", "unknown_field"), ("t", "unknown_field")])],
+            &[report(
+                &[],
+                &[("s", "unknown_field"), ("t", "unknown_field")],
+            )],
         );
         assert_eq!(k.set_aside_percent(), 20.0);
         assert_eq!(k.warning(), None);

@@ -8,8 +8,8 @@ use crate::agents::semantic::GroupingRecord;
 use crate::llm::{CallRecord, Ledger, Totals};
 use crate::model::{Assertion, HintOrigin, Strategy};
 use crate::pipeline::driver::STATE_FILE;
-use crate::pipeline::orchestrator::{GroupState, OpState, Orchestrator};
 use crate::pipeline::keeping::Keeping;
+use crate::pipeline::orchestrator::{GroupState, OpState, Orchestrator};
 use crate::pipeline::phases::PhaseCosts;
 use crate::store::{Session, StoreError};
 use crate::suite::filter::OracleType;
@@ -141,8 +141,10 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
             s.regenerated += g.regenerated.len();
             s.hints += g.review.map_or(0, |r| r.hints.len());
             s.set_aside += g.set_aside.len();
-            s.keeping
-                .add(g.oracles.iter().map(|o| o.test_id.as_str()), &g.normalization);
+            s.keeping.add(
+                g.oracles.iter().map(|o| o.test_id.as_str()),
+                &g.normalization,
+            );
             for n in g.normalization {
                 s.dropped += n.dropped.len();
                 add_counts(&mut s.normalization, &n.counts);

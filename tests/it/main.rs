@@ -58,6 +58,7 @@ mod pipeline_fixtures;
 mod pipeline_refresh_from;
 mod pipeline_resume;
 mod pipeline_scripted;
+mod prompt_contradictions;
 mod prompt_fit;
 mod replay_strong;
 mod run_order;

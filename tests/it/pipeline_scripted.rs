@@ -241,8 +241,9 @@ async fn unreferenced_oracles_are_set_aside_unless_kept() {
 
 /// Paper Table 4: a quadrant the context has material for but the suite lacks gets a
 /// hint of our own, counted apart, and it drives the one regeneration even when the
-/// challenger found nothing. A `suite` hint that names an oracle puts that oracle in the
-/// regeneration request as flagged, and the request lists the ids already taken.
+/// challenger found nothing. A `suite` hint that lists an oracle in `affects` puts that
+/// oracle in the regeneration request as flagged (one only mentioned in its text is not),
+/// and the request lists the ids already taken.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn quadrant_hints_and_suite_hints_shape_the_regeneration_request() {
     let mut script = petstore_script();
@@ -267,7 +268,8 @@ async fn quadrant_hints_and_suite_hints_shape_the_regeneration_request() {
             "single_op_challenger",
             POST,
             serde_json::json!({"hints": [{"test_id": "suite", "dimension": "assertion_correctness",
-                "text": "bi_blank_name should name the field in its error"}]}),
+                "text": "like fv_create, bi_blank_name should name the field in its error",
+                "affects": ["bi_blank_name"]}]}),
         ),
     );
     let server = ScriptedServer::start(script).await.unwrap();
@@ -300,9 +302,12 @@ async fn quadrant_hints_and_suite_hints_shape_the_regeneration_request() {
     let flagged = &prompt[flagged_at..existing_at];
     assert!(
         flagged.contains("bi_blank_name"),
-        "named in a suite hint: flagged"
+        "listed in a suite hint's affects: flagged"
     );
-    assert!(!flagged.contains("fv_create"), "named by no hint: not sent");
+    assert!(
+        !flagged.contains("fv_create"),
+        "only mentioned in a hint's text: not sent"
+    );
     assert!(prompt[existing_at..].contains("fv_create, bi_blank_name"));
     assert!(prompt.contains("no BV oracle"));
 }

@@ -68,7 +68,10 @@ fn start_replay(log: &Path) -> Replay {
             }
             panic!("replay server exited ({status}): {err}");
         }
-        assert!(Instant::now() < deadline, "replay server did not listen in 30 s");
+        assert!(
+            Instant::now() < deadline,
+            "replay server did not listen in 30 s"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -114,13 +117,19 @@ fn a_strong_models_answers_keep_their_correct_oracles_on_the_live_fixture() {
     let challenger_prompts: Vec<String> = std::fs::read_dir(&calls)
         .unwrap()
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with("single_op_challenger"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("single_op_challenger")
+        })
         .map(|e| std::fs::read_to_string(e.path()).unwrap())
         .collect();
     assert_eq!(challenger_prompts.len(), 10);
     let with_error_fields = challenger_prompts
         .iter()
-        .filter(|p| p.contains(r#"\"field_path\": \"error\""#) || p.contains(r#"field_path\":\"error"#))
+        .filter(|p| {
+            p.contains(r#"\"field_path\": \"error\""#) || p.contains(r#"field_path\":\"error"#)
+        })
         .count();
     assert!(
         with_error_fields >= 8,
@@ -141,14 +150,22 @@ fn a_strong_models_answers_keep_their_correct_oracles_on_the_live_fixture() {
         script = script.display()
     );
     let check = Command::new(env!("CARGO_BIN_EXE_mastor"))
-        .args(["check", session.to_str().unwrap(), "--base-url", &api.base_url])
+        .args([
+            "check",
+            session.to_str().unwrap(),
+            "--base-url",
+            &api.base_url,
+        ])
         .args(["--only", "all", "--json", "--reset", &reset])
         .env("HOME", work.path())
         .env("XDG_CONFIG_HOME", work.path().join("config"))
         .output()
         .unwrap();
     let report: Value = serde_json::from_slice(&check.stdout).unwrap_or_else(|e| {
-        panic!("check --json: {e}: {}", String::from_utf8_lossy(&check.stderr))
+        panic!(
+            "check --json: {e}: {}",
+            String::from_utf8_lossy(&check.stderr)
+        )
     });
     let s = &report["summary"];
     let n = |k: &str| s[k].as_u64().unwrap_or(0);
@@ -161,5 +178,8 @@ fn a_strong_models_answers_keep_their_correct_oracles_on_the_live_fixture() {
         failed + errors + skipped
     );
     // The exit code tells the truth about the few that fail.
-    assert_eq!(check.status.code(), Some(if failed + errors > 0 { 1 } else { 0 }));
+    assert_eq!(
+        check.status.code(),
+        Some(if failed + errors > 0 { 1 } else { 0 })
+    );
 }
