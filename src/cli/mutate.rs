@@ -107,6 +107,14 @@ pub struct MutateRunArgs {
     /// Maven or Gradle: javac of the changed file against the original classes.
     #[arg(long, value_name = "CMD")]
     pub build: Option<String>,
+    /// Longest wait for one build, in seconds (the original's or a mutant's); past it
+    /// the build's whole process group is killed.
+    #[arg(long, default_value_t = 600.0, value_name = "SECS")]
+    pub build_timeout: f64,
+    /// The Java sources' encoding: UTF-8 (default) or ISO-8859-1; files that do not
+    /// decode are not mutated, and named.
+    #[arg(long, default_value = "UTF-8", value_name = "NAME")]
+    pub encoding: crate::mutate::encoding::Encoding,
     /// Start command ({dir}, {port}, {classpath}; PORT is set too); default for javac
     /// builds: `java -cp {classpath} <the main class> {port}`.
     #[arg(long, value_name = "CMD")]
@@ -144,7 +152,13 @@ pub struct MutateRunArgs {
 /// Runs `mastor mutate`.
 pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     if let Some(MutateCommand::Merge { out, shards, json }) = args.command {
-        let (_, summary) = results::merge(&shards, &out).map_err(|e| eyre!(e))?;
+        let summary = match crate::mutate::merge::merge(&shards, &out) {
+            Ok((_, summary)) => summary,
+            Err(e) => {
+                eprintln!("error: mutate merge refused: {}", escape_controls(&e));
+                return Ok(EXIT_INPUT);
+            }
+        };
         if json {
             println!("{}", serde_json::to_string_pretty(&summary)?);
         } else {
@@ -172,14 +186,22 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         ("--timeout", a.timeout),
     ]
     .into_iter()
-    .chain([("--request-timeout", Some(a.request_timeout))])
-    {
+    .chain([
+        ("--request-timeout", Some(a.request_timeout)),
+        ("--build-timeout", Some(a.build_timeout)),
+    ]) {
         if let Some(v) = v
             && !(v.is_finite() && v > 0.0)
         {
             eprintln!("error: {name} must be a positive number of seconds, got {v}");
             return Ok(EXIT_INPUT);
         }
+    }
+    if let Some(p) = a.fail_under
+        && !(p.is_finite() && (0.0..=100.0).contains(&p))
+    {
+        eprintln!("error: --fail-under must be a percentage from 0 to 100, got {p}");
+        return Ok(EXIT_INPUT);
     }
     let opts = Options {
         input,
@@ -200,6 +222,8 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         timeout: a.timeout.map(Duration::from_secs_f64),
         jobs: a.jobs as usize,
         request_timeout: Duration::from_secs_f64(a.request_timeout),
+        build_timeout: Duration::from_secs_f64(a.build_timeout),
+        encoding: a.encoding,
         out: a.out,
         only_mutants: None,
         extra_oracles: Default::default(),

@@ -164,52 +164,6 @@ impl Results {
     }
 }
 
-/// Merges shard directories into `out`: the mutant lists must be identical, the
-/// baselines must agree on the oracles they count, and every run is kept. The matrix
-/// and summary are computed as a single run computes them.
-pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Matrix, Summary), String> {
-    let first = shards.first().ok_or("name at least one shard directory")?;
-    let first = Results::new(first);
-    let mutants = first.read_mutants()?;
-    let baseline = first
-        .read_baseline()?
-        .ok_or_else(|| format!("{} has no {BASELINE_FILE}", first.dir.display()))?;
-    let mut runs = BTreeMap::new();
-    let merged = Results::new(out);
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let already: Vec<EquivalentMark> = merged.read_marks()?;
-    for dir in shards {
-        let r = Results::new(dir);
-        if r.read_mutants()? != mutants {
-            return Err(format!(
-                "{} lists other mutants than {}: shards must come from the same sources and \
-                 options",
-                dir.display(),
-                first.dir.display()
-            ));
-        }
-        let b = r
-            .read_baseline()?
-            .ok_or_else(|| format!("{} has no {BASELINE_FILE}", dir.display()))?;
-        if b.baseline != baseline.baseline {
-            return Err(format!(
-                "{} excluded other oracles on the original than {}; re-run the shards",
-                dir.display(),
-                first.dir.display()
-            ));
-        }
-        for (id, run) in r.read_runs()? {
-            runs.insert(id, run);
-        }
-        for mark in r.read_marks()? {
-            if !already.contains(&mark) {
-                merged.append_mark(&mark)?;
-            }
-        }
-    }
-    merged.write_all(&mutants, &baseline, &runs)
-}
-
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;

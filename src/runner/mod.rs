@@ -25,6 +25,7 @@ pub use crate::oracle::{assert, binds, path};
 pub mod relations;
 pub mod report;
 mod run;
+pub mod shell;
 
 pub use run::reset_command;
 

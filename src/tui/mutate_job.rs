@@ -108,6 +108,8 @@ pub fn options(session_dir: &Path, project: &Path, s: &MutateSettings, only: Onl
         timeout: None,
         jobs: 2,
         request_timeout: Duration::from_secs(5),
+        build_timeout: crate::mutate::build::BUILD_TIMEOUT,
+        encoding: Default::default(),
         out: None,
         only_mutants: None,
         extra_oracles: Default::default(),
