@@ -268,6 +268,17 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     } else {
         None
     };
+    match target.results.journal_notes() {
+        Ok(notes) => {
+            for n in notes {
+                eprintln!("warning: {}", escape_controls(&n));
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}; move the file away to start afresh");
+            return Ok(EXIT_INPUT);
+        }
+    }
     eprintln!(
         "{} mutant(s) in {} file(s); results in {}",
         mutants.len(),
@@ -345,6 +356,17 @@ fn mark_equivalent(
     } else {
         None
     };
+    match results.journal_notes() {
+        Ok(notes) => {
+            for n in notes {
+                eprintln!("warning: {}", escape_controls(&n));
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {}", escape_controls(&e));
+            return Ok(EXIT_INPUT);
+        }
+    }
     let mutants = match results.read_mutants() {
         Ok(m) if !m.is_empty() => m,
         Ok(_) => {

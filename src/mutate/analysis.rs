@@ -478,13 +478,23 @@ pub async fn execute(
         .iter()
         .map(String::as_str)
         .collect();
+    let append_errors = std::sync::Mutex::new(Vec::new());
     let counted = |m: &Mutant, o: &MutantOutcome| {
+        // Stored as it lands: an analysis stopped half-way resumes from here.
+        if let Err(e) = target.results.append_run(o) {
+            append_errors
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(e);
+        }
         let mut shown = o.clone();
         shown.status = o.counted_status(&included);
         progress(m, &shown)
     };
     let outcomes = execute::run_all(&setup, &original, todo, timeout, &counted).await;
-    let mut errors = Vec::new();
+    let mut errors = append_errors
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
     for o in outcomes {
         match o {
             Ok(run) => {

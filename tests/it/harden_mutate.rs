@@ -233,3 +233,43 @@ fn an_out_path_that_is_shell_code_is_never_run() {
     assert!(code == 0 || code == 1, "{code}: {stdout}\n{err}");
     assert!(stdout.contains("mutation score"), "{stdout}\n{err}");
 }
+
+#[test]
+fn a_torn_last_mark_is_skipped_reported_and_repaired_before_the_next_mark() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shard_dir(tmp.path(), "res", "0/1", "s");
+    let file = dir.join("equivalent.jsonl");
+    std::fs::write(
+        &file,
+        "{\"mutant\":\"m1\",\"note\":\"same\",\"at\":\"2026-01-01T00:00:00Z\"}\n{\"mutant\":\"m1\",\"no",
+    )
+    .unwrap();
+    let (code, _, err) = mastor(&[
+        "mutate",
+        "equivalent",
+        dir.to_str().unwrap(),
+        "m2",
+        "--note",
+        "also same",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("equivalent.jsonl:2: skipped a torn last line"),
+        "{err}"
+    );
+    let r = Results::new(&dir);
+    let marks = r.read_marks().unwrap();
+    assert_eq!(marks.len(), 2, "{marks:?}");
+    assert_eq!(marks[1].mutant, "m2");
+    assert_eq!(r.read_summary().unwrap().total.equivalent, 2);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        !text.contains("\"no{"),
+        "the mark was glued onto the fragment: {text}"
+    );
+    // A line damaged before the last is an input error naming it, not "did not build".
+    std::fs::write(&file, "garbage\n{\"mutant\":\"m1\",\"at\":\"x\"}\n").unwrap();
+    let (code, _, err) = mastor(&["mutate", "equivalent", dir.to_str().unwrap(), "m2"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("equivalent.jsonl"), "{err}");
+}
