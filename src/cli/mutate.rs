@@ -302,8 +302,18 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
             m.line
         );
     };
+    // Ctrl-C, SIGTERM or a closed terminal stop every server and build mastor started;
+    // the runs finished so far are in runs.jsonl already, so a rerun resumes.
+    if let Err(e) = crate::runner::signals::stop_groups_on_signals(|words| {
+        eprintln!("mastor mutate {words}; finished runs are kept and a rerun reuses them");
+    }) {
+        eprintln!("warning: {e}");
+    }
     let rt = tokio::runtime::Runtime::new().wrap_err("cannot start the async runtime")?;
-    let report = match rt.block_on(analysis::execute(&target, &opts, mutants, &progress)) {
+    let result = rt.block_on(analysis::execute(&target, &opts, mutants, &progress));
+    // A stop signal killed the servers: what failed after it is not a result.
+    crate::runner::signals::park_if_stopping();
+    let report = match result {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {}", escape_controls(&e));
@@ -315,6 +325,9 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         && let Err(e) = crate::mutate::analysis::Settings::of(&opts).write(&target.results.dir)
     {
         eprintln!("warning: {}", escape_controls(&e));
+    }
+    for w in &report.warnings {
+        eprintln!("warning: {}", escape_controls(w));
     }
     for e in &report.errors {
         eprintln!("error: {}", escape_controls(e));

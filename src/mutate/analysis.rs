@@ -6,6 +6,7 @@
 use super::build::{self, BuildMode, Workspace};
 use super::encoding::Encoding;
 use super::execute::{self, Setup};
+use super::leftovers::Leftovers;
 use super::matrix::{Matrix, MutantOutcome, Status, Summary};
 use super::merge::Provenance;
 use super::mutants::{self, Mutant, Shard, SourceFile};
@@ -90,6 +91,9 @@ pub struct Report {
     pub baseline_reused: bool,
     /// Mutants that could not be run at all (not a build failure: an I/O error, ...).
     pub errors: Vec<String>,
+    /// What the run left out or cleaned up (links out of the project not copied,
+    /// servers an earlier killed run left behind), each once.
+    pub warnings: Vec<String>,
     pub suite_ms: u64,
     pub start_ms: u64,
     pub timeout: Duration,
@@ -389,6 +393,7 @@ pub fn setup(target: &Target, opts: &Options) -> Result<Setup, String> {
             template: start,
             ready_path: opts.ready.clone(),
             ready_timeout: opts.ready_timeout,
+            leftovers: Some(Leftovers::for_work_dir(&target.results.work_dir())),
         },
         plan: target.plan.clone(),
         run: RunConfig {
@@ -410,6 +415,15 @@ pub async fn execute(
 ) -> Result<Report, String> {
     let t0 = Instant::now();
     let setup = setup(target, opts)?;
+    let mut warnings: Vec<String> = setup
+        .start
+        .leftovers
+        .as_ref()
+        .map(Leftovers::stop_all)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| format!("stopped {s}"))
+        .collect();
     let sources = sources_hash(&target.project);
     let base_key = hex::encode(Sha256::digest(format!(
         "{}\n{}\n{:?}\n{}\n{}",
@@ -480,6 +494,10 @@ pub async fn execute(
         .collect();
     let append_errors = std::sync::Mutex::new(Vec::new());
     let counted = |m: &Mutant, o: &MutantOutcome| {
+        // A run ended by a stop signal (its server was killed) is not an outcome.
+        if crate::runner::signals::stopping() {
+            return;
+        }
         // Stored as it lands: an analysis stopped half-way resumes from here.
         if let Err(e) = target.results.append_run(o) {
             append_errors
@@ -492,6 +510,8 @@ pub async fn execute(
         progress(m, &shown)
     };
     let outcomes = execute::run_all(&setup, &original, todo, timeout, &counted).await;
+    // Stopped by a signal: the handler exits the process; nothing more is written.
+    crate::runner::signals::park_if_stopping();
     let mut errors = append_errors
         .into_inner()
         .unwrap_or_else(|p| p.into_inner());
@@ -503,6 +523,15 @@ pub async fn execute(
             Err(e) => errors.push(e),
         }
     }
+    warnings.extend(
+        setup
+            .workspace
+            .notes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|n| format!("not copied for the build: {n}")),
+    );
     let (matrix, summary) = target.results.write_all(&mutants, &baseline, &runs)?;
     let commands = format!(
         "{:?}\n{}\n{}",
@@ -522,6 +551,7 @@ pub async fn execute(
         reused,
         baseline_reused,
         errors,
+        warnings,
         suite_ms: baseline.suite_ms,
         start_ms: baseline.start_ms,
         timeout,

@@ -19,6 +19,7 @@ pub mod build;
 pub mod diff;
 pub mod encoding;
 pub mod execute;
+pub mod leftovers;
 pub mod matrix;
 pub mod merge;
 pub mod mutants;

@@ -2,6 +2,7 @@
 //! everything it started (the whole process group), so no server outlives its mutant.
 
 use super::build::Built;
+use super::leftovers::{Leftovers, TOKEN_ENV};
 use crate::runner::shell::{self, Group};
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -17,12 +18,17 @@ pub struct StartSpec {
     pub ready_path: String,
     /// Longest wait for that answer.
     pub ready_timeout: Duration,
+    /// Pid files and the token that let the next run stop what a killed run left
+    /// (`None`: not recorded).
+    pub leftovers: Option<Leftovers>,
 }
 
 /// A started API; stopped when dropped (or by [`Server::stop`]).
 pub struct Server {
     /// The server's process group, in the registry a signal handler stops.
     group: Option<Group>,
+    /// `work/pids/<pgid>` while the server runs.
+    pid_file: Option<PathBuf>,
     child: Option<Child>,
     pub base_url: String,
     pub log: PathBuf,
@@ -57,7 +63,11 @@ impl StartSpec {
         let err = out
             .try_clone()
             .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
-        let child = Command::new("sh")
+        let mut cmd = Command::new("sh");
+        if let Some(l) = &self.leftovers {
+            cmd.env(TOKEN_ENV, &l.token);
+        }
+        let child = cmd
             .args(["-c", &line])
             .env("PORT", port.to_string())
             .stdin(Stdio::null())
@@ -68,8 +78,13 @@ impl StartSpec {
             .spawn()
             .map_err(|e| format!("cannot run the start command `{line}`: {e}"))?;
         let group = child.id().map(Group::register);
+        let pid_file = match (&self.leftovers, &group) {
+            (Some(l), Some(g)) => l.record(g.pgid()).ok(),
+            _ => None,
+        };
         let mut server = Server {
             group,
+            pid_file,
             child: Some(child),
             base_url: format!("http://127.0.0.1:{port}"),
             log,
@@ -141,6 +156,9 @@ impl Server {
         if let Some(mut g) = self.group.take() {
             g.disarm();
         }
+        if let Some(p) = self.pid_file.take() {
+            let _ = std::fs::remove_file(p);
+        }
     }
 
     /// The server's process group id (its leader's pid).
@@ -160,4 +178,11 @@ impl Server {
     }
 }
 
-// Dropping a `Server` drops its `Group`, which kills the whole process group.
+/// Dropping a `Server` drops its `Group`, which kills the whole process group.
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(p) = self.pid_file.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}

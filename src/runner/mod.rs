@@ -26,6 +26,7 @@ pub mod relations;
 pub mod report;
 mod run;
 pub mod shell;
+pub mod signals;
 
 pub use run::reset_command;
 

@@ -79,6 +79,10 @@ impl Group {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(pgid);
+        if super::signals::stopping() {
+            // mastor is being stopped: nothing new may outlive it.
+            signal_group(pgid, libc::SIGKILL);
+        }
         Group { pgid, armed: true }
     }
 

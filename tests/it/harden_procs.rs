@@ -114,6 +114,7 @@ fn start_placeholders_are_substituted_once_and_quoted_and_the_group_is_stopped()
         ),
         ready_path: "/".into(),
         ready_timeout: Duration::from_millis(1500),
+        leftovers: None,
     };
     let err = match rt().block_on(spec.start_on(&built, tmp.path().join("log"), 1)) {
         Ok(_) => panic!("nothing listens on port 1"),
@@ -225,4 +226,133 @@ fn a_build_copy_keeps_links_inside_and_names_links_out() {
     assert!(notes.contains("S.java: a symbolic link to"), "{notes}");
     assert!(notes.contains("outside the project"), "{notes}");
     assert!(!notes.contains("inner"), "{notes}");
+}
+
+/// `mastor mutate` on the fixture with servers marked by `marker`, stderr piped.
+fn spawn_mutate(out: &Path, marker: &str, max: &str) -> std::process::Child {
+    let fixture = crate::runner_support::repo_root().join("tests/fixtures/petstore-jdk");
+    let start =
+        format!("exec java -Dmastor.test={marker} -cp {{classpath}} petstore.Main {{port}}");
+    std::process::Command::new(env!("CARGO_BIN_EXE_mastor"))
+        .args(["mutate"])
+        .arg(fixture.join("suites/reference.json"))
+        .arg("--project")
+        .arg(&fixture)
+        .arg("--out")
+        .arg(out)
+        .args(["--files", "**/PetHandler.java", "--operator", "status_swap"])
+        .args(["--max-mutants", max, "--jobs", "2", "--start", &start])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Lines of `child`'s stderr, as they come.
+fn stderr_lines(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}
+
+/// Waits (at most `secs`) for `child` to exit.
+fn wait_exit(child: &mut std::process::Child, secs: u64) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("mastor did not exit within {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn sigterm_stops_every_server_and_a_rerun_reuses_the_finished_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let marker = format!("sigterm-{}", std::process::id());
+    let mut child = spawn_mutate(&out, &marker, "6");
+    let lines = stderr_lines(&mut child);
+    let mut seen = Vec::new();
+    loop {
+        match lines.recv_timeout(Duration::from_secs(180)) {
+            Ok(l) if l.starts_with("[1]") => break,
+            Ok(l) => seen.push(l),
+            Err(_) => panic!("no mutant finished: {seen:?}"),
+        }
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = wait_exit(&mut child, 30);
+    assert_eq!(status.code(), Some(143), "{seen:?}");
+    let words: Vec<String> = lines.try_iter().collect();
+    assert!(
+        words.iter().any(|l| l.contains("stopped by SIGTERM")),
+        "{words:?}"
+    );
+    assert_eq!(gone(&marker), Vec::<u32>::new(), "servers outlived mastor");
+    let runs = std::fs::read_to_string(out.join("runs.jsonl")).unwrap();
+    assert!(!runs.trim().is_empty(), "no finished run was kept");
+
+    let mut again = spawn_mutate(&out, &marker, "6");
+    let status = wait_exit(&mut again, 300);
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(again.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    assert!(matches!(status.code(), Some(0 | 1)), "{stdout}");
+    let reused: usize = stdout
+        .split("reused ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        reused >= 1,
+        "the interrupted run's work was redone: {stdout}"
+    );
+    assert_eq!(gone(&marker), Vec::<u32>::new());
+}
+
+#[test]
+fn a_run_after_sigkill_stops_the_servers_the_killed_run_left() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let marker = format!("sigkill-{}", std::process::id());
+    let mut child = spawn_mutate(&out, &marker, "6");
+    let pids = out.join("work/pids");
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while std::fs::read_dir(&pids).map_or(true, |d| d.count() == 0)
+        || procs_with(&marker).is_empty()
+    {
+        assert!(Instant::now() < deadline, "no server started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    wait_exit(&mut child, 30);
+    std::thread::sleep(Duration::from_millis(200));
+    let left = procs_with(&marker);
+    assert!(
+        !left.is_empty(),
+        "SIGKILL cannot be caught: a server is left"
+    );
+    let mut again = spawn_mutate(&out, &marker, "1");
+    let lines = stderr_lines(&mut again);
+    let status = wait_exit(&mut again, 300);
+    let err: Vec<String> = lines.try_iter().collect();
+    assert!(matches!(status.code(), Some(0 | 1)), "{err:?}");
+    assert!(
+        err.iter()
+            .any(|l| l.contains("left by an earlier run that was killed")),
+        "{err:?}"
+    );
+    assert_eq!(gone(&marker), Vec::<u32>::new(), "the leftovers still run");
 }
