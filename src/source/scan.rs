@@ -286,4 +286,28 @@ mod tests {
         ));
         assert!(matches!(scan(dir.path()), Err(SourceError::NoJavaFiles(_))));
     }
+
+    #[test]
+    fn links_are_never_followed_and_links_out_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path().join("p");
+        write(&r, "src/A.java", b"class A {}");
+        write(dir.path(), "outside/Secret.java", b"class Secret {}");
+        std::os::unix::fs::symlink(dir.path().join("outside/Secret.java"), r.join("src/S.java"))
+            .unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside"), r.join("src/out")).unwrap();
+        std::os::unix::fs::symlink("A.java", r.join("src/Alias.java")).unwrap();
+        let inv = scan(&r).unwrap();
+        let paths: Vec<&str> = inv.java.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["src/A.java"]);
+        let w = inv.warnings.join("\n");
+        assert!(w.contains("src/S.java: a symbolic link to"), "{w}");
+        assert!(w.contains("src/out: a symbolic link to"), "{w}");
+        assert!(!w.contains("Alias"), "a link inside is silent: {w}");
+        assert_eq!(link_kind(&r, &r.join("src/A.java")), LinkKind::NotALink);
+        assert!(matches!(
+            link_kind(&r, &r.join("src/Alias.java")),
+            LinkKind::Inside(_)
+        ));
+    }
 }
