@@ -3,7 +3,8 @@
 //!
 //! Exit codes follow `check`: 0 the analysis ran and every counted oracle passed on the
 //! original; 1 some oracle fails or flips on the original (it is excluded and listed),
-//! or the score is under `--fail-under`; 2 usage or input error; 3 some mutants could
+//! or the score is under `--fail-under`; 2 usage or input error (a bad `--fail-under`,
+//! a shard set `merge` refuses, a damaged journal); 3 some mutants could
 //! not be run (each named on stderr; the others are stored); 4 the original program did
 //! not build, start or run, so nothing was measured.
 

@@ -98,3 +98,48 @@ fn members(pgid: i32, token: &str) -> Vec<i32> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    fn alive(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit_once(')')
+                .is_some_and(|(_, r)| !r.trim_start().starts_with('Z'))
+        })
+    }
+
+    #[test]
+    fn only_groups_that_carry_the_token_are_stopped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let l = Leftovers::for_work_dir(tmp.path());
+        let spawn = |token: Option<&str>| {
+            let mut cmd = std::process::Command::new("sleep");
+            cmd.arg("1000.77").process_group(0);
+            if let Some(t) = token {
+                cmd.env(TOKEN_ENV, t);
+            }
+            cmd.spawn().unwrap()
+        };
+        let mut stranger = spawn(Some("another-directory"));
+        let mut ours = spawn(Some(&l.token));
+        l.record(stranger.id() as i32).unwrap();
+        l.record(ours.id() as i32).unwrap();
+        let stopped = l.stop_all();
+        assert_eq!(stopped.len(), 1, "{stopped:?}");
+        assert!(stopped[0].contains(&ours.id().to_string()), "{stopped:?}");
+        let _ = ours.wait();
+        assert!(
+            alive(stranger.id()),
+            "a process that is not ours was killed"
+        );
+        assert!(
+            std::fs::read_dir(&l.dir).unwrap().next().is_none(),
+            "pid files stay"
+        );
+        let _ = stranger.kill();
+        let _ = stranger.wait();
+    }
+}
