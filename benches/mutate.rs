@@ -43,6 +43,8 @@ fn main() {
         timeout: None,
         jobs,
         request_timeout: Duration::from_secs(5),
+        build_timeout: mastor::mutate::build::BUILD_TIMEOUT,
+        encoding: Default::default(),
         out: Some(out.path().join("results")),
         only_mutants: None,
         extra_oracles: Default::default(),

@@ -3,7 +3,8 @@
 //!
 //! Exit codes follow `check`: 0 the analysis ran and every counted oracle passed on the
 //! original; 1 some oracle fails or flips on the original (it is excluded and listed),
-//! or the score is under `--fail-under`; 2 usage or input error; 3 some mutants could
+//! or the score is under `--fail-under`; 2 usage or input error (a bad `--fail-under`,
+//! a shard set `merge` refuses, a damaged journal); 3 some mutants could
 //! not be run (each named on stderr; the others are stored); 4 the original program did
 //! not build, start or run, so nothing was measured.
 
@@ -107,6 +108,14 @@ pub struct MutateRunArgs {
     /// Maven or Gradle: javac of the changed file against the original classes.
     #[arg(long, value_name = "CMD")]
     pub build: Option<String>,
+    /// Longest wait for one build, in seconds (the original's or a mutant's); past it
+    /// the build's whole process group is killed.
+    #[arg(long, default_value_t = 600.0, value_name = "SECS")]
+    pub build_timeout: f64,
+    /// The Java sources' encoding: UTF-8 (default) or ISO-8859-1; files that do not
+    /// decode are not mutated, and named.
+    #[arg(long, default_value = "UTF-8", value_name = "NAME")]
+    pub encoding: crate::mutate::encoding::Encoding,
     /// Start command ({dir}, {port}, {classpath}; PORT is set too); default for javac
     /// builds: `java -cp {classpath} <the main class> {port}`.
     #[arg(long, value_name = "CMD")]
@@ -144,7 +153,13 @@ pub struct MutateRunArgs {
 /// Runs `mastor mutate`.
 pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     if let Some(MutateCommand::Merge { out, shards, json }) = args.command {
-        let (_, summary) = results::merge(&shards, &out).map_err(|e| eyre!(e))?;
+        let summary = match crate::mutate::merge::merge(&shards, &out) {
+            Ok((_, summary)) => summary,
+            Err(e) => {
+                eprintln!("error: mutate merge refused: {}", escape_controls(&e));
+                return Ok(EXIT_INPUT);
+            }
+        };
         if json {
             println!("{}", serde_json::to_string_pretty(&summary)?);
         } else {
@@ -172,14 +187,22 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         ("--timeout", a.timeout),
     ]
     .into_iter()
-    .chain([("--request-timeout", Some(a.request_timeout))])
-    {
+    .chain([
+        ("--request-timeout", Some(a.request_timeout)),
+        ("--build-timeout", Some(a.build_timeout)),
+    ]) {
         if let Some(v) = v
             && !(v.is_finite() && v > 0.0)
         {
             eprintln!("error: {name} must be a positive number of seconds, got {v}");
             return Ok(EXIT_INPUT);
         }
+    }
+    if let Some(p) = a.fail_under
+        && !(p.is_finite() && (0.0..=100.0).contains(&p))
+    {
+        eprintln!("error: --fail-under must be a percentage from 0 to 100, got {p}");
+        return Ok(EXIT_INPUT);
     }
     let opts = Options {
         input,
@@ -200,6 +223,8 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         timeout: a.timeout.map(Duration::from_secs_f64),
         jobs: a.jobs as usize,
         request_timeout: Duration::from_secs_f64(a.request_timeout),
+        build_timeout: Duration::from_secs_f64(a.build_timeout),
+        encoding: a.encoding,
         out: a.out,
         only_mutants: None,
         extra_oracles: Default::default(),
@@ -244,6 +269,17 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     } else {
         None
     };
+    match target.results.journal_notes() {
+        Ok(notes) => {
+            for n in notes {
+                eprintln!("warning: {}", escape_controls(&n));
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}; move the file away to start afresh");
+            return Ok(EXIT_INPUT);
+        }
+    }
     eprintln!(
         "{} mutant(s) in {} file(s); results in {}",
         mutants.len(),
@@ -267,8 +303,18 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
             m.line
         );
     };
+    // Ctrl-C, SIGTERM or a closed terminal stop every server and build mastor started;
+    // the runs finished so far are in runs.jsonl already, so a rerun resumes.
+    if let Err(e) = crate::runner::signals::stop_groups_on_signals(|words| {
+        eprintln!("mastor mutate {words}; finished runs are kept and a rerun reuses them");
+    }) {
+        eprintln!("warning: {e}");
+    }
     let rt = tokio::runtime::Runtime::new().wrap_err("cannot start the async runtime")?;
-    let report = match rt.block_on(analysis::execute(&target, &opts, mutants, &progress)) {
+    let result = rt.block_on(analysis::execute(&target, &opts, mutants, &progress));
+    // A stop signal killed the servers: what failed after it is not a result.
+    crate::runner::signals::park_if_stopping();
+    let report = match result {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {}", escape_controls(&e));
@@ -280,6 +326,9 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         && let Err(e) = crate::mutate::analysis::Settings::of(&opts).write(&target.results.dir)
     {
         eprintln!("warning: {}", escape_controls(&e));
+    }
+    for w in &report.warnings {
+        eprintln!("warning: {}", escape_controls(w));
     }
     for e in &report.errors {
         eprintln!("error: {}", escape_controls(e));
@@ -321,6 +370,17 @@ fn mark_equivalent(
     } else {
         None
     };
+    match results.journal_notes() {
+        Ok(notes) => {
+            for n in notes {
+                eprintln!("warning: {}", escape_controls(&n));
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {}", escape_controls(&e));
+            return Ok(EXIT_INPUT);
+        }
+    }
     let mutants = match results.read_mutants() {
         Ok(m) if !m.is_empty() => m,
         Ok(_) => {

@@ -212,13 +212,8 @@ pub fn rounds(
 }
 
 fn append_round(dir: &Path, r: &Round) -> color_eyre::Result<()> {
-    use std::io::Write as _;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("rounds.jsonl"))?;
-    writeln!(f, "{}", serde_json::to_string(r)?)?;
-    f.sync_all()?;
+    let path = dir.join(crate::mutate::results::ROUNDS_FILE);
+    crate::store::journal::append_to(&path, r, true)?;
     Ok(())
 }
 

@@ -4,13 +4,17 @@
 //! results.
 
 use super::build::{self, BuildMode, Workspace};
+use super::encoding::Encoding;
 use super::execute::{self, Setup};
+use super::leftovers::Leftovers;
 use super::matrix::{Matrix, MutantOutcome, Status, Summary};
+use super::merge::Provenance;
 use super::mutants::{self, Mutant, Shard, SourceFile};
 use super::results::{BaselineFile, Results};
 use super::server::StartSpec;
 use crate::project::Prepared;
 use crate::runner::{Plan, RunConfig};
+use crate::source::scan::{LinkKind, link_kind};
 use crate::spec::Exclusions;
 use crate::store::{MANIFEST_FILE, Session};
 use crate::suite::{self, Only, session};
@@ -46,6 +50,10 @@ pub struct Options {
     pub timeout: Option<Duration>,
     pub jobs: usize,
     pub request_timeout: Duration,
+    /// Longest wait for one build (`--build-timeout`).
+    pub build_timeout: Duration,
+    /// The Java sources' encoding (`--encoding`).
+    pub encoding: Encoding,
     /// Results directory (a session's `mutation/` when `None`).
     pub out: Option<PathBuf>,
     /// Run only these mutants (a regeneration round's targets); the others keep their
@@ -56,103 +64,7 @@ pub struct Options {
     pub extra_oracles: BTreeSet<String>,
 }
 
-/// The options a session's last `mastor mutate` ran with (`mutation/options.json`), so
-/// a regeneration round re-runs its mutants the same way.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Settings {
-    pub project: Option<PathBuf>,
-    pub spec: Option<PathBuf>,
-    /// `--only all` (else the default, accepted oracles).
-    pub all: bool,
-    pub ops: Vec<String>,
-    pub files: Vec<String>,
-    pub operators: Vec<super::Operator>,
-    pub max_mutants: Option<usize>,
-    pub seed: u64,
-    pub in_diff: Option<PathBuf>,
-    pub build: Option<String>,
-    pub start: Option<String>,
-    pub ready: String,
-    pub ready_timeout_s: f64,
-    pub timeout_s: Option<f64>,
-    pub jobs: usize,
-    pub request_timeout_s: f64,
-}
-
-/// `options.json` in a results directory.
-pub const SETTINGS_FILE: &str = "options.json";
-
-impl Settings {
-    pub fn of(opts: &Options) -> Self {
-        Settings {
-            project: opts.project.clone(),
-            spec: opts.spec.clone(),
-            all: opts.only == Some(Only::All),
-            ops: opts.ops.clone(),
-            files: opts.files.clone(),
-            operators: opts.operators.clone(),
-            max_mutants: opts.max_mutants,
-            seed: opts.seed,
-            in_diff: opts.in_diff.clone(),
-            build: opts.build.clone(),
-            start: opts.start.clone(),
-            ready: opts.ready.clone(),
-            ready_timeout_s: opts.ready_timeout.as_secs_f64(),
-            timeout_s: opts.timeout.map(|t| t.as_secs_f64()),
-            jobs: opts.jobs,
-            request_timeout_s: opts.request_timeout.as_secs_f64(),
-        }
-    }
-
-    /// The options for `input` (a session) with these settings.
-    pub fn options(&self, input: PathBuf) -> Options {
-        Options {
-            input,
-            project: self.project.clone(),
-            spec: self.spec.clone(),
-            only: self.all.then_some(Only::All),
-            ops: self.ops.clone(),
-            files: self.files.clone(),
-            operators: self.operators.clone(),
-            max_mutants: self.max_mutants,
-            seed: self.seed,
-            in_diff: self.in_diff.clone(),
-            shard: None,
-            build: self.build.clone(),
-            start: self.start.clone(),
-            ready: self.ready.clone(),
-            ready_timeout: Duration::from_secs_f64(self.ready_timeout_s),
-            timeout: self.timeout_s.map(Duration::from_secs_f64),
-            jobs: self.jobs,
-            request_timeout: Duration::from_secs_f64(self.request_timeout_s),
-            out: None,
-            only_mutants: None,
-            extra_oracles: BTreeSet::new(),
-        }
-    }
-
-    /// Reads `dir/options.json`; `None` when absent.
-    pub fn read(dir: &Path) -> Result<Option<Settings>, String> {
-        let path = dir.join(SETTINGS_FILE);
-        if !path.exists() {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| format!("{}: {e}", path.display()))
-    }
-
-    pub fn write(&self, dir: &Path) -> Result<(), String> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let path = dir.join(SETTINGS_FILE);
-        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
-    }
-}
+pub use super::settings::{SETTINGS_FILE, Settings};
 
 /// The suite and what it reaches.
 pub struct Target {
@@ -179,6 +91,9 @@ pub struct Report {
     pub baseline_reused: bool,
     /// Mutants that could not be run at all (not a build failure: an I/O error, ...).
     pub errors: Vec<String>,
+    /// What the run left out or cleaned up (links out of the project not copied,
+    /// servers an earlier killed run left behind), each once.
+    pub warnings: Vec<String>,
     pub suite_ms: u64,
     pub start_ms: u64,
     pub timeout: Duration,
@@ -360,6 +275,7 @@ pub fn list_mutants(
     target: &Target,
     opts: &Options,
 ) -> Result<(Vec<Mutant>, Vec<Unmutated>), String> {
+    let mut skipped: Vec<Unmutated> = Vec::new();
     let paths: Vec<String> = if opts.files.is_empty() {
         target
             .file_ops
@@ -374,7 +290,9 @@ pub fn list_mutants(
             set.add(glob);
         }
         let set = set.build().map_err(|e| e.to_string())?;
-        build::java_files(&target.project)
+        let (files, links) = build::java_files_checked(&target.project);
+        skipped.extend(links.into_iter().filter(|(rel, _)| set.is_match(rel)));
+        files
             .iter()
             .filter_map(|p| p.strip_prefix(&target.project).ok())
             .map(|p| p.to_string_lossy().replace('\\', "/"))
@@ -390,8 +308,21 @@ pub fn list_mutants(
     }
     let mut files = Vec::new();
     for rel in paths {
-        let text = std::fs::read_to_string(target.project.join(&rel))
-            .map_err(|e| format!("cannot read {rel}: {e}"))?;
+        let path = target.project.join(&rel);
+        if let LinkKind::Outside(why) = link_kind(&target.project, &path) {
+            skipped.push((rel, why));
+            continue;
+        }
+        let text = match std::fs::read(&path) {
+            Ok(bytes) => match opts.encoding.decode(bytes) {
+                Ok(t) => t,
+                Err(why) => {
+                    skipped.push((rel, why));
+                    continue;
+                }
+            },
+            Err(e) => return Err(format!("cannot read {rel}: {e}")),
+        };
         let ops = target.file_ops.get(&rel).cloned().unwrap_or_default();
         files.push(SourceFile {
             path: rel,
@@ -399,7 +330,16 @@ pub fn list_mutants(
             ops,
         });
     }
-    let (mut list, skipped) = mutants::generate(&files);
+    if files.is_empty() {
+        let why = skipped
+            .iter()
+            .map(|(f, w)| format!("{f}: {w}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(format!("no Java file could be mutated: {why}"));
+    }
+    let (mut list, generated_skips) = mutants::generate(&files);
+    skipped.extend(generated_skips);
     if !opts.operators.is_empty() {
         list.retain(|m| opts.operators.contains(&m.operator));
     }
@@ -445,11 +385,15 @@ pub fn setup(target: &Target, opts: &Options) -> Result<Setup, String> {
             project: target.project.clone(),
             work: target.results.work_dir(),
             mode,
+            build_timeout: opts.build_timeout,
+            encoding: opts.encoding,
+            notes: Default::default(),
         },
         start: StartSpec {
             template: start,
             ready_path: opts.ready.clone(),
             ready_timeout: opts.ready_timeout,
+            leftovers: Some(Leftovers::for_work_dir(&target.results.work_dir())),
         },
         plan: target.plan.clone(),
         run: RunConfig {
@@ -471,6 +415,15 @@ pub async fn execute(
 ) -> Result<Report, String> {
     let t0 = Instant::now();
     let setup = setup(target, opts)?;
+    let mut warnings: Vec<String> = setup
+        .start
+        .leftovers
+        .as_ref()
+        .map(Leftovers::stop_all)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| format!("stopped {s}"))
+        .collect();
     let sources = sources_hash(&target.project);
     let base_key = hex::encode(Sha256::digest(format!(
         "{}\n{}\n{:?}\n{}\n{}",
@@ -539,13 +492,29 @@ pub async fn execute(
         .iter()
         .map(String::as_str)
         .collect();
+    let append_errors = std::sync::Mutex::new(Vec::new());
     let counted = |m: &Mutant, o: &MutantOutcome| {
+        // A run ended by a stop signal (its server was killed) is not an outcome.
+        if crate::runner::signals::stopping() {
+            return;
+        }
+        // Stored as it lands: an analysis stopped half-way resumes from here.
+        if let Err(e) = target.results.append_run(o) {
+            append_errors
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(e);
+        }
         let mut shown = o.clone();
         shown.status = o.counted_status(&included);
         progress(m, &shown)
     };
     let outcomes = execute::run_all(&setup, &original, todo, timeout, &counted).await;
-    let mut errors = Vec::new();
+    // Stopped by a signal: the handler exits the process; nothing more is written.
+    crate::runner::signals::park_if_stopping();
+    let mut errors = append_errors
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
     for o in outcomes {
         match o {
             Ok(run) => {
@@ -554,7 +523,26 @@ pub async fn execute(
             Err(e) => errors.push(e),
         }
     }
+    warnings.extend(
+        setup
+            .workspace
+            .notes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|n| format!("not copied for the build: {n}")),
+    );
     let (matrix, summary) = target.results.write_all(&mutants, &baseline, &runs)?;
+    let commands = format!(
+        "{:?}\n{}\n{}",
+        setup.workspace.mode, setup.start.template, setup.start.ready_path
+    );
+    target.results.write_provenance(&Provenance {
+        shard: opts.shard.map(|s| format!("{}/{}", s.k, s.n)),
+        suite: target.suite_hash.clone(),
+        sources: sources.clone(),
+        commands: hex::encode(Sha256::digest(commands)),
+    })?;
     Ok(Report {
         matrix,
         summary,
@@ -563,6 +551,7 @@ pub async fn execute(
         reused,
         baseline_reused,
         errors,
+        warnings,
         suite_ms: baseline.suite_ms,
         start_ms: baseline.start_ms,
         timeout,

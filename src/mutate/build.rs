@@ -9,15 +9,28 @@
 //!
 //! A mutant that does not compile is *unviable*, with the compiler's first lines as the
 //! reason. Builds are kept and reused when the same mutant is asked for again.
+//!
+//! Every build runs in a process group of its own (`runner::shell`): past
+//! `--build-timeout` the group is killed, and a background child that inherited the
+//! build's output (`(sleep 15 &)`) neither holds the build nor outlives it. The copy for a
+//! command build keeps symbolic links inside the project as links, and leaves out (and
+//! names) links that lead out of it, by the rule `scan` applies.
 
+use super::encoding::Encoding;
 use super::mutants::Mutant;
+use crate::runner::shell;
+use crate::source::scan::{LinkKind, link_kind};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::process::Command;
 
-/// Longest wait for one build (the original's or a mutant's).
+/// Default longest wait for one build (the original's or a mutant's); `--build-timeout`.
 pub const BUILD_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Bytes of a build's stdout and of its stderr kept for its log; the rest is discarded.
+pub const BUILD_LOG_CAP: usize = 1024 * 1024;
 
 /// How the program is built.
 #[derive(Debug, Clone)]
@@ -51,9 +64,27 @@ pub struct Workspace {
     pub project: PathBuf,
     pub work: PathBuf,
     pub mode: BuildMode,
+    /// Longest wait for one build.
+    pub build_timeout: Duration,
+    /// The sources' encoding (read, mutated and written back in it; `javac -encoding`).
+    pub encoding: Encoding,
+    /// What the builds left out and why (links out of the project), once each.
+    pub notes: Arc<Mutex<Vec<String>>>,
 }
 
 impl Workspace {
+    /// A workspace with the default build timeout and UTF-8 sources.
+    pub fn new(project: PathBuf, work: PathBuf, mode: BuildMode) -> Self {
+        Workspace {
+            project,
+            work,
+            mode,
+            build_timeout: BUILD_TIMEOUT,
+            encoding: Encoding::Utf8,
+            notes: Default::default(),
+        }
+    }
+
     /// The build mode a project gets by default: `javac` when it has no Maven or Gradle
     /// file, with its sources under `src/main/java` (or the project root).
     pub fn default_mode(project: &Path) -> Option<BuildMode> {
@@ -87,9 +118,9 @@ impl Workspace {
                 if std::fs::read_to_string(&marker).ok().as_deref() != Some(hash.as_str()) {
                     let _ = std::fs::remove_dir_all(&dir);
                     mkdir(&classes)?;
-                    let mut cmd = javac(&classes, None);
+                    let mut cmd = javac(&classes, None, self.encoding);
                     cmd.args(&files);
-                    if let Err(why) = run(cmd, &dir.join("build.log")).await {
+                    if let Err(why) = self.run(cmd, &dir.join("build.log")).await {
                         return Err(format!("the original program does not compile: {why}"));
                     }
                     write(&marker, &hash)?;
@@ -102,9 +133,9 @@ impl Workspace {
             BuildMode::Command { template } => {
                 let copy = dir.join("project");
                 let _ = std::fs::remove_dir_all(&dir);
-                copy_project(&self.project, &copy, &self.work)?;
-                let cmd = shell(&template.replace("{dir}", &quote(&copy)));
-                run(cmd, &dir.join("build.log"))
+                self.copy_project(&copy)?;
+                let cmd = shell::sh(&command_line(template, &copy));
+                self.run(cmd, &dir.join("build.log"))
                     .await
                     .map_err(|why| format!("the original program does not build: {why}"))?;
                 Ok(Built {
@@ -123,8 +154,10 @@ impl Workspace {
         original: &Built,
     ) -> Result<BuildOutcome, String> {
         let dir = self.work.join("mutants").join(&mutant.id);
-        let source = std::fs::read_to_string(self.project.join(&mutant.file))
-            .map_err(|e| format!("cannot read {}: {e}", mutant.file))?;
+        let source = self
+            .encoding
+            .read(&self.project.join(&mutant.file))
+            .map_err(|e| format!("{}: {e}", mutant.file))?;
         if source.get(mutant.start..mutant.end) != Some(mutant.before.as_str()) {
             return Err(format!(
                 "{} changed since the mutants were listed ({}:{} no longer reads `{}`)",
@@ -156,19 +189,19 @@ impl Workspace {
                 if let Some(parent) = file.parent() {
                     mkdir(parent)?;
                 }
-                write(&file, &mutated)?;
+                self.write_source(&file, &mutated)?;
                 let classes = dir.join("classes");
                 mkdir(&classes)?;
-                let mut cmd = javac(&classes, Some(&original.classpath));
+                let mut cmd = javac(&classes, Some(&original.classpath), self.encoding);
                 cmd.arg(&file);
-                run(cmd, &dir.join("build.log")).await
+                self.run(cmd, &dir.join("build.log")).await
             }
             BuildMode::Command { template } => {
                 let copy = dir.join("project");
-                copy_project(&self.project, &copy, &self.work)?;
-                write(&copy.join(&mutant.file), &mutated)?;
-                run(
-                    shell(&template.replace("{dir}", &quote(&copy))),
+                self.copy_project(&copy)?;
+                self.write_source(&copy.join(&mutant.file), &mutated)?;
+                self.run(
+                    shell::sh(&command_line(template, &copy)),
                     &dir.join("build.log"),
                 )
                 .await
@@ -184,6 +217,70 @@ impl Workspace {
                 Ok(BuildOutcome::Unviable(why))
             }
         }
+    }
+
+    /// Writes mutated source in the project's encoding.
+    fn write_source(&self, path: &Path, text: &str) -> Result<(), String> {
+        let bytes = self
+            .encoding
+            .encode(text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    /// Runs a build command, bounded by the build timeout, with its output in `log`;
+    /// `Err` carries the first lines of the output.
+    async fn run(&self, cmd: Command, log: &Path) -> Result<(), String> {
+        if let Some(parent) = log.parent() {
+            mkdir(parent)?;
+        }
+        let limit = self.build_timeout;
+        let done = match shell::run(cmd, limit, BUILD_LOG_CAP, false).await {
+            Ok(done) => done,
+            Err(shell::Failure::Timeout { stdout, stderr }) => {
+                let mut text = String::from_utf8_lossy(&stdout).into_owned();
+                text.push_str(&String::from_utf8_lossy(&stderr));
+                let _ = std::fs::write(log, &text);
+                return Err(format!(
+                    "the build took longer than {} s (--build-timeout); its process group was \
+                     killed",
+                    limit.as_secs_f64()
+                ));
+            }
+            Err(shell::Failure::Spawn(e) | shell::Failure::Wait(e)) => {
+                return Err(format!("cannot run the build: {e}"));
+            }
+        };
+        let mut text = String::from_utf8_lossy(&done.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&done.stderr));
+        let _ = std::fs::write(log, &text);
+        if done.status.success() {
+            Ok(())
+        } else {
+            let head: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .take(4)
+                .collect();
+            Err(format!(
+                "{} ({})",
+                crate::text::escape_controls(&head.join(" | ")),
+                done.status
+            ))
+        }
+    }
+
+    /// Copies the project for a command build (see [`copy_project`]), noting the links
+    /// it left out.
+    fn copy_project(&self, to: &Path) -> Result<(), String> {
+        let skipped = copy_project(&self.project, to, &self.work)?;
+        let mut notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
+        for s in skipped {
+            if !notes.contains(&s) {
+                notes.push(s);
+            }
+        }
+        Ok(())
     }
 
     fn built(&self, dir: &Path, original: &Built) -> Built {
@@ -207,9 +304,10 @@ pub fn main_class(src_root: &Path) -> Option<String> {
     let pkg = regex::Regex::new(r"(?m)^\s*package\s+([\w.]+)\s*;").ok()?;
     let mut found = Vec::new();
     for f in java_files(src_root) {
-        let Ok(text) = std::fs::read_to_string(&f) else {
+        let Ok(bytes) = std::fs::read(&f) else {
             continue;
         };
+        let text = String::from_utf8_lossy(&bytes);
         if re.is_match(&text) {
             let stem = f.file_stem()?.to_string_lossy().into_owned();
             match pkg.captures(&text) {
@@ -221,24 +319,46 @@ pub fn main_class(src_root: &Path) -> Option<String> {
     (found.len() == 1).then(|| found.remove(0))
 }
 
-/// Every `.java` file under `root`, sorted.
+/// Every `.java` file under `root`, sorted (symbolic links are not followed: see
+/// [`java_files_checked`]).
 pub fn java_files(root: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = ignore::WalkBuilder::new(root)
+    java_files_checked(root).0
+}
+
+/// Every `.java` file under `root`, sorted, and the `.java` links left out with why (the
+/// rule `scan` applies: a file is read at its own path, never through a link, and a
+/// link out of the project is named).
+pub fn java_files_checked(root: &Path) -> (Vec<PathBuf>, Vec<(String, String)>) {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for e in ignore::WalkBuilder::new(root)
         .hidden(false)
         .build()
         .filter_map(Result::ok)
-        .map(|e| e.into_path())
-        .filter(|p| p.extension().is_some_and(|x| x == "java") && p.is_file())
-        .collect();
+    {
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "java") {
+            continue;
+        }
+        if e.path_is_symlink() {
+            if let LinkKind::Outside(why) = link_kind(root, p) {
+                let rel = p.strip_prefix(root).unwrap_or(p);
+                skipped.push((rel.to_string_lossy().into_owned(), why));
+            }
+        } else if e.file_type().is_some_and(|t| t.is_file()) {
+            out.push(e.into_path());
+        }
+    }
     out.sort();
-    out
+    skipped.sort();
+    (out, skipped)
 }
 
-fn javac(out_dir: &Path, classpath: Option<&str>) -> Command {
+fn javac(out_dir: &Path, classpath: Option<&str>, encoding: Encoding) -> Command {
     let mut cmd = Command::new("javac");
     cmd.args([
         "-encoding",
-        "UTF-8",
+        encoding.javac_name(),
         "-nowarn",
         "-proc:none",
         "-implicit:none",
@@ -251,43 +371,18 @@ fn javac(out_dir: &Path, classpath: Option<&str>) -> Command {
     cmd
 }
 
-fn shell(line: &str) -> Command {
-    let mut cmd = Command::new("sh");
-    cmd.args(["-c", line]);
-    cmd
-}
-
-/// Runs a build command, bounded by [`BUILD_TIMEOUT`], with its output in `log`; `Err`
-/// carries the first lines of the output.
-async fn run(mut cmd: Command, log: &Path) -> Result<(), String> {
-    if let Some(parent) = log.parent() {
-        mkdir(parent)?;
-    }
-    cmd.stdin(std::process::Stdio::null()).kill_on_drop(true);
-    let out = match tokio::time::timeout(BUILD_TIMEOUT, cmd.output()).await {
-        Err(_) => return Err(format!("the build took longer than {BUILD_TIMEOUT:?}")),
-        Ok(Err(e)) => return Err(format!("cannot run the build: {e}")),
-        Ok(Ok(out)) => out,
-    };
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
-    let _ = std::fs::write(log, &text);
-    if out.status.success() {
-        Ok(())
-    } else {
-        let head: Vec<&str> = text
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .take(4)
-            .collect();
-        Err(format!("{} ({})", head.join(" | "), out.status))
-    }
+/// The build command line: `{dir}` replaced (once, quoted) by the copy to build.
+pub fn command_line(template: &str, copy: &Path) -> String {
+    shell::substitute(template, &[("dir", &copy.display().to_string())])
 }
 
 /// Copies the project for a command build, leaving out version control, build output
-/// and the scratch directory itself.
-fn copy_project(from: &Path, to: &Path, work: &Path) -> Result<(), String> {
+/// and the scratch directory itself. Symbolic links inside the project are recreated
+/// as links to the same place in the copy; links that lead out of it are not copied,
+/// and returned as `path: why`.
+fn copy_project(from: &Path, to: &Path, work: &Path) -> Result<Vec<String>, String> {
     let work = work.canonicalize().unwrap_or(work.to_path_buf());
+    let root = from.canonicalize().unwrap_or(from.to_path_buf());
     let skip = [".git", "target", "build", "node_modules", ".gradle"];
     let walker = ignore::WalkBuilder::new(from)
         .hidden(false)
@@ -298,17 +393,30 @@ fn copy_project(from: &Path, to: &Path, work: &Path) -> Result<(), String> {
             !(e.depth() > 0 && (skip.contains(&name.as_ref()) || inside_work))
         })
         .build();
+    let mut skipped = Vec::new();
+    mkdir(to)?;
     for entry in walker.filter_map(Result::ok) {
         let rel = entry.path().strip_prefix(from).unwrap_or(entry.path());
         let dest = to.join(rel);
-        if entry.file_type().is_some_and(|t| t.is_dir()) {
+        if entry.path_is_symlink() {
+            match link_kind(from, entry.path()) {
+                LinkKind::Inside(target) => {
+                    let inner = target.strip_prefix(&root).unwrap_or(&target);
+                    std::os::unix::fs::symlink(to.join(inner), &dest).map_err(|e| {
+                        format!("cannot copy the link {}: {e}", entry.path().display())
+                    })?;
+                }
+                LinkKind::Outside(why) => skipped.push(format!("{}: {why}", rel.display())),
+                LinkKind::NotALink => {}
+            }
+        } else if entry.file_type().is_some_and(|t| t.is_dir()) {
             mkdir(&dest)?;
         } else {
             std::fs::copy(entry.path(), &dest)
                 .map_err(|e| format!("cannot copy {}: {e}", entry.path().display()))?;
         }
     }
-    Ok(())
+    Ok(skipped)
 }
 
 fn hash_files(files: &[PathBuf]) -> Result<String, String> {
@@ -332,5 +440,5 @@ fn write(p: &Path, text: &str) -> Result<(), String> {
 
 /// Single-quotes a path for `sh`.
 pub fn quote(p: &Path) -> String {
-    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+    shell::quote(&p.display().to_string())
 }

@@ -17,12 +17,16 @@
 pub mod analysis;
 pub mod build;
 pub mod diff;
+pub mod encoding;
 pub mod execute;
+pub mod leftovers;
 pub mod matrix;
+pub mod merge;
 pub mod mutants;
 pub mod operators;
 pub mod results;
 pub mod server;
+pub mod settings;
 pub mod survivors;
 
 pub use matrix::{Matrix, MutantOutcome, Status, Summary};

@@ -14,6 +14,7 @@
 
 use super::matrix::{self, Baseline, Matrix, MutantOutcome, Summary};
 use super::mutants::Mutant;
+use crate::store::journal;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,6 +26,8 @@ pub const RUNS_FILE: &str = "runs.jsonl";
 pub const MATRIX_FILE: &str = "matrix.json";
 pub const SUMMARY_FILE: &str = "summary.json";
 pub const EQUIVALENT_FILE: &str = "equivalent.jsonl";
+/// Regeneration rounds (`run --from-survivors`), appended one per round.
+pub const ROUNDS_FILE: &str = "rounds.jsonl";
 
 /// One line of `equivalent.jsonl`: a reviewer's mark (or its withdrawal).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,9 +67,10 @@ impl Results {
         self.dir.join("work")
     }
 
-    /// Runs stored earlier, by mutant id.
+    /// Runs stored earlier, by mutant id (the latest line per mutant wins: runs are
+    /// appended as they finish, so an interrupted analysis keeps them).
     pub fn read_runs(&self) -> Result<BTreeMap<String, MutantOutcome>, String> {
-        Ok(read_jsonl::<MutantOutcome>(&self.dir.join(RUNS_FILE))?
+        Ok(read_journal::<MutantOutcome>(&self.dir.join(RUNS_FILE))?
             .into_iter()
             .map(|r| (r.mutant.clone(), r))
             .collect())
@@ -94,7 +98,26 @@ impl Results {
 
     /// Every mark ever made, in order.
     pub fn read_marks(&self) -> Result<Vec<EquivalentMark>, String> {
-        read_jsonl(&self.dir.join(EQUIVALENT_FILE))
+        read_journal(&self.dir.join(EQUIVALENT_FILE))
+    }
+
+    /// The torn last lines (interrupted appends) of the directory's journals, each
+    /// named; `Err` for a journal damaged before its last line.
+    pub fn journal_notes(&self) -> Result<Vec<String>, String> {
+        let mut notes = Vec::new();
+        for f in [RUNS_FILE, EQUIVALENT_FILE, ROUNDS_FILE] {
+            let (_, torn) = journal::read_reporting::<serde_json::Value>(&self.dir.join(f))
+                .map_err(|e| e.to_string())?;
+            notes.extend(torn.map(|t| t.to_string()));
+        }
+        Ok(notes)
+    }
+
+    /// Appends one finished run to `runs.jsonl`, synced, as soon as it lands.
+    pub fn append_run(&self, run: &MutantOutcome) -> Result<(), String> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+        journal::append_to(&self.dir.join(RUNS_FILE), run, true).map_err(|e| e.to_string())
     }
 
     /// The mutants marked equivalent now (the latest mark per mutant wins).
@@ -110,19 +133,10 @@ impl Results {
         Ok(out)
     }
 
-    /// Appends a mark (flushed and synced: a reviewer's decision is not lost).
+    /// Appends a mark (synced: a reviewer's decision is not lost; a torn tail left by
+    /// a crash is repaired first, so the mark is never glued onto a fragment).
     pub fn append_mark(&self, mark: &EquivalentMark) -> Result<(), String> {
-        use std::io::Write as _;
-        let path = self.dir.join(EQUIVALENT_FILE);
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        let line = serde_json::to_string(mark).map_err(|e| e.to_string())? + "\n";
-        f.write_all(line.as_bytes())
-            .and_then(|_| f.sync_all())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        journal::append_to(&self.dir.join(EQUIVALENT_FILE), mark, true).map_err(|e| e.to_string())
     }
 
     /// Recomputes the matrix and summary from the stored runs (after a mark changed).
@@ -164,56 +178,17 @@ impl Results {
     }
 }
 
-/// Merges shard directories into `out`: the mutant lists must be identical, the
-/// baselines must agree on the oracles they count, and every run is kept. The matrix
-/// and summary are computed as a single run computes them.
-pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Matrix, Summary), String> {
-    let first = shards.first().ok_or("name at least one shard directory")?;
-    let first = Results::new(first);
-    let mutants = first.read_mutants()?;
-    let baseline = first
-        .read_baseline()?
-        .ok_or_else(|| format!("{} has no {BASELINE_FILE}", first.dir.display()))?;
-    let mut runs = BTreeMap::new();
-    let merged = Results::new(out);
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let already: Vec<EquivalentMark> = merged.read_marks()?;
-    for dir in shards {
-        let r = Results::new(dir);
-        if r.read_mutants()? != mutants {
-            return Err(format!(
-                "{} lists other mutants than {}: shards must come from the same sources and \
-                 options",
-                dir.display(),
-                first.dir.display()
-            ));
-        }
-        let b = r
-            .read_baseline()?
-            .ok_or_else(|| format!("{} has no {BASELINE_FILE}", dir.display()))?;
-        if b.baseline != baseline.baseline {
-            return Err(format!(
-                "{} excluded other oracles on the original than {}; re-run the shards",
-                dir.display(),
-                first.dir.display()
-            ));
-        }
-        for (id, run) in r.read_runs()? {
-            runs.insert(id, run);
-        }
-        for mark in r.read_marks()? {
-            if !already.contains(&mark) {
-                merged.append_mark(&mark)?;
-            }
-        }
-    }
-    merged.write_all(&mutants, &baseline, &runs)
-}
-
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// An append-only file, by the store's one journal reader (a torn last line skipped).
+fn read_journal<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, String> {
+    journal::read_reporting(path)
+        .map(|(records, _)| records)
+        .map_err(|e| e.to_string())
 }
 
 fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, String> {

@@ -1,7 +1,9 @@
 //! Starts the API under test for one run, waits until it answers, and stops it with
 //! everything it started (the whole process group), so no server outlives its mutant.
 
-use super::build::{Built, quote};
+use super::build::Built;
+use super::leftovers::{Leftovers, TOKEN_ENV};
+use crate::runner::shell::{self, Group};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -16,10 +18,17 @@ pub struct StartSpec {
     pub ready_path: String,
     /// Longest wait for that answer.
     pub ready_timeout: Duration,
+    /// Pid files and the token that let the next run stop what a killed run left
+    /// (`None`: not recorded).
+    pub leftovers: Option<Leftovers>,
 }
 
 /// A started API; stopped when dropped (or by [`Server::stop`]).
 pub struct Server {
+    /// The server's process group, in the registry a signal handler stops.
+    group: Option<Group>,
+    /// `work/pids/<pgid>` while the server runs.
+    pid_file: Option<PathBuf>,
     child: Option<Child>,
     pub base_url: String,
     pub log: PathBuf,
@@ -44,14 +53,7 @@ impl StartSpec {
 
     /// [`StartSpec::start`] on a given port (a restart keeps its base URL).
     pub async fn start_on(&self, built: &Built, log: PathBuf, port: u16) -> Result<Server, String> {
-        let line = self
-            .template
-            .replace("{dir}", &quote(&built.dir))
-            .replace(
-                "{classpath}",
-                &quote(std::path::Path::new(&built.classpath)),
-            )
-            .replace("{port}", &port.to_string());
+        let line = self.command_line(built, port);
         if let Some(parent) = log.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
@@ -61,7 +63,11 @@ impl StartSpec {
         let err = out
             .try_clone()
             .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
-        let child = Command::new("sh")
+        let mut cmd = Command::new("sh");
+        if let Some(l) = &self.leftovers {
+            cmd.env(TOKEN_ENV, &l.token);
+        }
+        let child = cmd
             .args(["-c", &line])
             .env("PORT", port.to_string())
             .stdin(Stdio::null())
@@ -71,7 +77,14 @@ impl StartSpec {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| format!("cannot run the start command `{line}`: {e}"))?;
+        let group = child.id().map(Group::register);
+        let pid_file = match (&self.leftovers, &group) {
+            (Some(l), Some(g)) => l.record(g.pgid()).ok(),
+            _ => None,
+        };
         let mut server = Server {
+            group,
+            pid_file,
             child: Some(child),
             base_url: format!("http://127.0.0.1:{port}"),
             log,
@@ -83,6 +96,19 @@ impl StartSpec {
                 Err(format!("{why}; log tail: {}", server.log_tail()))
             }
         }
+    }
+
+    /// The start command: `{dir}`, `{classpath}` and `{port}` replaced in one pass, each
+    /// value quoted for the shell.
+    pub fn command_line(&self, built: &Built, port: u16) -> String {
+        shell::substitute(
+            &self.template,
+            &[
+                ("dir", &built.dir.display().to_string()),
+                ("classpath", &built.classpath),
+                ("port", &port.to_string()),
+            ],
+        )
     }
 
     async fn wait_ready(&self, server: &mut Server) -> Result<(), String> {
@@ -119,14 +145,25 @@ impl Server {
         let Some(mut child) = self.child.take() else {
             return;
         };
-        if let Some(pid) = child.id() {
-            signal_group(pid, libc::SIGTERM);
+        if let Some(group) = self.group.as_ref() {
+            group.signal(libc::SIGTERM);
             let waited = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
-            signal_group(pid, libc::SIGKILL);
+            group.signal(libc::SIGKILL);
             if waited.is_err() {
                 let _ = child.wait().await;
             }
         }
+        if let Some(mut g) = self.group.take() {
+            g.disarm();
+        }
+        if let Some(p) = self.pid_file.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    /// The server's process group id (its leader's pid).
+    pub fn pgid(&self) -> Option<i32> {
+        self.group.as_ref().map(Group::pgid)
     }
 
     /// The last lines of the server's log, on one line.
@@ -141,20 +178,11 @@ impl Server {
     }
 }
 
+/// Dropping a `Server` drops its `Group`, which kills the whole process group.
 impl Drop for Server {
     fn drop(&mut self) {
-        if let Some(child) = self.child.as_ref()
-            && let Some(pid) = child.id()
-        {
-            signal_group(pid, libc::SIGKILL);
+        if let Some(p) = self.pid_file.take() {
+            let _ = std::fs::remove_file(p);
         }
-    }
-}
-
-fn signal_group(pid: u32, signal: libc::c_int) {
-    // SAFETY: killpg only sends a signal; the group was created for this child alone
-    // (`process_group(0)`), so nothing else is hit.
-    unsafe {
-        libc::killpg(pid as libc::pid_t, signal);
     }
 }

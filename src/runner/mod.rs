@@ -25,6 +25,8 @@ pub use crate::oracle::{assert, binds, path};
 pub mod relations;
 pub mod report;
 mod run;
+pub mod shell;
+pub mod signals;
 
 pub use run::reset_command;
 

@@ -182,57 +182,43 @@ async fn reset(ctx: &Ctx<'_>) -> Result<(), String> {
 /// Characters of a failing reset command's stderr quoted in the error.
 const RESET_STDERR: usize = 300;
 
-/// Runs a reset command with `sh -c`, bounded by `limit`, and says why it failed, naming
-/// the command: exit status and the start of its stderr, or the time limit. Only the
-/// command's own exit is awaited, so a reset that restarts a server in the background
-/// (which keeps stderr open) does not hang the run. Public so that callers with their own
+/// Bytes of a reset command's stderr kept; the rest is read and discarded, so a
+/// chatty script never dies of a closed pipe.
+pub const RESET_STDERR_CAP: usize = 64 * 1024;
+
+/// Runs a reset command with `sh -c` in a process group of its own, bounded by `limit`
+/// (past it the whole group is killed), and says why it failed, naming the command: exit
+/// status and the start of its stderr (escaped), or the time limit. Only the command's
+/// own exit is awaited, and what it started in the background keeps running, so a reset
+/// that restarts a server does not hang the run. Public so that callers with their own
 /// notion of fresh state (`isolate`) run the same command the same way.
 pub async fn reset_command(cmd: &str, limit: std::time::Duration) -> Result<(), String> {
-    use tokio::io::AsyncReadExt;
-    let mut child = tokio::process::Command::new("sh")
-        .args(["-c", cmd])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("reset command `{cmd}` could not start: {e}"))?;
-    let stderr = child.stderr.take();
-    let reader = tokio::spawn(async move {
-        let mut text = Vec::new();
-        if let Some(s) = stderr {
-            let _ = s.take(64 * 1024).read_to_end(&mut text).await;
-        }
-        text
-    });
-    let status = match tokio::time::timeout(limit, child.wait()).await {
-        Err(_) => {
-            let _ = child.kill().await;
-            reader.abort();
+    use super::shell::{self, Failure};
+    let shown = crate::text::escape_controls(cmd);
+    let done = match shell::run(shell::sh(cmd), limit, RESET_STDERR_CAP, true).await {
+        Ok(done) => done,
+        Err(Failure::Timeout { .. }) => {
             return Err(format!(
-                "reset command `{cmd}` did not finish within {} s (killed)",
+                "reset command `{shown}` did not finish within {} s (killed with its process \
+                 group)",
                 limit.as_secs_f64()
             ));
         }
-        Ok(Err(e)) => return Err(format!("reset command `{cmd}` could not run: {e}")),
-        Ok(Ok(status)) => status,
+        Err(Failure::Spawn(e)) => {
+            return Err(format!("reset command `{shown}` could not start: {e}"));
+        }
+        Err(Failure::Wait(e)) => return Err(format!("reset command `{shown}` could not run: {e}")),
     };
-    if status.success() {
-        reader.abort();
+    if done.status.success() {
         return Ok(());
     }
-    // A background child may hold stderr open: read what is there, briefly.
-    let grace = std::time::Duration::from_millis(300);
-    let text = match tokio::time::timeout(grace, reader).await {
-        Ok(Ok(text)) => text,
-        _ => Vec::new(),
-    };
-    let tail: String = String::from_utf8_lossy(&text)
+    let tail: String = String::from_utf8_lossy(&done.stderr)
         .chars()
         .take(RESET_STDERR)
         .collect();
     Err(format!(
-        "reset command `{cmd}` failed ({status}): {}",
+        "reset command `{shown}` failed ({}): {}",
+        done.status,
         crate::text::escape_controls(tail.trim())
     ))
 }

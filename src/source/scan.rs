@@ -40,6 +40,40 @@ pub fn relative(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
+/// What a path met while walking a project is, for the one rule on symbolic links that
+/// every reader shares (`scan`, `mutate`, the copy a `mutate --build` works on): a link is
+/// never followed to read a file. A link inside the project names a file or directory
+/// that is read (or copied) at its own path; a link that leads out of the project is
+/// skipped and named, so nothing outside the project reaches a prompt or a mutant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkKind {
+    /// Not a symbolic link.
+    NotALink,
+    /// A link whose target (resolved) is inside the project root.
+    Inside(PathBuf),
+    /// A link whose target is outside the project root, or does not resolve.
+    Outside(String),
+}
+
+/// Classifies `path` (under `root`) by the rule of [`LinkKind`].
+pub fn link_kind(root: &Path, path: &Path) -> LinkKind {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return LinkKind::NotALink;
+    }
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    match path.canonicalize() {
+        Ok(target) if target.starts_with(&root) => LinkKind::Inside(target),
+        Ok(target) => LinkKind::Outside(format!(
+            "a symbolic link to {}, outside the project: skipped",
+            target.display()
+        )),
+        Err(e) => LinkKind::Outside(format!(
+            "a symbolic link that does not resolve ({e}): skipped"
+        )),
+    }
+}
+
 fn is_seed_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     name == "data.sql"
@@ -83,6 +117,12 @@ pub fn scan(root: &Path) -> Result<Inventory, SourceError> {
                 continue;
             }
         };
+        if entry.path_is_symlink() {
+            if let LinkKind::Outside(why) = link_kind(root, entry.path()) {
+                warnings.push(format!("{}: {why}", relative(root, entry.path())));
+            }
+            continue;
+        }
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -245,5 +285,29 @@ mod tests {
             Err(SourceError::MissingDir(_))
         ));
         assert!(matches!(scan(dir.path()), Err(SourceError::NoJavaFiles(_))));
+    }
+
+    #[test]
+    fn links_are_never_followed_and_links_out_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path().join("p");
+        write(&r, "src/A.java", b"class A {}");
+        write(dir.path(), "outside/Secret.java", b"class Secret {}");
+        std::os::unix::fs::symlink(dir.path().join("outside/Secret.java"), r.join("src/S.java"))
+            .unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside"), r.join("src/out")).unwrap();
+        std::os::unix::fs::symlink("A.java", r.join("src/Alias.java")).unwrap();
+        let inv = scan(&r).unwrap();
+        let paths: Vec<&str> = inv.java.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["src/A.java"]);
+        let w = inv.warnings.join("\n");
+        assert!(w.contains("src/S.java: a symbolic link to"), "{w}");
+        assert!(w.contains("src/out: a symbolic link to"), "{w}");
+        assert!(!w.contains("Alias"), "a link inside is silent: {w}");
+        assert_eq!(link_kind(&r, &r.join("src/A.java")), LinkKind::NotALink);
+        assert!(matches!(
+            link_kind(&r, &r.join("src/Alias.java")),
+            LinkKind::Inside(_)
+        ));
     }
 }

@@ -1,4 +1,6 @@
-//! Append-only JSON Lines files (`events.jsonl`, `review.jsonl`).
+//! Append-only JSON Lines files: the one writer and reader of every journal mastor keeps
+//! (`events.jsonl`, `review.jsonl`, `judgements.jsonl`, `handler_choices.jsonl`, and a
+//! mutation analysis' `runs.jsonl`, `equivalent.jsonl`, `rounds.jsonl`).
 //!
 //! One record per line, written with a single `write` on a file opened in append mode
 //! while holding a per-journal lock, so concurrent writers in one process never
@@ -102,11 +104,50 @@ impl Journal {
     }
 }
 
+/// Appends one record to the journal at `path` (repairing a torn tail first), synced
+/// when `durable`: the writer for journals outside a session's own files.
+pub fn append_to<T: Serialize + ?Sized>(
+    path: &Path,
+    record: &T,
+    durable: bool,
+) -> Result<(), StoreError> {
+    Journal::new(path.to_path_buf(), durable).append(record)
+}
+
+/// A torn last line that a read skipped: an append was cut short (a crash mid-write).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornTail {
+    pub path: PathBuf,
+    pub line: usize,
+    pub bytes: usize,
+}
+
+impl std::fmt::Display for TornTail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: skipped a torn last line ({} bytes; a write was interrupted); the next \
+             append repairs it",
+            self.path.display(),
+            self.line,
+            self.bytes
+        )
+    }
+}
+
 /// Parses a JSON Lines file. Missing file → empty.
 pub(crate) fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, StoreError> {
+    read_reporting(path).map(|(records, _)| records)
+}
+
+/// Parses a JSON Lines file and says whether a torn last line was skipped (any other
+/// damaged line is [`StoreError::CorruptJournal`]). Missing file → empty.
+pub fn read_reporting<T: DeserializeOwned>(
+    path: &Path,
+) -> Result<(Vec<T>, Option<TornTail>), StoreError> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), None)),
         Err(e) => return Err(StoreError::io("read", path, e)),
     };
     let lines: Vec<(usize, &[u8])> = bytes
@@ -117,6 +158,7 @@ pub(crate) fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, Sto
         .collect();
     let last = lines.last().map(|(n, _)| *n);
     let mut out = Vec::with_capacity(lines.len());
+    let mut torn = None;
     for (line_no, line) in lines {
         match serde_json::from_slice::<T>(line) {
             Ok(v) => out.push(v),
@@ -127,6 +169,11 @@ pub(crate) fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, Sto
                     error = %err,
                     "skipping torn last line of journal"
                 );
+                torn = Some(TornTail {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    bytes: line.len(),
+                });
             }
             Err(err) => {
                 return Err(StoreError::CorruptJournal {
@@ -137,7 +184,7 @@ pub(crate) fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, Sto
             }
         }
     }
-    Ok(out)
+    Ok((out, torn))
 }
 
 /// Makes sure the file ends with a newline before anything is appended to it.

@@ -39,7 +39,7 @@ mod error;
 mod events;
 mod fsio;
 mod handlers;
-mod journal;
+pub mod journal;
 mod judgement;
 mod lock;
 mod manifest;

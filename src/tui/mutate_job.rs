@@ -108,6 +108,8 @@ pub fn options(session_dir: &Path, project: &Path, s: &MutateSettings, only: Onl
         timeout: None,
         jobs: 2,
         request_timeout: Duration::from_secs(5),
+        build_timeout: crate::mutate::build::BUILD_TIMEOUT,
+        encoding: Default::default(),
         out: None,
         only_mutants: None,
         extra_oracles: Default::default(),
@@ -145,9 +147,16 @@ pub fn run(
             let _ = tx.send(JobMsg::Mutate(MutateMsg::Progress { done: n, total }));
         }
     };
+    // A closed terminal (SIGHUP) or SIGTERM while mutants run stops their servers too.
+    let _ = crate::runner::signals::stop_groups_on_signals(|words| {
+        ratatui::restore();
+        eprintln!("mastor tui: mutation analysis {words}");
+    });
     let rt = tokio::runtime::Runtime::new()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let report = rt.block_on(analysis::execute(&target, &opts, mutants, &progress))?;
+    let result = rt.block_on(analysis::execute(&target, &opts, mutants, &progress));
+    crate::runner::signals::park_if_stopping();
+    let report = result?;
     let c = &report.summary.total;
     let mut line = format!(
         "mutate: score {} ({} caught, {} missed, {} timeout, {} unviable, {} not covered; ran {}, \

@@ -29,6 +29,8 @@ mod harden_check_inputs;
 mod harden_llm;
 mod harden_llm_props;
 mod harden_llm_session;
+mod harden_mutate;
+mod harden_procs;
 mod harden_store_export;
 mod harden_store_lock;
 mod harden_store_names;

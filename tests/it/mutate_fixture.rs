@@ -204,11 +204,8 @@ fn a_mutant_that_does_not_compile_is_unviable() {
         after: "Htpp".into(),
         ops: vec![],
     };
-    let ws = Workspace {
-        mode: Workspace::default_mode(&project).expect("a JDK-only project"),
-        project,
-        work: tmp.path().to_path_buf(),
-    };
+    let mode = Workspace::default_mode(&project).expect("a JDK-only project");
+    let ws = Workspace::new(project, tmp.path().to_path_buf(), mode);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let original = rt
         .block_on(ws.build_original())
