@@ -231,7 +231,7 @@ impl SourceContext {
     }
 }
 
-/// The request an oracle sends. Keys outside these six are stripped by normalization.
+/// The request an oracle sends. Keys outside these eight are stripped by normalization.
 ///
 /// `path_raw` and `raw_body` exist because some oracles mean bytes the JSON form cannot
 /// say: a path segment already percent-encoded (`%2B`) would be encoded again from
@@ -257,6 +257,14 @@ pub struct OracleInput {
     pub raw_body: Option<RawBody>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, Value>,
+    /// The HTTP method to send instead of the operation's own (`"DELETE"` on a route that
+    /// only serves GET): without it a 405 cannot be asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// A query string appended as written after the `query` pairs (`"limit=1e3&"`,
+    /// `"tag=%ZZ"`): query-string error cases the pairs cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_raw: Option<String>,
 }
 
 /// A request body sent verbatim, for inputs JSON cannot express (see [`OracleInput`]).

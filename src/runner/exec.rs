@@ -55,6 +55,24 @@ pub fn check_input(input: &OracleInput) -> Result<(), String> {
             "path parameter `{name}` is in both input.path and input.path_raw; give one of them"
         ));
     }
+    if let Some(m) = &input.method
+        && (m.is_empty() || !m.bytes().all(|b| b.is_ascii_uppercase()))
+    {
+        return Err(format!(
+            "input.method `{}` is not an upper-case HTTP method name",
+            crate::text::escape_controls(m)
+        ));
+    }
+    if let Some(q) = &input.query_raw
+        && let Some(c) = q
+            .chars()
+            .find(|c| *c == '#' || c.is_whitespace() || c.is_control())
+    {
+        return Err(format!(
+            "input.query_raw contains {c:?}, which cannot travel in a query string; \
+             percent-encode it"
+        ));
+    }
     for (name, value) in &input.path_raw {
         if let Some(c) = value
             .chars()
@@ -111,6 +129,13 @@ pub fn build_url(base: &Url, template: &str, input: &OracleInput) -> Result<Url,
                 }
             }
         }
+    }
+    if let Some(raw) = input.query_raw.as_deref().filter(|r| !r.is_empty()) {
+        let query = match url.query().filter(|q| !q.is_empty()) {
+            Some(pairs) => format!("{pairs}&{raw}"),
+            None => raw.to_string(),
+        };
+        url.set_query(Some(&query));
     }
     Ok(url)
 }
@@ -193,10 +218,19 @@ pub async fn send(
         Ok(x) => x,
         Err(e) => return (exchange, Err(e)),
     };
-    exchange.method = method.to_string();
     if let Err(e) = check_input(input) {
         return (exchange, Err(e));
     }
+    let method = match input
+        .method
+        .as_deref()
+        .map(|m| Method::from_bytes(m.as_bytes()))
+    {
+        Some(Ok(m)) => m,
+        Some(Err(_)) => return (exchange, Err("input.method is not an HTTP method".into())),
+        None => method,
+    };
+    exchange.method = method.to_string();
     let url = match build_url(base, template, input) {
         Ok(u) => u,
         Err(e) => return (exchange, Err(e)),

@@ -433,6 +433,8 @@ fn bind_step(
             })
             .transpose()?,
         headers: map(&input.headers)?,
+        method: input.method.clone(),
+        query_raw: input.query_raw.as_deref().map(text).transpose()?,
     };
     let assertions = assertions
         .iter()

@@ -467,7 +467,7 @@ fn normalize_input(map: &mut Map<String, Value>, template: &str) -> Result<(), S
     for key in flat {
         if !params.contains(&key.as_str()) {
             return Err(format!(
-                "input key `{key}` is not path, path_raw, query, body, raw_body or headers \
+                "input key `{key}` is not path, path_raw, query, query_raw, body, raw_body, headers or method \
                  (nor a path parameter of the operation)"
             ));
         }
@@ -491,7 +491,16 @@ fn path_params(template: &str) -> Vec<&str> {
 }
 
 /// The keys an oracle's `input` may have.
-const INPUT_KEYS: [&str; 6] = ["path", "path_raw", "query", "body", "raw_body", "headers"];
+const INPUT_KEYS: [&str; 8] = [
+    "path",
+    "path_raw",
+    "query",
+    "query_raw",
+    "body",
+    "raw_body",
+    "headers",
+    "method",
+];
 
 /// Every path parameter has a value (in `path` or, verbatim, in `path_raw`), and the
 /// input says what it means once: not `body` and `raw_body` together, not one parameter

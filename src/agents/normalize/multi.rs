@@ -90,7 +90,10 @@ pub fn normalize_multi_with(
                 continue;
             };
             let prefix = format!("step #{}: ", i + 1);
-            let found = unreferenced::problems(&s.assertions, ctx, true, &prefix);
+            let mut found = unreferenced::problems(&s.assertions, ctx, true, &prefix);
+            if s.input.method.is_some() {
+                found.another_method();
+            }
             problems.contradictions.extend(found.contradictions);
             problems.unverified.extend(found.unverified);
         }

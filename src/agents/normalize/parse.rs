@@ -269,6 +269,8 @@ fn input_key(key: &str) -> Option<&'static str> {
         "headers" => Some("headers"),
         "path_raw" => Some("path_raw"),
         "raw_body" => Some("raw_body"),
+        "method" => Some("method"),
+        "query_raw" => Some("query_raw"),
         "path_params" | "pathParams" | "path_parameters" | "pathParameters" => Some("path"),
         "query_params" | "queryParams" | "query_parameters" | "queryParameters" => Some("query"),
         "header" | "request_headers" | "requestHeaders" => Some("headers"),
@@ -338,6 +340,28 @@ pub(super) fn parse_input(
             "body" => {
                 if !value.is_null() {
                     input.body = Some(value.clone());
+                }
+                continue;
+            }
+            "method" | "query_raw" => {
+                let text = value.as_str().map(str::trim).filter(|t| !t.is_empty());
+                let ok = match (canon, text) {
+                    ("method", Some(m)) if m.bytes().all(|b| b.is_ascii_alphabetic()) => {
+                        input.method = Some(m.to_ascii_uppercase());
+                        true
+                    }
+                    ("query_raw", Some(q)) => {
+                        input.query_raw = Some(q.trim_start_matches('?').to_string());
+                        true
+                    }
+                    _ => value.is_null(),
+                };
+                if !ok {
+                    rec.flag(
+                        test_id,
+                        rule::STRIP_INPUT_KEYS,
+                        format!("{prefix}input key `{key}` is malformed; stripped"),
+                    );
                 }
                 continue;
             }

@@ -67,12 +67,15 @@ pub fn normalize_single_with(
         let Some(oracle) = normalize_entry(op_id, index, entry, bundle, &mut rec) else {
             continue;
         };
-        let problems = ctx
+        let mut problems = ctx
             .map(|c| {
                 let invalid = matches!(oracle.oracle_strategy, Some(Strategy::Fi | Strategy::Bi));
                 unreferenced::problems(&oracle.assertions, c, invalid, "")
             })
             .unwrap_or_default();
+        if oracle.input.method.is_some() {
+            problems.another_method();
+        }
         let test_id = oracle.test_id.clone();
         let sorted = (oracle, entry.clone());
         unreferenced::sort(

@@ -32,6 +32,16 @@ pub(super) struct Findings {
     pub unverified: Vec<Problem>,
 }
 
+impl Findings {
+    /// The request goes out with another method than the operation's (`input.method`):
+    /// the context describes the declared method, so a status it lacks (the router's 405)
+    /// contradicts nothing.
+    pub fn another_method(&mut self) {
+        self.contradictions
+            .retain(|(r, _)| *r != rule::UNKNOWN_STATUS);
+    }
+}
+
 /// The unreferenced fields and statuses of `assertions`, checked against `ctx`.
 /// `invalid_input` is true for fi/bi oracles, whose 400 from the framework's own type
 /// conversion is accepted when the context lists no error case (paper Listing 4);
