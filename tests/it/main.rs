@@ -25,6 +25,8 @@ mod export_session;
 mod fuzz_inputs;
 mod harden_check;
 mod harden_check_inputs;
+mod harden_handler;
+mod harden_import_run;
 mod harden_llm;
 mod harden_llm_props;
 mod harden_llm_session;
