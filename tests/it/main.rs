@@ -31,6 +31,7 @@ mod harden_import_run;
 mod harden_llm;
 mod harden_llm_props;
 mod harden_llm_session;
+mod harden_redact;
 mod harden_store_export;
 mod harden_store_lock;
 mod harden_store_names;
