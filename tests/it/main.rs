@@ -25,6 +25,7 @@ mod export_session;
 mod fuzz_inputs;
 mod harden_check;
 mod harden_check_inputs;
+mod harden_deep_java;
 mod harden_escape;
 mod harden_handler;
 mod harden_import_run;
