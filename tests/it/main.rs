@@ -36,6 +36,7 @@ mod harden_redact;
 mod harden_store_export;
 mod harden_store_lock;
 mod harden_store_names;
+mod harden_tui_bulk;
 mod import_paper;
 mod import_project;
 mod layering;
