@@ -113,7 +113,12 @@ impl AgentCtx {
         // then cut further, twice at most.
         let mut squeeze = 1.0;
         loop {
-            let (rendered, notes) = self.fitted_prompt(agent, op, vars, window, squeeze)?;
+            let (rendered, mut notes) = self.fitted_prompt(agent, op, vars, window, squeeze)?;
+            // The record says what was scrubbed from the files this prompt shows.
+            notes.extend(crate::source::redact::prompt_note(
+                &self.project.analysis.report.redactions,
+                &rendered.user,
+            ));
             // A prompt file with nothing above its user marker (the DP baseline's
             // zero-shot template, paper Listing A.1) is sent as one user message.
             let mut messages = Vec::with_capacity(2);

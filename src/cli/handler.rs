@@ -2,7 +2,9 @@
 //! where the scan and the model disagree (or both are wrong). The pick is journalled in
 //! the session (`handler_choices.jsonl`) and the next `mastor run` serves the operation
 //! from it, before and over discovery. Without a pick option it lists the operation's
-//! recorded conflict.
+//! recorded conflict. A pick is checked before it is journalled (the operation is the
+//! session's, the file is inside the project and declares the method; see
+//! `handler_check`), so a wrong one fails now with exit 2 rather than on the next run.
 
 use crate::cli::{EXIT_INPUT, EXIT_OK};
 use crate::store::{HandlerPick, HandlerSide, Session, SessionLock};
@@ -65,6 +67,11 @@ pub fn run(args: HandlerArgs) -> color_eyre::Result<i32> {
     let session = Session::open(&args.session)
         .wrap_err_with(|| format!("cannot open session {}", args.session.display()))?;
     let op = esc(&args.op);
+    let picking = args.pick.is_some() || args.file.is_some();
+    if picking && let Err(e) = super::handler_check::check_op(&session, &args.op) {
+        eprintln!("error: {}", esc(&e));
+        return Ok(EXIT_INPUT);
+    }
     let pick = match (&args.pick, &args.file, &args.method) {
         (Some(side), _, _) => match session.pick_conflict_side(&args.op, (*side).into()) {
             Ok(c) => c.handler,
@@ -74,11 +81,21 @@ pub fn run(args: HandlerArgs) -> color_eyre::Result<i32> {
             }
         },
         (None, Some(file), Some(method)) => {
+            if args.line == Some(0) {
+                eprintln!("error: --line 0: lines are numbered from 1");
+                return Ok(EXIT_INPUT);
+            }
             let pick = HandlerPick {
                 file: file.clone(),
                 method: method.clone(),
                 line: args.line.unwrap_or(0),
             };
+            let checked = super::handler_check::project_root(&session, file)
+                .and_then(|root| super::handler_check::check_pick(&root, &pick));
+            if let Err(e) = checked {
+                eprintln!("error: {}: {}", op, esc(&e));
+                return Ok(EXIT_INPUT);
+            }
             session.choose_handler(&args.op, pick.clone())?;
             pick
         }

@@ -1,9 +1,11 @@
 //! `mastor import`: turn an oracle file (our suite, the paper's per-operation format, or
 //! an array of oracles) into a session directory for review and `mastor check`.
 //!
-//! Malformed entries (an unknown key inside one included) are listed on stderr, one line
-//! each, and left out; the import itself succeeds if anything loaded. An unknown
-//! top-level key fails the import; `--lenient` turns unknown keys into warnings. With `--spec`, the spec's operations are stored
+//! Malformed entries (an unknown key inside one included) and duplicate test ids are
+//! listed on stderr, one line each, and fail the import (exit 2, nothing written): a
+//! session that silently lacks entries would let `check SESSION` pass where `check FILE`
+//! fails. `--lenient` keeps the old forgiving behaviour: such entries are left out
+//! ("skipped") and unknown keys become warnings. With `--spec`, the spec's operations are stored
 //! too and oracles on operations the spec does not declare are flagged. With `--project`,
 //! the project root is recorded (absolute) so the workbench finds the evidence sources
 //! from any directory.
@@ -32,7 +34,8 @@ pub struct ImportArgs {
     /// Session directory to create (must not hold a session yet).
     #[arg(long, default_value = ".mastor", value_name = "DIR")]
     pub out: PathBuf,
-    /// Ignore unknown keys in the file (with a warning) instead of refusing them.
+    /// Import what loads: leave malformed entries and duplicate test ids out ("skipped")
+    /// and ignore unknown keys (with a warning) instead of refusing the file.
     #[arg(long)]
     pub lenient: bool,
     /// The Java project the oracles are about: recorded (absolute) in the session, so
@@ -49,6 +52,23 @@ pub fn run(args: ImportArgs) -> color_eyre::Result<i32> {
     let loaded = suite::load_file_with(&args.file, opts)?;
     for w in &loaded.warnings {
         eprintln!("warning: {}", escape_controls(w));
+    }
+    if !loaded.problems.is_empty() && !args.lenient {
+        for p in &loaded.problems {
+            eprintln!("error: {}", escape_controls(&p.to_string()));
+        }
+        eprintln!(
+            "error: {} has {} malformed or duplicate entr{} (named above); nothing imported \
+             (--lenient imports the rest)",
+            escape_controls(&args.file.display().to_string()),
+            loaded.problems.len(),
+            if loaded.problems.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            }
+        );
+        return Ok(EXIT_INPUT);
     }
     for p in &loaded.problems {
         eprintln!("skipped: {}", escape_controls(&p.to_string()));

@@ -15,6 +15,7 @@ pub mod check;
 pub mod compare;
 pub mod export;
 pub mod handler;
+mod handler_check;
 pub mod import;
 pub mod metamorphic;
 pub mod mutate;

@@ -130,7 +130,10 @@ pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
             });
         }
     }
-    (out, items)
+    // Every field comes from outside (model answers, imported files, API bodies): control
+    // characters (ESC, BEL, NUL, ...) are written escaped (`\u{1b}`), as the JSON, Postman
+    // and JUnit exports do, so a viewer or `cat` of the file cannot be driven by them.
+    (crate::text::escape_controls(&out).into_owned(), items)
 }
 
 /// Scenario with Given/When/Then, seed and follow-up steps, and relations as sentences.

@@ -58,6 +58,9 @@ pub async fn run(ctx: AgentCtx, options: PipelineOptions) -> Orchestrator {
         }
         save_state(&ctx, &orch);
     }
+    // Finished is not completed: an operation left with nothing is failed, with why.
+    crate::pipeline::completion::fail_hollow_ops(&ctx, &mut orch);
+    save_state(&ctx, &orch);
     for note in &orch.notes {
         ctx.emit(StoreEvent::new(EventKind::Note, "orchestrator").message(note.clone()));
     }

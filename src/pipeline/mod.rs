@@ -1,6 +1,7 @@
 //! The pipeline: the orchestrator's state machine and (with the agents) the driver that
 //! carries out its tasks. Phase order and failure isolation live here, not in the agents.
 
+pub mod completion;
 pub mod driver;
 pub mod keeping;
 pub mod kind;

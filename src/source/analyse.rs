@@ -133,6 +133,11 @@ pub fn analyse_operations(
             s.file, s.line
         ));
     }
+    for f in &files {
+        if let Some(why) = &f.skipped {
+            warnings.push(format!("{}: skipped: {why}", f.path));
+        }
+    }
     let index = TypeIndex::new(&files);
     let patterns = &options.patterns;
     let entry_files = detect(&index, patterns, ops);

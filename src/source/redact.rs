@@ -27,7 +27,33 @@ struct Pattern {
     group: usize,
     /// Only in files that are not Java source (properties, .env, YAML, JSON).
     config_only: bool,
+    /// A further test of the value, for patterns whose name alone is a weak sign.
+    looks_secret: fn(&str) -> bool,
 }
+
+/// Any value.
+fn any(_: &str) -> bool {
+    true
+}
+
+/// A value shaped like a token or an encoded credential rather than a word or a name:
+/// at least 8 characters without spaces, and a digit, a `+`, `/`, `=` or both cases.
+/// Names such as `KEY` and `TOKEN` hold field names and header names as often as keys
+/// (`NAME_KEY = "name"`), which a model needs to see.
+fn token_like(v: &str) -> bool {
+    let has = |f: fn(char) -> bool| v.chars().any(f);
+    v.chars().count() >= 8
+        && !has(char::is_whitespace)
+        && (has(|c| c.is_ascii_digit())
+            || has(|c| matches!(c, '+' | '/' | '='))
+            || (has(|c| c.is_ascii_uppercase()) && has(|c| c.is_ascii_lowercase())))
+}
+
+/// Names whose literal is a secret whatever it looks like (`DB_PASS`, `password`,
+/// `clientSecret`, `pwd`).
+const STRONG_NAME: &str = r"[A-Za-z0-9_.-]*(?:pass|pwd|secret|credential)[A-Za-z0-9_.-]*";
+/// Names whose literal is a secret when it looks like one (`API_KEY`, `authToken`).
+const WEAK_NAME: &str = r"[A-Za-z0-9_.-]*(?:key|token)[A-Za-z0-9_.-]*";
 
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     let p = |kind, re: &str, group, config_only| Pattern {
@@ -35,8 +61,40 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         re: Regex::new(re).expect("redaction pattern compiles"),
         group,
         config_only,
+        looks_secret: any,
+    };
+    let weak = |kind, re: &str, group| Pattern {
+        looks_secret: token_like,
+        ..p(kind, re, group, false)
+    };
+    // The default of a lookup assigned to a secret name:
+    // `DB_PASS = System.getenv().getOrDefault("DB_PASS", "s3cret")`, `getProperty(k, "v")`,
+    // `.orElse("v")`; the first argument (the variable's name) stays.
+    let default_of = |name: &str| {
+        format!(
+            r#"(?i)\b{name}["']?\s*[=:]\s*[^;\n]*?(?:\b(?:getOrDefault|getProperty|getenv|get|optString|getString)\s*\(\s*[^,()\n]+,\s*|\borElse(?:Get)?\s*\(\s*)"([^"\n]{{1,400}})"\s*\)"#
+        )
     };
     vec![
+        p("password", &default_of(STRONG_NAME), 1, false),
+        weak("token", &default_of(WEAK_NAME), 1),
+        // A quoted literal assigned to a key- or token-named variable, when it looks like
+        // a credential.
+        weak(
+            "token",
+            &format!(r#"(?i)\b{WEAK_NAME}["']?\s*[=:]\s*"([^"\n]{{1,400}})""#),
+            1,
+        ),
+        // `Basic <base64>` in a header value or a string literal.
+        Pattern {
+            looks_secret: token_like,
+            ..p(
+                "basic credentials",
+                r#"(?i)(?:authorization["']?\s*[:=,]\s*["']?\s*|["'])basic\s+([A-Za-z0-9+/]{8,}={0,2})"#,
+                1,
+                false,
+            )
+        },
         p(
             "private key",
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----",
@@ -76,7 +134,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         // A quoted literal assigned to a secret-named key, in code or config.
         p(
             "password",
-            r#"(?i)[A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)[A-Za-z0-9_.-]*["']?\s*[=:]\s*"([^"\n]{1,400})""#,
+            r#"(?i)[A-Za-z0-9_.-]*(?:pass|pwd|secret|credential|api[_-]?key|access[_-]?token|auth[_-]?token)[A-Za-z0-9_.-]*["']?\s*[=:]\s*"([^"\n]{1,400})""#,
             1,
             false,
         ),
@@ -103,7 +161,10 @@ pub fn redact(file: &str, text: &str, java: bool) -> (String, Vec<Redaction>) {
     for p in PATTERNS.iter().filter(|p| !(java && p.config_only)) {
         for caps in p.re.captures_iter(text) {
             if let Some(m) = caps.get(p.group) {
-                if m.as_str().starts_with('«') || m.as_str().is_empty() {
+                if m.as_str().starts_with('«')
+                    || m.as_str().is_empty()
+                    || !(p.looks_secret)(m.as_str())
+                {
                     continue;
                 }
                 spans.push((m.start(), m.end(), p.kind));
@@ -137,6 +198,36 @@ pub fn redact(file: &str, text: &str, java: bool) -> (String, Vec<Redaction>) {
     }
     out.push_str(&text[at..]);
     (out, found)
+}
+
+/// Most redactions one call record names; the rest are counted.
+const MAX_NOTED: usize = 20;
+
+/// The call-record note naming what was redacted in the files `prompt` shows: kind and
+/// `file:line`, never the value. `None` when the prompt holds no redaction.
+pub fn prompt_note(redactions: &[Redaction], prompt: &str) -> Option<String> {
+    if !prompt.contains("«redacted: ") {
+        return None;
+    }
+    let shown: Vec<&Redaction> = redactions
+        .iter()
+        .filter(|r| prompt.contains(r.file.as_str()))
+        .collect();
+    if shown.is_empty() {
+        return None;
+    }
+    let mut list: Vec<String> = shown
+        .iter()
+        .take(MAX_NOTED)
+        .map(|r| format!("{} ({}:{})", r.kind, r.file, r.line))
+        .collect();
+    if shown.len() > MAX_NOTED {
+        list.push(format!("and {} more", shown.len() - MAX_NOTED));
+    }
+    Some(format!(
+        "redacted before the prompt was built: {}",
+        list.join(", ")
+    ))
 }
 
 /// Whether a file must never be offered as seed data, whatever its content: key
@@ -312,6 +403,54 @@ mod tests {
             false,
         );
         assert_eq!(out, "spring.datasource.password=«redacted: password»\n");
+    }
+
+    #[test]
+    fn basic_tokens_lookup_defaults_and_token_shaped_keys_go() {
+        let java = "class Db {\n\
+            static final String DB_PASS = System.getenv().getOrDefault(\"DB_PASS\", \"hunterPASS42\");\n\
+            String auth = \"Authorization: Basic dXNlcjpwYXNzd29yZA==\";\n\
+            void send(Req r) { r.header(\"Authorization\", \"Basic YWRtaW46czNjcjN0\"); }\n\
+            static final String API_KEY = \"k8Fz2LmQp0Rt\";\n\
+            String token = props.getProperty(\"app.token\", \"Zx81Qw9Lk2Jh\");\n\
+            String secret = opt.orElse(\"plainsecret\");\n\
+            static final String NAME_KEY = \"name\";\n\
+            String basic = \"Basic authentication required\";\n\
+            }\n";
+        let (out, found) = redact("src/Db.java", java, true);
+        for secret in [
+            "hunterPASS42",
+            "dXNlcjpwYXNzd29yZA",
+            "YWRtaW46czNjcjN0",
+            "k8Fz2LmQp0Rt",
+            "Zx81Qw9Lk2Jh",
+            "plainsecret",
+        ] {
+            assert!(!out.contains(secret), "{secret}: {out}");
+        }
+        // The variable names, the lookup keys and plain words stay.
+        for kept in [
+            "getOrDefault(\"DB_PASS\", ",
+            "getProperty(\"app.token\", ",
+            "NAME_KEY = \"name\"",
+            "Basic authentication required",
+        ] {
+            assert!(out.contains(kept), "{kept}: {out}");
+        }
+        assert_eq!(out.lines().count(), java.lines().count());
+        let lines: Vec<usize> = found.iter().map(|r| r.line).collect();
+        assert_eq!(lines, vec![2, 3, 4, 5, 6, 7], "{found:?}");
+        let kinds: Vec<&str> = found.iter().map(|r| r.kind).collect();
+        assert!(
+            kinds.contains(&"basic credentials") && kinds.contains(&"password"),
+            "{kinds:?}"
+        );
+
+        let note =
+            prompt_note(&found, &format!("// ===== FILE: src/Db.java =====\n{out}")).unwrap();
+        assert!(note.contains("basic credentials (src/Db.java:3)"), "{note}");
+        assert!(!note.contains("hunter") && !note.contains("dXNl"), "{note}");
+        assert_eq!(prompt_note(&found, "no secrets here"), None);
     }
 
     #[test]

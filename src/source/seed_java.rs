@@ -110,6 +110,10 @@ fn find_with(parser: &mut tree_sitter::Parser, path: &str, text: &str) -> Vec<Ja
     };
     let (cx, mut out) = (Cx { text, path }, Vec::new());
     let root = tree.root_node();
+    // Too deep to walk: the scan reports the file as skipped (see `java::depth`).
+    if super::java::depth::too_deep(root).is_some() {
+        return out;
+    }
     let mut c = root.walk();
     for child in root.named_children(&mut c) {
         type_decl(&cx, child, &mut out);

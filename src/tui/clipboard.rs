@@ -11,7 +11,11 @@ use base64::Engine;
 pub const MAX_COPY: usize = 64 * 1024;
 
 /// The OSC 52 sequence that puts `text` on the clipboard, and whether `text` was cut.
+/// Control characters (ESC, BEL, NUL, `\r`, ...) are escaped first (`\u{1b}`): a
+/// response body's escape sequences would otherwise run in whatever terminal it is
+/// pasted into, and a BEL would end the OSC 52 sequence itself early.
 pub fn osc52(text: &str) -> (String, bool) {
+    let text = crate::text::escape_controls(text);
     let mut end = text.len().min(MAX_COPY);
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -42,6 +46,31 @@ mod tests {
         let (seq, cut) = osc52("curl -X GET 'http://x/pets'");
         assert!(!cut);
         assert_eq!(seq, "\u{1b}]52;c;Y3VybCAtWCBHRVQgJ2h0dHA6Ly94L3BldHMn\u{7}");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_before_they_reach_the_clipboard() {
+        let body = "{\"name\": \"\u{1b}]0;pwned\u{7}\u{1b}[2J\u{0}\"}\n\tend";
+        let (seq, _) = osc52(body);
+        let inner = seq
+            .strip_prefix("\u{1b}]52;c;")
+            .and_then(|s| s.strip_suffix('\u{7}'))
+            .expect("one OSC 52 sequence");
+        assert!(!inner.contains(['\u{1b}', '\u{7}']), "{seq:?}");
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(inner)
+            .unwrap();
+        let copied = String::from_utf8(bytes).unwrap();
+        assert!(
+            !copied
+                .chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "{copied:?}"
+        );
+        assert_eq!(
+            copied,
+            "{\"name\": \"\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{0}\"}\n\tend"
+        );
     }
 
     #[test]

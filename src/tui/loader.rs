@@ -103,11 +103,7 @@ fn load_handler_conflicts(session: &Session, view: &mut SessionView) {
 /// Whether a source context says nothing at all: no parameter, field, error case or
 /// success status (what junk model answers normalize to).
 pub fn context_is_empty(c: &crate::model::SourceContext) -> bool {
-    let r = &c.response_schema;
-    c.request_params.is_empty()
-        && r.fields.is_empty()
-        && r.error_cases.is_empty()
-        && r.success_status.is_none()
+    crate::pipeline::completion::context_is_empty(c)
 }
 
 /// A session whose every source context is empty has oracles built on nothing: say so

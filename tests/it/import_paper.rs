@@ -33,6 +33,7 @@ fn paper_format_imports_and_reports_the_malformed_oracle() {
     std::fs::write(&file, serde_json::to_string(&paper).unwrap()).unwrap();
     let out_dir = dir.path().join("sess");
     let spec = repo_root().join("tests/fixtures/petstore-jdk/openapi.json");
+    // Strict by default: the malformed entry fails the import, named, nothing written.
     let (code, out, err) = mastor(&[
         "import",
         file.to_str().unwrap(),
@@ -40,6 +41,18 @@ fn paper_format_imports_and_reports_the_malformed_oracle() {
         spec.to_str().unwrap(),
         "--out",
         out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains("GET /pets/{petId}#bad_op"), "{err}");
+    assert!(!out_dir.exists());
+    let (code, out, err) = mastor(&[
+        "import",
+        file.to_str().unwrap(),
+        "--spec",
+        spec.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--lenient",
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
     let skipped: Vec<&str> = err.lines().filter(|l| l.starts_with("skipped:")).collect();
@@ -88,6 +101,7 @@ fn paper_format_imports_and_reports_the_malformed_oracle() {
         file.to_str().unwrap(),
         "--out",
         out_dir.to_str().unwrap(),
+        "--lenient",
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("already exists"), "{err}");

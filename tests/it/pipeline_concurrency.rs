@@ -9,14 +9,19 @@ use serde_json::json;
 use support::*;
 
 /// One slow catch-all rule whose answer every agent can decode: no discovery claims, a
-/// plain context, no oracles, no groups.
+/// plain context, one oracle (an operation left with none has not completed), no groups.
 fn slow_script(delay_ms: u64) -> Script {
     Script {
         rules: vec![Rule {
             replies: vec![Reply::json(json!({
-                "matches": [], "oracles": [], "hints": [], "groups": [],
+                "matches": [], "hints": [], "groups": [],
+                "oracles": [{"test_id": "fv_ok", "oracle_strategy": "fv", "input": {},
+                    "assertions": [{"type": "status", "expected": 200},
+                        {"type": "field", "field_path": "id", "op": "not_null", "expected": null}]}],
                 "request_params": [],
-                "response_schema": {"success_status": 200, "fields": [], "error_cases": []},
+                "response_schema": {"success_status": 200,
+                    "fields": [{"name": "id", "type": "String", "nullable": false}],
+                    "error_cases": []},
                 "request_params_pending": [], "response_schema_pending": []
             }))],
             delay_ms,

@@ -40,7 +40,8 @@ fn script() -> Script {
             Rule {
                 agent: Some("extraction".into()),
                 replies: json(
-                    json!({"request_params": [], "response_schema": {"success_status": 200}}),
+                    json!({"request_params": [], "response_schema": {"success_status": 200,
+                        "fields": [{"name": "status", "type": "String", "nullable": false}]}}),
                 ),
                 ..Rule::default()
             },
@@ -48,7 +49,8 @@ fn script() -> Script {
                 agent: Some("single_op".into()),
                 replies: json(
                     json!({"oracles": [{"test_id": "fv_ok", "oracle_strategy": "fv",
-                    "input": {}, "assertions": [{"type": "status", "expected": 200}]}]}),
+                    "input": {}, "assertions": [{"type": "status", "expected": 200},
+                        {"type": "field", "field_path": "status", "op": "not_null", "expected": null}]}]}),
                 ),
                 ..Rule::default()
             },

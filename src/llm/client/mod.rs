@@ -209,8 +209,12 @@ impl LlmClient {
 
         if inner.cfg.cache == CacheMode::Normal
             && !req.fresh
-            && let Some(entry) = inner.cache.as_ref().and_then(|c| c.get(&key))
-            && let Ok(d) = decode(&entry.content)
+            && let Some(mut entry) = inner.cache.as_ref().and_then(|c| c.get(&key))
+            && let Ok(d) = decode({
+                // An entry an older version cached may still hold an echoed key.
+                entry.content = inner.redact.redact(&entry.content).into_owned();
+                &entry.content
+            })
         {
             rec.cache_hit = true;
             rec.raw_answer = Some(entry.content);
@@ -219,8 +223,10 @@ impl LlmClient {
             return Ok((d.value, self.finish(rec, started)));
         }
 
+        // The configured keys are scrubbed from an answer before anything reads it: what
+        // is parsed, cached, stored in suites and exported never holds an echoed key.
         let first = match http::exchange(inner, &rc, &req, &body, &mut rec).await {
-            Ok(a) => a,
+            Ok(a) => scrubbed(&inner.redact, a),
             Err(e) => return Err(self.fail(rec, started, e)),
         };
         rec.raw_answer = Some(first.content.clone());
@@ -237,7 +243,7 @@ impl LlmClient {
                 let body2 = build_body(&rc, &retry_msgs, json, schema, req.max_tokens);
                 rec.messages = retry_msgs;
                 let second = match http::exchange(inner, &rc, &req, &body2, &mut rec).await {
-                    Ok(a) => a,
+                    Ok(a) => scrubbed(&inner.redact, a),
                     Err(e) => return Err(self.fail(rec, started, e)),
                 };
                 rec.raw_answer = Some(second.content.clone());
@@ -347,4 +353,13 @@ fn new_record(req: &CallRequest, rc: &super::RoleConfig, messages: Vec<Message>)
         error: None,
         notes: req.notes.clone(),
     }
+}
+
+/// `answer` with the configured keys (and bearer / basic tokens) redacted from its
+/// content, before it is decoded, cached or re-sent in a corrective re-ask.
+fn scrubbed(redact: &Redactor, mut answer: http::Answer) -> http::Answer {
+    if let std::borrow::Cow::Owned(clean) = redact.redact(&answer.content) {
+        answer.content = clean;
+    }
+    answer
 }

@@ -118,6 +118,9 @@ pub fn parse(parser: &mut Parser, text: &str) -> Option<Tree> {
 pub fn sites(text: &str) -> Result<Vec<Site>, String> {
     let mut parser = java_parser();
     let tree = parse(&mut parser, text).ok_or("the file does not parse as Java")?;
+    if let Some(why) = crate::source::java::depth::too_deep(tree.root_node()) {
+        return Err(why);
+    }
     let cx = Cx { src: text };
     let mut out = Vec::new();
     let mut stack = vec![tree.root_node()];

@@ -7,6 +7,7 @@
 //! expressions, referenced names, JDK dispatch branches); it deliberately does not keep
 //! statement-level semantics beyond that.
 
+pub mod depth;
 mod dispatch;
 mod expr;
 mod fields;
@@ -266,6 +267,10 @@ pub struct JavaFile {
     pub line_count: usize,
     /// 1-based line of the first syntax error, if the file does not parse cleanly.
     pub syntax_error_line: Option<usize>,
+    /// Why the file was not analysed (its tree nests too deep to walk: see
+    /// [`depth`]); it is then empty apart from its path and line count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 impl JavaFile {

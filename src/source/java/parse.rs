@@ -32,12 +32,17 @@ pub(super) fn summarise(parser: &mut Parser, path: &str, text: &str) -> JavaFile
         creates_http_server: false,
         line_count,
         syntax_error_line: None,
+        skipped: None,
     };
     let Some(tree) = parser.parse(text, None) else {
         file.syntax_error_line = Some(1);
         return file;
     };
     let root = tree.root_node();
+    if let Some(why) = super::depth::too_deep(root) {
+        file.skipped = Some(why);
+        return file;
+    }
     let src = text.as_bytes();
     if root.has_error() {
         file.syntax_error_line = Some(first_error_line(root));

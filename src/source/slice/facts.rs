@@ -120,6 +120,10 @@ pub fn file_facts(text: &str) -> FileFacts {
     let src = text.as_bytes();
     let mut out = FileFacts::default();
     let root = tree.root_node();
+    // Too deep to walk: no facts (the scan reports the file as skipped).
+    if crate::source::java::depth::too_deep(root).is_some() {
+        return out;
+    }
     let mut c = root.walk();
     for child in root.named_children(&mut c) {
         match child.kind() {

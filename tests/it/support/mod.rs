@@ -163,6 +163,18 @@ pub fn petstore_script() -> Script {
             rule("semantic", None, group),
             rule("single_op", Some(GET), get_oracles),
             rule("single_op", Some(POST), post_oracles),
+            // DELETE keeps one oracle: an operation left with none has not completed.
+            rule(
+                "single_op",
+                Some(DELETE),
+                json!({"oracles": [
+                {"test_id": "fi_delete_missing", "oracle_strategy": "fi",
+                 "input": {"path": {"petId": "999"}},
+                 "assertions": [{"type": "status", "expected": 404}]},
+                {"test_id": "bi_delete_zero", "oracle_strategy": "bi",
+                 "input": {"path": {"petId": "0"}},
+                 "assertions": [{"type": "status", "expected": 404}]}]}),
+            ),
             rule(
                 "single_op_challenger",
                 Some(GET),
