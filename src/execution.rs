@@ -7,6 +7,9 @@
 
 use crate::model::Oracle;
 
+/// The methods that only read (RFC 9110 safe methods).
+pub const SAFE: [&str; 4] = ["GET", "HEAD", "OPTIONS", "TRACE"];
+
 /// Where a single-operation oracle runs in a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Phase {
@@ -22,8 +25,8 @@ pub enum Phase {
 
 /// The phase of `oracle`; `with_reset` is true when a reset command is configured.
 pub fn phase_of(oracle: &Oracle, with_reset: bool) -> Phase {
-    let reads = crate::runner::exec::split_op_id(&oracle.op_id)
-        .map(|(m, _)| m.is_safe())
+    let reads = crate::oracle::op::split(&oracle.op_id)
+        .map(|(m, _)| SAFE.contains(&m.to_ascii_uppercase().as_str()))
         .unwrap_or(false);
     if oracle.fresh_state && (with_reset || !reads) {
         Phase::Fresh

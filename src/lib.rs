@@ -7,21 +7,24 @@
 //! never a higher one). `tests/it/layering.rs` reads this list and every `crate::` path in
 //! `src/`, and fails on any edge it forbids.
 //!
-//! 1. `text`, `model`, `prompts`: plain data and text, used by everyone.
+//! 1. `text`, `model`: plain data and text, used by everyone.
 //! 2. `oracle`: the oracle language (field paths, assertions, binds, relations), pure.
-//! 3. `spec`, `llm`, `store`: the OpenAPI model, the model client, the session directory.
-//! 4. `source`: the Java project (scan, entries, closures, bundles, seed data).
-//! 5. `project`: a project prepared for the agents (analysis, bundles, seed data).
-//! 6. `runner`: runs a plan of oracles over HTTP.
-//! 7. `suite`: oracle files and sessions read as suites, selection, validation.
-//! 8. `agents`: the model-calling agents and normalization.
-//! 9. `pipeline`: the orchestrator and its driver.
-//! 10. `metamorphic`: the ARMeta loop.
-//! 11. `positives`, `mutate`: true and false positives judged on failed verdicts, and TPR;
+//! 3. `execution`: the execution model (run order, fresh state), which the runner follows
+//!    and every generator and challenger prompt states.
+//! 4. `prompts`, `spec`, `llm`, `store`: the agents' prompts, the OpenAPI model, the model
+//!    client, the session directory.
+//! 5. `source`: the Java project (scan, entries, closures, bundles, seed data).
+//! 6. `project`: a project prepared for the agents (analysis, bundles, seed data).
+//! 7. `runner`: runs a plan of oracles over HTTP.
+//! 8. `suite`: oracle files and sessions read as suites, selection, validation.
+//! 9. `agents`: the model-calling agents and normalization.
+//! 10. `pipeline`: the orchestrator and its driver.
+//! 11. `metamorphic`: the ARMeta loop.
+//! 12. `positives`, `mutate`: true and false positives judged on failed verdicts, and TPR;
 //!     mutation analysis (seeded faults, which oracles catch them).
-//! 12. `export`: JUnit, Postman, Markdown, JSON, Gherkin.
-//! 13. `tui`: the workbench.
-//! 14. `cli`: the subcommands.
+//! 13. `export`: JUnit, Postman, Markdown, JSON, Gherkin.
+//! 14. `tui`: the workbench.
+//! 15. `cli`: the subcommands.
 
 pub mod agents;
 pub mod cli;

@@ -225,6 +225,11 @@ pub(super) fn request_item(
         url.push('=');
         url.push_str(&text(value));
     }
+    if let Some(raw) = input.query_raw.as_deref().filter(|r| !r.is_empty()) {
+        url.push(if url.contains('?') { '&' } else { '?' });
+        url.push_str(&verbatim(raw));
+    }
+    let method = input.method.as_deref().unwrap_or(method);
     let mut headers: Vec<Value> = input
         .headers
         .iter()

@@ -297,6 +297,20 @@ fn input_lines(out: &mut String, input: &OracleInput, indent: &str) {
 /// The verbatim parts of an input, said to be verbatim: a reader must not mistake
 /// `a%2Bb` for a value the runner encodes, nor a malformed body for a typo.
 fn raw_input_lines(out: &mut String, input: &OracleInput, indent: &str) {
+    if let Some(m) = &input.method {
+        let _ = writeln!(
+            out,
+            "{indent}- method `{}` (sent instead of the operation's own)",
+            code(m)
+        );
+    }
+    if let Some(q) = &input.query_raw {
+        let _ = writeln!(
+            out,
+            "{indent}- query `{}` (verbatim: appended as written)",
+            code(q)
+        );
+    }
     for (name, raw) in &input.path_raw {
         let _ = writeln!(
             out,

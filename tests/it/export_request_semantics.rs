@@ -4,8 +4,9 @@
 //! export and the Postman export. The first three send each case to a local echo server
 //! that answers with what it received; the Postman collection is read as written.
 //!
-//! This pins `path_raw` (verbatim path segments) and `raw_body` (bodies sent byte for
-//! byte) across every runner, next to the ordinary encoded path and JSON body.
+//! This pins `path_raw` (verbatim path segments), `query_raw` (a query string as written),
+//! `raw_body` (bodies sent byte for byte) and `method` (another method than the
+//! operation's) across every runner, next to the ordinary encoded path and JSON body.
 
 use crate::export_common::{jar, repo_root, run};
 use mastor::export::{self, ExportInput, Format, Selection};
@@ -18,7 +19,7 @@ use std::process::Command;
 struct Case {
     op_id: String,
     input: Value,
-    /// `{"target", "content_type", "body"}` as the server must see them.
+    /// `{"method", "target", "content_type", "body"}` as the server must see them.
     expected: Value,
 }
 
@@ -30,11 +31,16 @@ fn cases() -> Vec<Case> {
         .as_array()
         .expect("semantics.json has requests")
         .iter()
-        .map(|c| Case {
-            op_id: c["op_id"].as_str().expect("op_id").to_string(),
-            input: c["input"].clone(),
-            expected: json!({"target": c["target"], "content_type": c["content_type"],
-                             "body": c["body"]}),
+        .map(|c| {
+            let op_id = c["op_id"].as_str().expect("op_id").to_string();
+            let own = op_id.split(' ').next().unwrap_or_default().to_string();
+            let method = c["method"].as_str().map_or(own, str::to_string);
+            Case {
+                op_id,
+                input: c["input"].clone(),
+                expected: json!({"method": method, "target": c["target"],
+                                 "content_type": c["content_type"], "body": c["body"]}),
+            }
         })
         .collect()
 }
@@ -57,6 +63,11 @@ fn answer(stream: std::net::TcpStream) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut line = String::new();
     reader.read_line(&mut line)?;
+    let method = line
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string();
     let target = line
         .split_whitespace()
         .nth(1)
@@ -79,7 +90,7 @@ fn answer(stream: std::net::TcpStream) -> std::io::Result<()> {
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
     let body = String::from_utf8_lossy(&body).into_owned();
-    let text = json!({"target": target, "content_type": content_type,
+    let text = json!({"method": method, "target": target, "content_type": content_type,
                       "body": if body.is_empty() { Value::Null } else { json!(body) }})
     .to_string();
     let mut stream = stream;
@@ -266,7 +277,7 @@ fn postman_results(cases: &[Case], work: &std::path::Path) -> Vec<Value> {
                         .is_some_and(|k| k.eq_ignore_ascii_case("content-type"))
                 })
                 .map_or(Value::Null, |h| h["value"].clone());
-            json!({"target": url.trim_start_matches("{{baseUrl}}"),
+            json!({"method": r["method"], "target": url.trim_start_matches("{{baseUrl}}"),
                    "content_type": content_type,
                    "body": r["body"]["raw"].clone()})
         })

@@ -18,19 +18,36 @@
 //!    `request_body`...) and top-level path/query/body/headers beside a missing `input`
 //!    are read as the canonical keys instead (`input_alias`, flagged).
 //! 3. `no_status` — no status assertion → dropped (paper rule 1).
-//! 4. `no_field_fv_bv` — strategy fv or bv without a field assertion → dropped (rule 2).
-//! 5. `unknown_field` (set aside) — a field path whose first name segment is not a
-//!    verified response field of the context; skipped without a context, when it lists no
-//!    fields, and for `""` (or index-only paths) which address the whole body.
+//! 4. `no_field_fv_bv` — strategy fv or bv without a field assertion → dropped (rule 2),
+//!    except when its expected status has no body (204, 205, 304): the no-body assertion
+//!    (`""` `is_null`, the one form the prompts name) is added and flagged
+//!    (`no_body_added`).
+//! 5. `unknown_field` (set aside) — a field assertion checked against the body of the
+//!    status the oracle expects (its first status assertion):
+//!    - a success status: the first name segment must be a verified response field;
+//!      skipped when the context lists no fields, and for `""` (or index-only paths) which
+//!      address the whole body;
+//!    - an error status (>= 400): the fields of the envelope(s) its error cases use
+//!      (`error_envelopes`, or all of them) plus the cases' own `body` fields. A field
+//!      outside them is a contradiction only when the code returns that status itself and
+//!      every envelope of it was read from the code (complete); otherwise the oracle is
+//!      kept and flagged `unverified_error_field` (a framework error, no envelope found,
+//!      an envelope only the model claimed).
+//!
+//!    `is_null` never contradicts an absent field.
 //! 6. `unknown_status` (set aside) — an expected status that is neither the context's
 //!    `success_status` nor one of its `error_cases`. Exceptions: a 400 expected by an fi/bi
 //!    oracle when the context lists no error case (the framework's own type-conversion
 //!    400, as in paper Listing 4); any 2xx when the context has no `success_status`; no
-//!    check without a context or when it names no status at all.
+//!    check without a context or when it names no status at all; an input sent with
+//!    another method (`input.method`: the router answers, not the handler).
 //!
-//!    Rules 5 and 6 remove the oracle (paper §7.3.2) but keep it, normalized, in
-//!    [`NormalizeOutcome::set_aside`] with its reasons in `dropped`, so a reviewer can
-//!    restore it; with [`NormalizeOptions::keep_unreferenced`] it is kept with a flag.
+//!    Rules 5 and 6 remove only what contradicts the context (we depart from paper
+//!    §7.3.2, which removes every oracle naming what the context lacks: measured with a
+//!    strong model, that removed 70% of the oracles, nearly all correct error cases). A
+//!    removed oracle is kept, normalized, in [`NormalizeOutcome::set_aside`] with its
+//!    reasons in `dropped`, so a reviewer can restore it; with
+//!    [`NormalizeOptions::keep_unreferenced`] it is kept with a flag.
 //! 7. `evidence_out_of_bundle` — evidence refs that are not `{file, start_line, end_line}`,
 //!    whose file is not in the bundle, or whose lines fall outside it are removed (the
 //!    oracle stays). Skipped when the [`BundleIndex`] is empty (bundle unknown).

@@ -6,6 +6,7 @@
 //! `SessionView`; expensive derived data (syntax highlighting) is prepared beforehand
 //! by `App::prepare_frame`.
 
+mod error_body;
 mod metamorphic;
 mod mutants;
 mod operation;

@@ -209,11 +209,9 @@ fn draw_context(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: 
         lines.push(Line::from(Span::styled("  (none)", t.muted)));
     }
     for e in &rs.error_cases {
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {} ", e.status), t.fail),
-            Span::raw(e.condition.clone()),
-        ]));
+        super::error_body::case_lines(t, e, &mut lines);
     }
+    super::error_body::envelope_lines(t, &ctx.error_envelopes, &mut lines);
     scrolled(lines, scr.detail.scroll)
         .wrap(Wrap { trim: false })
         .block(block(app, "Source context (verified)", true))

@@ -126,7 +126,28 @@ pub fn petstore_session(dir: &Path) -> Session {
     session
         .write_context(&SourceContext {
             op_id: "GET /pets".into(),
-            error_envelopes: vec![],
+            error_envelopes: vec![mastor::model::ErrorEnvelope {
+                name: "Http.sendError".into(),
+                kind: "renderer".into(),
+                fields: vec![
+                    mastor::model::ErrorField {
+                        name: "error".into(),
+                        ty: "string".into(),
+                        ..Default::default()
+                    },
+                    mastor::model::ErrorField {
+                        name: "status".into(),
+                        ty: "integer".into(),
+                        ..Default::default()
+                    },
+                ],
+                origin: mastor::model::EnvelopeOrigin::Static,
+                evidence_refs: vec![mastor::model::EvidenceRef {
+                    file: "src/main/java/petstore/http/Http.java".into(),
+                    start_line: 34,
+                    end_line: 39,
+                }],
+            }],
             request_params: vec![
                 ContextParam {
                     name: "limit".into(),
@@ -178,6 +199,13 @@ pub fn petstore_session(dir: &Path) -> Session {
                 error_cases: vec![ErrorCase {
                     status: 400,
                     condition: "limit not a number or outside 1..100".into(),
+                    envelope: Some("Http.sendError".into()),
+                    body: vec![mastor::model::ErrorField {
+                        name: "error".into(),
+                        ty: "string".into(),
+                        template: Some("limit must be between 1 and 100".into()),
+                        ..Default::default()
+                    }],
                     ..Default::default()
                 }],
             },

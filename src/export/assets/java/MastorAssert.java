@@ -105,9 +105,11 @@ public final class MastorAssert {
         }
 
         /**
-         * Sends a request; {@code inputJson} is the oracle input {path, path_raw, query, body,
-         * raw_body, headers}. {@code path_raw} values go into the URL verbatim (already
-         * encoded); {@code raw_body} is sent byte for byte with its content type.
+         * Sends a request; {@code inputJson} is the oracle input {path, path_raw, query,
+         * query_raw, body, raw_body, headers, method}. {@code path_raw} values go into the URL
+         * verbatim (already encoded), {@code query_raw} is appended as written; {@code
+         * raw_body} is sent byte for byte with its content type; {@code method} replaces the
+         * operation's.
          */
         public Response send(String method, String template, String inputJson) throws Exception {
             JsonNode input = bind(parse(inputJson));
@@ -135,6 +137,14 @@ public final class MastorAssert {
                     url.append(sep).append(encode(e.getKey())).append('=').append(encode(stringForm(v)));
                     sep = '&';
                 }
+            }
+            // query_raw: a query string appended as written, after the pairs.
+            if (input.path("query_raw").isTextual() && !input.path("query_raw").asText().isEmpty()) {
+                url.append(sep).append(input.path("query_raw").asText());
+            }
+            // method: another method than the operation's (a 405 case).
+            if (input.path("method").isTextual()) {
+                method = input.path("method").asText();
             }
             HttpRequest.Builder req =
                     HttpRequest.newBuilder(URI.create(url.toString())).timeout(Duration.ofSeconds(30));

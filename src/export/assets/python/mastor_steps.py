@@ -149,6 +149,12 @@ def send(context, step, caps):
                 query.append((k, text_of(item)))
     if query:
         url += "?" + urllib.parse.urlencode(query)
+    # query_raw: a query string appended as written, after the pairs.
+    if inp.get("query_raw"):
+        url += ("&" if query else "?") + text_of(inp["query_raw"])
+    # method: another method than the operation's (a 405 case).
+    if inp.get("method"):
+        method = text_of(inp["method"])
     headers = {k: text_of(v) for k, v in inp.get("headers", {}).items()}
     data = None
     if "body" in inp and inp["body"] is not None:
