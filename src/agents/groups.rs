@@ -25,9 +25,20 @@ pub struct GroupStep {
     /// capture name → field path in this step's response.
     #[serde(default)]
     pub captures: BTreeMap<String, String>,
-    /// `location.param` (e.g. `path.id`, `body.ownerId`) → capture name.
+    /// `location.param` (e.g. `path.id`, `body.ownerId`) → what it gets: a capture name,
+    /// or a literal value (`{"value": "CANCELLED"}`) the step must send.
     #[serde(default)]
-    pub binds: BTreeMap<String, String>,
+    pub binds: BTreeMap<String, Bind>,
+}
+
+/// What a step's input parameter is bound to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Bind {
+    /// The name of a value an earlier step captured.
+    Capture(String),
+    /// A value written as it is (`{"value": "CANCELLED"}`), next to the captures.
+    Literal { value: serde_json::Value },
 }
 
 /// An operation group: ordered steps sharing server state.
@@ -93,7 +104,10 @@ fn check(group: &Group, known: &BTreeSet<String>) -> Result<(), String> {
                 step.op_id
             ));
         }
-        for (target, capture) in &step.binds {
+        for (target, bind) in &step.binds {
+            let Bind::Capture(capture) = bind else {
+                continue;
+            };
             if !captured.contains(capture) {
                 return Err(format!(
                     "step {i} binds {target} to '{capture}', which no earlier step captures"
@@ -165,5 +179,31 @@ mod tests {
         let out = validate(&json!([g.clone(), g]), &known());
         let ids: Vec<&str> = out.groups.iter().map(|g| g.group_id.as_str()).collect();
         assert_eq!(ids, vec!["g", "g_2"]);
+    }
+
+    #[test]
+    fn a_bind_may_be_a_literal_value_beside_captures() {
+        let raw = json!({"groups": [{"group_id": "g", "pattern": "state_propagation",
+            "sequence": [{"op_id": "POST /pets", "captures": {"pid": "id"}},
+                         {"op_id": "GET /pets/{id}", "binds": {"path.id": "pid",
+                             "query.status": {"value": "CANCELLED"}}}]}]});
+        let out = validate(&raw, &known());
+        assert!(out.rejected.is_empty(), "{:?}", out.rejected);
+        let binds = &out.groups[0].sequence[1].binds;
+        assert_eq!(binds["path.id"], Bind::Capture("pid".into()));
+        assert_eq!(
+            binds["query.status"],
+            Bind::Literal {
+                value: json!("CANCELLED")
+            }
+        );
+        // Written back as given, so the multi-op prompt shows the same form.
+        let back = serde_json::to_value(binds).unwrap();
+        assert_eq!(back["query.status"], json!({"value": "CANCELLED"}));
+        // A literal is no capture: an unknown capture name still refuses the group.
+        let bad = json!({"groups": [{"group_id": "g", "pattern": "state_propagation",
+            "sequence": [{"op_id": "POST /pets"},
+                         {"op_id": "GET /pets/{id}", "binds": {"path.id": "nope"}}]}]});
+        assert_eq!(validate(&bad, &known()).rejected.len(), 1);
     }
 }

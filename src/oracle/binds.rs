@@ -6,6 +6,11 @@
 //! becomes the number `4`); a reference inside a longer string is spliced in as text
 //! (strings without quotes, other values as JSON). Names are letters, digits, `_` and `-`.
 //!
+//! An expected value may also be relative to a capture: `{"$capture": "<name>", "plus": 3}`
+//! is the captured number plus 3 ("ticketsSold after three purchases is the value before
+//! plus 3"); `plus` is an integer (negative to subtract) and defaults to 0. Nothing more: no
+//! expression language.
+//!
 //! Capture paths are field paths into the response body (`runner::path`); the prefix
 //! `header:` reads a response header instead (`header:Location`), for tokens and created
 //! resource URLs. This module does not send requests.
@@ -41,9 +46,62 @@ pub fn find_captures(value: &Value) -> Vec<String> {
     out
 }
 
-/// Replaces every `$captures.<name>` in `value`. Err names the first capture that is not
-/// available, so the caller can skip the step with that reason.
+/// The key that marks a value relative to a capture.
+pub const OFFSET_KEY: &str = "$capture";
+
+/// `{"$capture": "<name>", "plus": <integer>}` read as (name, offset); `None` for any other
+/// value. An object with the key but another shape is an error, so a typo is not taken for
+/// a literal expected object.
+pub fn offset_ref(value: &Value) -> Option<Result<(&str, i64), String>> {
+    let map = value.as_object()?;
+    let name = map.get(OFFSET_KEY)?;
+    let shape =
+        || format!("`{value}` is not {{\"{OFFSET_KEY}\": \"<name>\", \"plus\": <integer>}}");
+    let Some(name) = name.as_str().filter(|n| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    }) else {
+        return Some(Err(shape()));
+    };
+    if map.keys().any(|k| k != OFFSET_KEY && k != "plus") {
+        return Some(Err(shape()));
+    }
+    match map.get("plus") {
+        None => Some(Ok((name, 0))),
+        Some(p) => Some(p.as_i64().map(|n| (name, n)).ok_or_else(shape)),
+    }
+}
+
+/// The captured number `name` plus `plus`; Err says why it is no number.
+fn offset_value(name: &str, plus: i64, captures: &Captures) -> Result<Value, String> {
+    let v = captures.get(name).ok_or_else(|| name.to_string())?;
+    let n = match v {
+        Value::Number(n) => n.as_i64().map(|i| i as f64).or_else(|| n.as_f64()),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    let Some(n) = n else {
+        return Err(format!(
+            "capture `{name}` holds {v}, which is not a number to add {plus} to"
+        ));
+    };
+    let sum = n + plus as f64;
+    Ok(if sum.fract() == 0.0 && sum.abs() < 9.0e15 {
+        Value::from(sum as i64)
+    } else {
+        serde_json::Number::from_f64(sum).map_or(Value::Null, Value::Number)
+    })
+}
+
+/// Replaces every `$captures.<name>` in `value`, and every capture-relative value. Err
+/// names the first capture that is not available, so the caller can skip the step with
+/// that reason.
 pub fn substitute(value: &Value, captures: &Captures) -> Result<Value, String> {
+    if let Some(r) = offset_ref(value) {
+        let (name, plus) = r?;
+        return offset_value(name, plus, captures);
+    }
     Ok(match value {
         Value::String(s) => substitute_str(s, captures)?,
         Value::Array(items) => Value::Array(
@@ -90,6 +148,10 @@ fn substitute_str(s: &str, captures: &Captures) -> Result<Value, String> {
 
 /// Names of all captures a value refers to (for load-time checks and messages).
 pub fn references(value: &Value, out: &mut Vec<String>) {
+    if let Some(Ok((name, _))) = offset_ref(value) {
+        out.push(name.to_string());
+        return;
+    }
     match value {
         Value::String(s) => {
             for m in REFERENCE.captures_iter(s) {
@@ -179,5 +241,50 @@ mod tests {
             capture("", None, "token-1", &headers),
             Some(json!("token-1"))
         );
+    }
+}
+
+#[cfg(test)]
+mod offset_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_value_relative_to_a_capture_is_the_captured_number_plus_the_offset() {
+        let caps: Captures = [
+            ("sold".to_string(), json!(7)),
+            ("price".to_string(), json!("2.5")),
+            ("name".to_string(), json!("Rex")),
+        ]
+        .into();
+        let sub = |v: Value| substitute(&v, &caps);
+        assert_eq!(sub(json!({"$capture": "sold", "plus": 3})), Ok(json!(10)));
+        assert_eq!(sub(json!({"$capture": "sold", "plus": -7})), Ok(json!(0)));
+        assert_eq!(sub(json!({"$capture": "sold"})), Ok(json!(7)));
+        assert_eq!(sub(json!({"$capture": "price", "plus": 1})), Ok(json!(3.5)));
+        assert_eq!(
+            sub(json!([{"$capture": "sold", "plus": 1}])),
+            Ok(json!([8]))
+        );
+        assert_eq!(
+            sub(json!({"$capture": "gone", "plus": 1})),
+            Err("gone".into())
+        );
+        assert!(
+            sub(json!({"$capture": "name", "plus": 1}))
+                .unwrap_err()
+                .contains("not a number")
+        );
+        // A malformed offset is an error, never a literal object.
+        assert!(sub(json!({"$capture": "sold", "plus": 1.5})).is_err());
+        assert!(sub(json!({"$capture": "sold", "times": 2})).is_err());
+        // Other objects are literal.
+        assert_eq!(
+            sub(json!({"capture": "sold"})),
+            Ok(json!({"capture": "sold"}))
+        );
+        let mut refs = Vec::new();
+        references(&json!({"a": {"$capture": "sold", "plus": 2}}), &mut refs);
+        assert_eq!(refs, ["sold"]);
     }
 }

@@ -311,7 +311,11 @@ async fn run_sequence(m: &MultiOpOracle, ctx: &Ctx<'_>) -> Vec<StepVerdict> {
             Err(name) => {
                 // Load-time checks make this unreachable for suites read by `suite`; a
                 // plan built by hand can still bind a name no step declares.
-                let why = format!("capture `{name}` is not declared by an earlier step");
+                let why = if name.starts_with("capture ") {
+                    name
+                } else {
+                    format!("capture `{name}` is not declared by an earlier step")
+                };
                 verdicts.push(not_run(&step.op_id, Outcome::Error, why, &step.assertions));
                 stop = Some((
                     Outcome::Skipped,

@@ -202,3 +202,69 @@ fn newman_without_base_url_fails() {
     assert_ne!(code, 0, "newman must fail without baseUrl:\n{text}");
     assert!(text.contains("baseUrl is not set"), "{text}");
 }
+
+/// The oracle forms a strong model could not express before: another method (a 405), a
+/// raw query string, and an expected value relative to a capture. The same suite passes in
+/// `mastor check`, JUnit and newman, and its wrong copy fails exactly where it was made
+/// wrong in all three.
+fn forms_suite(wrong: bool) -> SuiteFile {
+    let plus = if wrong { 2 } else { 1 };
+    let not_allowed = if wrong { 404 } else { 405 };
+    let limit = if wrong { 200 } else { 400 };
+    serde_json::from_value(serde_json::json!({
+        "schema_version": 1,
+        "oracles": [
+            {"test_id": "fi_delete_list", "op_id": "GET /pets", "oracle_strategy": "fi",
+             "input": {"method": "DELETE"},
+             "assertions": [{"type": "status", "expected": not_allowed},
+                            {"type": "field", "field_path": "error", "op": "matches",
+                             "expected": "not allowed"}]},
+            {"test_id": "bi_limit_text", "op_id": "GET /pets", "oracle_strategy": "bi",
+             "input": {"query_raw": "limit=abc"},
+             "assertions": [{"type": "status", "expected": limit}]}
+        ],
+        "multi_op": [
+            {"test_id": "total_grows_by_one", "group_id": "stats",
+             "steps": [
+                {"op_id": "GET /stats", "captures": {"total": "total"},
+                 "assertions": [{"type": "status", "expected": 200}]},
+                {"op_id": "POST /pets", "input": {"body": {"name": "Forms"}},
+                 "assertions": [{"type": "status", "expected": 201}]},
+                {"op_id": "GET /stats",
+                 "assertions": [{"type": "status", "expected": 200},
+                                {"type": "field", "field_path": "total", "op": "equals",
+                                 "expected": {"$capture": "total", "plus": plus}}]}]}
+        ]
+    }))
+    .expect("forms suite")
+}
+
+#[test]
+fn method_query_raw_and_capture_offsets_agree_in_check_junit_and_newman() {
+    let work = tempfile::tempdir().expect("tempdir");
+    for (wrong, name) in [(false, "forms"), (true, "forms-wrong")] {
+        let api = FixtureApi::start(&work.path().join(format!("api-{name}")));
+        let suite = forms_suite(wrong);
+        let file = work.path().join(format!("{name}.json"));
+        std::fs::write(&file, serde_json::to_string(&suite).unwrap()).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mastor"))
+            .args(["check", file.to_str().unwrap(), "--base-url", &api.base_url])
+            .args(["--only", "all", "--json"])
+            .env("HOME", work.path())
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let s = &report["summary"];
+        let (passed, failed) = (s["passed"].as_u64(), s["failed"].as_u64());
+        if wrong {
+            assert_eq!((passed, failed), (Some(0), Some(3)), "{report}");
+        } else {
+            assert_eq!((passed, failed), (Some(3), Some(0)), "{report}");
+        }
+        drop(api);
+        // A fresh server for the exports, so the sequence's POST starts from the seed.
+        let api = FixtureApi::start(&work.path().join(format!("api-{name}-exports")));
+        check_suite(name, suite, !wrong, &api, work.path());
+    }
+}

@@ -293,6 +293,24 @@ public final class MastorAssert {
                 node.forEach(item -> out.add(bind(item)));
                 return out;
             }
+            // {"$capture": name, "plus": n}: the captured number plus n (the runner's form).
+            if (node.isObject() && node.path("$capture").isTextual()) {
+                JsonNode base = captured(node.path("$capture").textValue());
+                long plus = node.path("plus").asLong(0);
+                if (base.isIntegralNumber()) {
+                    return JSON.getNodeFactory().numberNode(base.longValue() + plus);
+                }
+                try {
+                    double d = base.isNumber() ? base.doubleValue() : Double.parseDouble(base.asText());
+                    double sum = d + plus;
+                    return sum == Math.rint(sum) && Math.abs(sum) < 9e15
+                            ? JSON.getNodeFactory().numberNode((long) sum)
+                            : JSON.getNodeFactory().numberNode(sum);
+                } catch (NumberFormatException e) {
+                    throw new AssertionError(label + ": capture " + node.path("$capture").textValue()
+                            + " is not a number to add " + plus + " to");
+                }
+            }
             if (node.isObject()) {
                 ObjectNode out = JSON.createObjectNode();
                 node.fields().forEachRemaining(e -> out.set(e.getKey(), bind(e.getValue())));

@@ -40,6 +40,12 @@ function mastorRun(spec) {
       return v.replace(CAPTURE, function (_, name) { return stringForm(captured(name)); });
     }
     if (Array.isArray(v)) return v.map(bind);
+    // {"$capture": name, "plus": n}: the captured number plus n (the runner's form).
+    if (v !== null && typeof v === 'object' && typeof v['$capture'] === 'string') {
+      var base = Number(captured(v['$capture']));
+      if (isNaN(base)) throw new Error('capture ' + v['$capture'] + ' is not a number');
+      return base + (typeof v.plus === 'number' ? v.plus : 0);
+    }
     if (v !== null && typeof v === 'object') {
       var out = {};
       Object.keys(v).forEach(function (k) { out[k] = bind(v[k]); });
