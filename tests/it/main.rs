@@ -23,6 +23,7 @@ mod export_formats;
 mod export_request_semantics;
 mod export_semantics;
 mod export_session;
+mod framework_jaxrs;
 mod framework_spring;
 mod fuzz_inputs;
 mod harden_check;
