@@ -335,3 +335,46 @@ fn mutate_builds_and_starts_jersey_copies_with_hand_checked_outcomes() {
     assert_eq!(summary["total"]["score"], 0.5, "{summary:#}");
     assert!(stdout.contains("mutation score 50.0%"), "{stdout}");
 }
+
+#[test]
+fn fixture_api_script_stops_the_server_it_started_and_names_an_unknown_fixture() {
+    let state = tempfile::tempdir().unwrap();
+    let script = crate::export_common::repo_root().join("scripts/fixture-api.sh");
+    let cmd = |args: &[&str]| {
+        let mut c = std::process::Command::new("bash");
+        c.arg(&script)
+            .args(args)
+            .env("FIXTURE_API_STATE", state.path())
+            .env("FIXTURE_API_CLASSES", state.path().join("classes"));
+        crate::export_common::run(&mut c)
+    };
+    let (code, text) = cmd(&["start", "jaxrs", "0"]);
+    assert_eq!(code, 0, "{text}");
+    let url = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no base URL in {text}"))
+        .to_string();
+    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    assert!(std::net::TcpStream::connect(addr).is_ok(), "{url} answers");
+    let (code, text) = cmd(&["start", "jaxrs", "0"]);
+    assert_eq!(code, 1, "a second start is refused: {text}");
+    assert!(text.contains("already running"), "{text}");
+    let (code, text) = cmd(&["stop", "jaxrs"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("stopped pid"), "{text}");
+    assert!(
+        std::net::TcpStream::connect(addr).is_err(),
+        "nothing listens on {url} after stop"
+    );
+    assert!(!state.path().join("server.pid").exists());
+
+    let (code, text) = cmd(&["start", "struts", "0"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("unknown fixture 'struts' (petstore, spring or jaxrs)"),
+        "{text}"
+    );
+}
