@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # The main job on the bundled example, the whole loop: starts a real local model
 # (SmolLM2-135M behind llama.cpp; installed on first use, no account or key) and the
-# bundled pet store API (tests/fixtures/petstore-jdk, JDK only), runs the MASTOR pipeline
-# (source contexts, oracle generation, challenger review, normalization) on three of its
-# operations, runs the surviving oracles against the live API with `mastor check`, and
-# prints what was kept, what was dropped and why, and what passed; then `mastor mutate`
-# seeds a dozen faults into the API and reports how many of them those oracles catch.
+# bundled shop API (tests/fixtures/shop-spring-run: Spring MVC 4.3 controllers, services
+# and repositories, a @ControllerAdvice, on embedded Jetty 9.4; Debian's jars, installed
+# by scripts/setup.sh), runs the MASTOR pipeline (source contexts, oracle generation,
+# challenger review, normalization) on three of its operations, runs the surviving
+# oracles against the live API with `mastor check`, and prints what was kept, what was
+# dropped and why, and what passed; then `mastor mutate` seeds a dozen faults into copies
+# of the service (built with its build.sh, started with its run.sh) and reports how many
+# of them those oracles catch.
 #
 # It stops at the first failure and says which step failed. Exit codes: those of the
 # failing step (`mastor run`: 3 some operations failed, 4 none completed; see README).
 # Oracles that fail against the live API are a result, not a demo failure.
 #
 # With a hosted model, run the same `mastor run` with provider flags, e.g.
-#   MASTOR_API_KEY=... mastor run tests/fixtures/petstore-jdk --provider deepseek
+#   MASTOR_API_KEY=... mastor run tests/fixtures/shop-spring-run --provider deepseek
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,10 +23,11 @@ step="setup"
 trap 'code=$?; echo "demo: FAILED during: $step (exit $code)" >&2; exit $code' ERR
 
 out="${MASTOR_DEMO_OUT:-target/demo-session}"
+project=tests/fixtures/shop-spring-run
 export FIXTURE_API_STATE="${FIXTURE_API_STATE:-target/demo-api}"
 started_model=""
 cleanup() {
-  scripts/fixture-api.sh stop >/dev/null 2>&1 || true
+  scripts/fixture-api.sh stop spring >/dev/null 2>&1 || true
   if [ -n "$started_model" ]; then scripts/local-llm.sh stop >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT
@@ -38,19 +42,20 @@ step="start the local model (scripts/local-llm.sh start)"
 scripts/local-llm.sh status >/dev/null 2>&1 || started_model=1
 base_url=$(scripts/local-llm.sh start | tail -n 1)
 
-step="start the pet store API (scripts/fixture-api.sh start)"
-scripts/fixture-api.sh stop >/dev/null 2>&1 || true
-api_url=$(scripts/fixture-api.sh start | tail -n 1)
+step="start the shop API (scripts/fixture-api.sh start spring)"
+scripts/fixture-api.sh stop spring >/dev/null 2>&1 || true
+api_url=$(scripts/fixture-api.sh start spring | tail -n 1)
 
 step="mastor run (the pipeline on three operations)"
 rm -rf "$out"
 # The tiny local model is slow on two cores: the demo covers three operations and lets
 # the static handler match stand in for model-based discovery. Drop the --op flags and
 # --no-discovery to run everything. The context window is the local server's (n_ctx).
-"$mastor" run tests/fixtures/petstore-jdk --out "$out" \
+"$mastor" run "$project" --out "$out" \
   --provider llamacpp --base-url "$base_url" --model smollm2 --timeout 600 \
   --max-tokens 1024 --context-window "${MASTOR_LLM_N_CTX:-8192}" --no-discovery \
-  --op 'GET /pets' --op 'GET /pets/{petId}' --op 'POST /pets' --json >"$out.summary.json"
+  --op 'GET /api/products/{id}' --op 'POST /api/products' --op 'POST /api/orders/{id}/pay' \
+  --json >"$out.summary.json"
 
 step="summary of the pipeline"
 kept=$(python3 - "$out.summary.json" <<'EOF'
@@ -61,7 +66,7 @@ dropped = summary["dropped"]
 rules = sorted(summary.get("normalization", {}).items(), key=lambda kv: -kv[1])
 out = sys.stderr
 print(file=out)
-print("== demo: the whole loop on the pet store ==", file=out)
+print("== demo: the whole loop on the Spring shop ==", file=out)
 print(f"operations: {summary['ok']} of {summary['operations']} completed", file=out)
 share = f" ({100 * kept / (kept + dropped):.0f}% survived)" if kept + dropped else ""
 print(f"oracles kept by normalization: {kept}, dropped: {dropped}{share}", file=out)
@@ -94,7 +99,10 @@ print(f"against the live API: {s.get('passed', 0)} passed, {s.get('failed', 0)} 
 EOF
 step="mastor mutate (how many seeded faults those oracles catch)"
 mutate_code=0
+# The service needs jars on its class path: each mutant is a copy built by the fixture's
+# build.sh and started by its run.sh.
 "$mastor" mutate "$out" --only all --max-mutants 12 --jobs 2 \
+  --build 'bash {dir}/build.sh {dir}' --start 'exec bash {dir}/run.sh {dir} {port}' \
   --operator status_swap,negate_conditionals,remove_throw,remove_field_write \
   --json >"$out.mutation.json" || mutate_code=$?
 # 0: measured; 1: measured, and some oracle fails on the original (excluded, listed).

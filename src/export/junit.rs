@@ -366,12 +366,19 @@ pub(super) fn snake(text: &str) -> String {
     if out.is_empty() { "oracle".into() } else { out }
 }
 
-/// `base`, or `base2`, `base3`... whichever is not taken yet; records the result.
+/// `base`, or `base2`, `base3`... whichever is not taken yet; records the result. The
+/// number goes before a trailing `Test`/`Tests` (`GetPets2Test`), so the class still
+/// matches the JUnit console launcher's and Surefire's default class-name patterns
+/// (`GetPetsTest2` would be skipped silently by both).
 pub(super) fn unique(taken: &mut BTreeSet<String>, base: String) -> String {
+    let (stem, suffix) = ["Tests", "Test"]
+        .iter()
+        .find_map(|s| base.strip_suffix(s).map(|stem| (stem.to_string(), *s)))
+        .unwrap_or((base.clone(), ""));
     let mut name = base.clone();
     let mut n = 2;
     while taken.contains(&name) {
-        name = format!("{base}{n}");
+        name = format!("{stem}{n}{suffix}");
         n += 1;
     }
     taken.insert(name.clone());
@@ -389,6 +396,12 @@ mod tests {
         let mut taken = BTreeSet::new();
         assert_eq!(unique(&mut taken, "A".into()), "A");
         assert_eq!(unique(&mut taken, "A".into()), "A2");
+        // Numbered classes keep the `Test`/`Tests` suffix the launchers look for.
+        assert_eq!(unique(&mut taken, "GetPetsTest".into()), "GetPetsTest");
+        assert_eq!(unique(&mut taken, "GetPetsTest".into()), "GetPets2Test");
+        assert_eq!(unique(&mut taken, "GetPetsTest".into()), "GetPets3Test");
+        assert_eq!(unique(&mut taken, "MrTests".into()), "MrTests");
+        assert_eq!(unique(&mut taken, "MrTests".into()), "Mr2Tests");
         let long = format!("GET /{}", "x".repeat(300));
         let name = class_name("", &long);
         assert_eq!(name.len(), MAX_CLASS_NAME);

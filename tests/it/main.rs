@@ -2,6 +2,7 @@
 //! modules declared here (the crate links once instead of once per test file).
 
 mod export_common;
+mod framework_support;
 mod runner_support;
 mod support;
 mod tui_common;
@@ -23,6 +24,8 @@ mod export_formats;
 mod export_request_semantics;
 mod export_semantics;
 mod export_session;
+mod framework_jaxrs;
+mod framework_spring;
 mod fuzz_inputs;
 mod harden_check;
 mod harden_check_inputs;
