@@ -1,6 +1,6 @@
 //! mastor: semantic test oracles for Java REST APIs, grounded in the API's own source.
 //!
-//! Data flows one way (see DESIGN.md section 2): the project and its spec are read, the
+//! Data flows one way (see docs/ARCHITECTURE.md section 2): the project and its spec are read, the
 //! agents turn them into contexts and oracles, the store keeps them, the reviewer curates
 //! them, the runner runs them and the exporters write them out. The modules are layered
 //! in that spirit; a module may use only modules of a lower layer (never its own layer,

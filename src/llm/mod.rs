@@ -1,5 +1,5 @@
 //! The LLM layer: one client for the OpenAI-compatible Chat Completions API, shared by
-//! every agent (DESIGN.md section 4).
+//! every agent (docs/ARCHITECTURE.md section 4).
 //!
 //! What lives here:
 //! - [`config`]: provider presets and their quirks, the primary/challenger roles, the

@@ -1,4 +1,4 @@
-//! The data model: the contract between every part of mastor (DESIGN.md section 3).
+//! The data model: the contract between every part of mastor (docs/ARCHITECTURE.md section 3).
 //!
 //! Field names follow the MASTOR paper's listings so that oracle files written in the
 //! paper's format load as they are. Everything here is plain serde data: no I/O, no

@@ -1,4 +1,4 @@
-//! Runs oracles against a live API and produces verdicts (DESIGN.md section 2, `runner`).
+//! Runs oracles against a live API and produces verdicts (docs/ARCHITECTURE.md sections 2 and 8).
 //!
 //! `run` checks the plan before any traffic: write methods against a host that is not
 //! loopback are refused unless `allow_writes`, and the base URL must accept a TCP

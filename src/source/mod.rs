@@ -1,4 +1,4 @@
-//! Rule-based source analysis of a Java REST project (DESIGN.md section 2, paper 4.3.1).
+//! Rule-based source analysis of a Java REST project (docs/ARCHITECTURE.md section 2, paper 4.3.1).
 //!
 //! `scan` → `java` (one parallel tree-sitter parse per file into plain summaries) →
 //! `index` → `entries` → `closure` → `bundle`, plus `routes`, the static route pre-match

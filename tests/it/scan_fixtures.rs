@@ -101,6 +101,21 @@ fn fixtures_match_expected_json() {
             }
         }
 
+        // Error envelopes, where the fixture lists them: renderer → the fields it writes.
+        let envelopes: serde_json::Map<String, Value> = analysis
+            .envelopes
+            .iter()
+            .map(|e| {
+                (
+                    e.name.clone(),
+                    json!(e.fields.iter().map(|f| &f.name).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        if let Some(want) = expected.get("envelopes") {
+            assert_eq!(&Value::Object(envelopes), want, "{name}: error envelopes");
+        }
+
         // Weak matches: handlers that are an unresolved dispatcher (absent = none).
         let weak: Vec<&str> = weak_matches(report).iter().map(|(op, _)| *op).collect();
         let expected_weak: Vec<&str> = expected["weak"]

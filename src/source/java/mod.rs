@@ -3,7 +3,7 @@
 //!
 //! Later stages (entries, closures, routes) read only these summaries, so a file is parsed
 //! exactly once and no tree-sitter type leaks out of this module. The summary keeps what the
-//! rules in DESIGN.md section 2 need (declarations, annotations with their argument
+//! rules in docs/ARCHITECTURE.md section 2 need (declarations, annotations with their argument
 //! expressions, referenced names, JDK dispatch branches); it deliberately does not keep
 //! statement-level semantics beyond that.
 

@@ -3,7 +3,7 @@
 //! Each framework module (`spring`, `jaxrs`, `jdk`) turns annotations or dispatch chains
 //! into [`Route`]s; [`match_operations`] then assigns each spec operation its handler or a
 //! reason why none was found. In the pipeline this is a hint and a cross-check for the
-//! LLM's OAS matching (DESIGN.md section 2), not a replacement for it.
+//! LLM's OAS matching (docs/ARCHITECTURE.md section 2), not a replacement for it.
 
 mod jaxrs;
 mod jdk;
