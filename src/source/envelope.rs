@@ -200,6 +200,13 @@ mod tests {
     use super::*;
     use crate::source::java::parse_file;
 
+    fn typed_fields(e: &ErrorEnvelope) -> Vec<(&str, &str)> {
+        e.fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.ty.as_str()))
+            .collect()
+    }
+
     fn envelopes(path: &str, text: &str) -> Vec<ErrorEnvelope> {
         find(&[parse_file(path, text)], &[text])
     }
@@ -220,11 +227,7 @@ mod tests {
         assert_eq!(e.len(), 1, "{e:?}");
         assert_eq!(e[0].name, "Http.sendError");
         assert_eq!(e[0].kind, "renderer");
-        let names: Vec<(&str, &str)> = e[0]
-            .fields
-            .iter()
-            .map(|f| (f.name.as_str(), f.ty.as_str()))
-            .collect();
+        let names = typed_fields(&e[0]);
         assert_eq!(
             names,
             [
@@ -256,11 +259,7 @@ class ErrorBody {
         let e = envelopes("Advice.java", text);
         assert_eq!(e.len(), 1, "{e:?}");
         assert_eq!(e[0].kind, "exception_handler");
-        let names: Vec<(&str, &str)> = e[0]
-            .fields
-            .iter()
-            .map(|f| (f.name.as_str(), f.ty.as_str()))
-            .collect();
+        let names = typed_fields(&e[0]);
         assert_eq!(
             names,
             [
