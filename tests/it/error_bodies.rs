@@ -133,3 +133,41 @@ async fn error_body_oracles_survive_and_contradictions_are_set_aside() {
     );
     assert_eq!(delete.normalization[0].counts["no_body_added"], 1);
 }
+
+/// Contexts written before error bodies were modelled still load, with no envelope and no
+/// body; a context written now round-trips its error bodies.
+#[test]
+fn old_contexts_load_and_new_ones_round_trip() {
+    let old: SourceContext = serde_json::from_value(json!({
+        "op_id": "GET /pets/{petId}",
+        "request_params": [],
+        "response_schema": {"success_status": 200, "fields": [],
+            "error_cases": [{"status": 404, "condition": "no pet"}]},
+        "request_params_pending": [], "response_schema_pending": []}))
+    .expect("an old context loads");
+    assert!(old.error_envelopes.is_empty());
+    assert!(old.response_schema.error_cases[0].body.is_empty());
+    assert_eq!(old.response_schema.error_cases[0].envelope, None);
+    let text = serde_json::to_value(&old).unwrap();
+    assert!(
+        text.get("error_envelopes").is_none(),
+        "nothing new is written for it: {text}"
+    );
+
+    let new: SourceContext = serde_json::from_value(json!({
+        "op_id": "GET /pets/{petId}",
+        "response_schema": {"success_status": 200,
+            "error_cases": [{"status": 404, "condition": "no pet", "envelope": "Http.sendError",
+                "body": [{"name": "error", "type": "string", "template": "pet {} not found"}],
+                "evidence_refs": [{"file": "A.java", "start_line": 3, "end_line": 4}]}]},
+        "error_envelopes": [{"name": "Http.sendError", "fields": [{"name": "error"}],
+            "origin": "extraction"}]}))
+    .unwrap();
+    let again: SourceContext = serde_json::from_value(serde_json::to_value(&new).unwrap()).unwrap();
+    assert_eq!(again, new);
+    assert_eq!(new.error_envelopes[0].origin, EnvelopeOrigin::Extraction);
+    assert!(
+        !new.error_envelopes[0].complete(),
+        "a model's envelope proves nothing absent"
+    );
+}
