@@ -64,7 +64,9 @@ pub fn open_app(session: &Session, opts: &Options) -> Result<App, TuiError> {
     let view = loader::load(session)?;
     let mut app = App::new(view, keymap, theme);
     app.mouse = opts.mouse;
-    app.jobs.last_api_url = super::jobs::read_prefs(session.dir()).api_url;
+    let prefs = super::jobs::read_prefs(session.dir());
+    app.jobs.last_api_url = prefs.api_url;
+    app.jobs.last_reset = prefs.reset;
     Ok(app)
 }
 

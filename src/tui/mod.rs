@@ -59,6 +59,7 @@ pub mod metamorphic;
 pub mod mouse;
 pub mod mutate_job;
 pub mod mutation;
+pub mod oracle_run;
 pub mod popups;
 pub mod review;
 pub mod screens;

@@ -158,6 +158,8 @@ pub struct JobState {
     pub api_url: Option<String>,
     /// Base URL of the last oracle run started here.
     pub last_api_url: Option<String>,
+    /// Reset command of the last oracle run started here (remembered in `tui.json`).
+    pub last_reset: Option<String>,
     /// A mutation analysis runs: (mutants done, mutants listed; 0 while listing).
     pub mutate: Option<(usize, usize)>,
     /// A regeneration from survivors (`run --from-survivors`) runs.

@@ -67,7 +67,13 @@ pub enum Effect {
     /// Run the accepted and edited oracles against `base_url` in the background and
     /// save the verdicts; with `only`, just those o_ids whatever their review state (a
     /// partial run merges into the latest verdicts).
-    RunOracles { base_url: String, only: Vec<String> },
+    /// `only` empty: the accepted and edited ones. With `reset`, fresh state and
+    /// isolation of failures (`check --reset CMD --isolate-failures`).
+    RunOracles {
+        base_url: String,
+        only: Vec<String>,
+        reset: Option<String>,
+    },
     /// Run the mutation analysis of the session in the background (`mutate_job`), on
     /// the oracles `only` selects, then reload its results.
     RunMutate {

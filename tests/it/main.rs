@@ -91,6 +91,7 @@ mod tui_mutants;
 mod tui_mutate_e2e;
 mod tui_real_session;
 mod tui_rerun;
+mod tui_run_scopes;
 mod tui_screens;
 mod tui_undo;
 mod tui_verdict_stale;

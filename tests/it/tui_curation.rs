@@ -311,6 +311,7 @@ fn run_one_and_run_failing_use_the_last_url_without_a_dialog() {
         vec![Effect::RunOracles {
             base_url: "http://127.0.0.1:8080".into(),
             only: vec!["GET /pets#bi_limit_0".into()],
+            reset: None,
         }]
     );
     assert!(b.app.popups.is_empty());
@@ -321,6 +322,7 @@ fn run_one_and_run_failing_use_the_last_url_without_a_dialog() {
         vec![Effect::RunOracles {
             base_url: "http://127.0.0.1:8080".into(),
             only: vec![FAILING.into(), "GET /pets/{id}#fi_unknown_id".into()],
+            reset: None,
         }]
     );
 }
