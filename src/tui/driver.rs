@@ -241,7 +241,11 @@ pub fn run_with(
     if app.mouse {
         execute!(std::io::stdout(), EnableMouseCapture)?;
     }
+    // Nothing background work or a child prints may reach the screen: into the log.
+    let log = config::log_dir().map(|d| d.join("tui.log"));
+    let stderr = super::stderr_guard::StderrGuard::redirect(log.as_deref());
     let result = event_loop(&mut terminal, session, app, live.as_mut(), &mut jobs);
+    drop(stderr);
     if let Some(live) = live.as_mut()
         && app.live == LiveState::Running
     {

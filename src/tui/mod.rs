@@ -65,6 +65,7 @@ pub mod review;
 pub mod screens;
 pub mod search;
 pub mod state;
+pub mod stderr_guard;
 pub mod survivors_job;
 pub mod theme;
 pub mod ui;
