@@ -129,6 +129,25 @@ pub fn perform(
             }
             Err(e) => app.error(format!("judgement NOT saved: {e}")),
         },
+        Effect::JudgeMany(js) => {
+            let mut saved = Vec::new();
+            for j in js {
+                match session.append_judgement(&j) {
+                    Ok(()) => saved.push(j),
+                    Err(e) => {
+                        app.error(format!("judgement of {} NOT saved: {e}", j.o_id));
+                        break;
+                    }
+                }
+            }
+            let failed = app.status.as_ref().is_some_and(|s| s.1);
+            let status = app.status.clone();
+            app.judgements_saved(saved);
+            if failed {
+                // The error stays in view: the batch stopped part-way.
+                app.status = status;
+            }
+        }
         Effect::MarkEquivalent { mutant, note, undo } => {
             let results = crate::mutate::results::Results::new(session.dir().join("mutation"));
             let mark = crate::mutate::results::EquivalentMark {

@@ -119,7 +119,7 @@ pub struct App {
     // (`view.journal`, see `store::replay_steps`), so they survive a relaunch.
     /// o_ids judged true / false positive in this run, most recent last: judgements
     /// keep their own stack (`undo_judgement`), apart from the review undo / redo.
-    pub judge_undo_stack: Vec<String>,
+    pub judge_undo_stack: Vec<Vec<String>>,
     /// A bulk decision still being written in chunks (progress in the footer; Esc stops).
     pub bulk: Option<super::review::BulkJob>,
     /// One-line message for the footer; `true` marks an error.

@@ -45,6 +45,8 @@ pub enum Effect {
     },
     /// Append a true / false positive judgement (fsynced), then `App::judgement_saved`.
     Judge(crate::store::Judgement),
+    /// Append these judgements (a bulk judgement: one undo step).
+    JudgeMany(Vec<crate::store::Judgement>),
     /// Append an undo of the latest judgement of this o_id, then
     /// `App::judgement_undo_saved`.
     UndoJudgement(String),
@@ -118,6 +120,8 @@ fn writes_session(action: Action) -> bool {
             | Action::TruePositive
             | Action::FalsePositive
             | Action::UndoJudgement
+            | Action::BulkTruePositive
+            | Action::BulkFalsePositive
             | Action::BulkAccept
             | Action::BulkReject
             | Action::Rerun
@@ -268,6 +272,14 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::TruePositive => return Some(super::judge::mark(app, crate::store::Positive::Tp)),
         Action::FalsePositive => return Some(super::judge::mark(app, crate::store::Positive::Fp)),
         Action::UndoJudgement => return Some(super::judge::undo(app)),
+        Action::BulkTruePositive => {
+            let targets = bulk_targets(app);
+            super::judge::mark_all(app, targets, crate::store::Positive::Tp);
+        }
+        Action::BulkFalsePositive => {
+            let targets = bulk_targets(app);
+            super::judge::mark_all(app, targets, crate::store::Positive::Fp);
+        }
         Action::CycleJudged => super::judge::cycle_filter(app),
         Action::BulkAccept | Action::BulkReject => {
             let o_ids = bulk_targets(app);

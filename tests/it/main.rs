@@ -79,6 +79,7 @@ mod spec_load;
 mod store_journal;
 mod store_session;
 mod tui_bulk;
+mod tui_bulk_judge;
 mod tui_curation;
 mod tui_dialogs;
 mod tui_e2e;
