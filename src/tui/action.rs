@@ -117,6 +117,10 @@ actions! {
     PrevRef = "prev_ref", "prev evidence";
     /// Toggle between the evidence excerpt and the whole file.
     WholeFile = "whole_file", "whole file";
+    /// Wrap long source lines instead of cutting them at the pane's edge.
+    WrapSource = "wrap_source", "wrap source";
+    /// Give the source pane the whole width (evidence lines still marked), or back.
+    ZoomSource = "zoom_source", "zoom source";
     /// Scroll the source or detail pane down.
     ScrollDown = "scroll_down", "scroll source down";
     /// Scroll the source or detail pane up.

@@ -110,6 +110,10 @@ pub struct App {
     /// Source pane shows the whole file rather than an excerpt: a display preference
     /// that holds on every screen until toggled.
     pub whole_file: bool,
+    /// The source pane wraps long lines (else it cuts them).
+    pub source_wrap: bool,
+    /// The source pane takes the whole width of the Oracles tab / group screen.
+    pub source_zoom: bool,
     pub input: Option<LineInput>,
     /// The session-wide search: the last text typed with `/` (oracle content, not only
     /// method and path), which `n` / `N` jump between across operations.
@@ -196,6 +200,8 @@ impl App {
             counts: Vec::new(),
             total_counts: OpCounts::default(),
             whole_file: false,
+            source_wrap: false,
+            source_zoom: false,
             input: None,
             search: String::new(),
             popups: Vec::new(),

@@ -428,6 +428,21 @@ fn navigate(app: &mut App, action: Action) {
             app.whole_file = !app.whole_file;
             scroll_detail(app, None);
         }
+        Action::WrapSource => {
+            app.source_wrap = !app.source_wrap;
+            app.notify(if app.source_wrap {
+                "source lines wrap"
+            } else {
+                "source lines are cut at the pane's edge"
+            });
+        }
+        Action::ZoomSource => {
+            app.source_zoom = !app.source_zoom;
+            if app.source_zoom && app.source_target().is_none() {
+                app.source_zoom = false;
+                app.notify("no source to zoom: the oracle has no evidence reference");
+            }
+        }
         Action::ScrollDown => scroll_detail(app, Some(5)),
         Action::ScrollUp => scroll_detail(app, Some(-5)),
         Action::ScrollDetailDown => scroll_pane(app, 5),

@@ -94,6 +94,7 @@ mod tui_real_session;
 mod tui_rerun;
 mod tui_run_scopes;
 mod tui_screens;
+mod tui_source_pane;
 mod tui_stderr;
 mod tui_undo;
 mod tui_verdict_stale;
