@@ -45,7 +45,8 @@ pub(crate) fn draw(app: &App, scr: &MutantsScreen, area: Rect, buf: &mut Buffer)
         Layout::vertical([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(area);
     let [detail, source] =
         Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(bottom);
-    let title = list_title(scr, results.mutants.len());
+    let mut title = list_title(scr, results.mutants.len());
+    title.push_str(&scope_words(results));
     draw_list(app, scr, list, buf, title);
     let selected = scr.selected(&app.view);
     let lines = selected.map(|m| detail_lines(app, m)).unwrap_or_default();
@@ -69,6 +70,24 @@ fn list_title(scr: &MutantsScreen, total: usize) -> String {
         title.push_str(&format!(" op:{op}"));
     }
     escape_controls(&title).into_owned()
+}
+
+/// What the score stands on, from the recorded options: ` · score of a 20-mutant
+/// sample, accepted oracles only` (empty when the run recorded no options).
+fn scope_words(results: &crate::tui::mutation::MutationView) -> String {
+    let Some(o) = &results.options else {
+        return String::new();
+    };
+    let sample = match o.max_mutants {
+        Some(n) => format!("a {n}-mutant sample"),
+        None => "every mutant".to_string(),
+    };
+    let oracles = if o.all {
+        "every oracle"
+    } else {
+        "accepted oracles only"
+    };
+    format!(" · score of {sample}, {oracles}")
 }
 
 fn basename(path: &str) -> &str {
