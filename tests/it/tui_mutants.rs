@@ -184,6 +184,11 @@ fn mutants_screen_lists_survivors_first_with_the_diff_and_killers() {
     let mut b = open(true);
     press(&mut b, &[k('5')]);
     assert!(matches!(b.app.screen, Screen::Mutants(_)));
+    // What would kill the survivor: the operation whose handler holds the line, and
+    // its oracles (none accepted in this session, all four still to review).
+    let s = screen(&mut b.app, 120, 40);
+    assert!(s.contains("to kill it: GET /pets holds the line; 0"), "{s}");
+    assert!(s.contains("4 still to review"), "{s}");
     snap(&mut b, "mutants_survivor");
     // Two rows down: caught by two oracles, each with its failing assertion (the escape
     // in one is shown, not sent to the terminal).
