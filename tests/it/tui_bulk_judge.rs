@@ -1,6 +1,7 @@
 //! Failures by cause, judged at once: over the oracles the verdict filter keeps (here
 //! the order-dependent failures), `alt-f` judges every failure a false positive with
-//! one note, and `U` undoes the whole batch as one step.
+//! one note, and `U` undoes the whole batch as one step. The isolation label shows in
+//! the verdict column and the verdict filter keeps failures by label.
 
 use crate::tui_common;
 
@@ -12,6 +13,8 @@ use tui_common::bench::{Bench, open_with};
 
 const ORDER: [&str; 2] = ["GET /pets#fv_limit_10", "GET /pets#bv_limit_100"];
 const WRONG: &str = "GET /pets#bi_limit_0";
+/// The failing oracle of the curation fixture.
+const CURATION_FAILING: &str = "GET /pets#fv_limit_10";
 
 /// The petstore session with three failures of GET /pets, isolated: two passed alone
 /// after the reset (order-dependent), one failed again (wrong).
@@ -94,4 +97,41 @@ fn order_dependent_failures_are_judged_false_positives_at_once_and_undone_as_one
     b.press("V");
     press_key(&mut b, KeyEvent::new(KeyCode::Char('t'), KeyModifiers::ALT));
     assert!(b.app.popups.is_empty());
+}
+
+#[test]
+fn an_isolated_failure_shows_its_label_in_the_list_and_filters_by_it() {
+    let mut b = open_with(crate::tui_curation::with_failures);
+    b.app
+        .view
+        .verdict_details
+        .get_mut(CURATION_FAILING)
+        .unwrap()
+        .isolation = Some(mastor::model::Isolation::OrderDependent);
+    b.app.refresh_lists();
+    b.press("<enter>");
+    let screen = b.text(80, 24);
+    let row = screen
+        .lines()
+        .find(|l| l.contains("fv_limit_10"))
+        .unwrap_or_default()
+        .to_string();
+    assert!(row.contains("FAIL order_dependent"), "{screen}");
+    // V: failing, then failing by cause.
+    b.press("<esc>VV");
+    assert!(b.status().contains("order_dependent"), "{}", b.status());
+    b.press("<enter>");
+    let ids: Vec<String> = b
+        .app
+        .visible_items()
+        .iter()
+        .filter_map(|i| b.app.o_id(*i))
+        .collect();
+    assert_eq!(ids, [CURATION_FAILING]);
+    b.press("V");
+    assert!(b.status().contains("wrong"), "{}", b.status());
+    assert!(
+        b.app.visible_items().is_empty(),
+        "nothing failed again alone"
+    );
 }

@@ -306,43 +306,6 @@ fn the_verdict_filter_keeps_failing_then_unrun_then_passing_oracles() {
 }
 
 #[test]
-fn an_isolated_failure_shows_its_label_in_the_list_and_filters_by_it() {
-    let mut b = open();
-    b.app
-        .view
-        .verdict_details
-        .get_mut(FAILING)
-        .unwrap()
-        .isolation = Some(mastor::model::Isolation::OrderDependent);
-    b.app.refresh_lists();
-    b.press("<enter>");
-    let screen = b.text(80, 24);
-    let row = screen
-        .lines()
-        .find(|l| l.contains("fv_limit_10"))
-        .unwrap_or_default()
-        .to_string();
-    assert!(row.contains("FAIL order_dependent"), "{screen}");
-    // V: failing, then failing by cause.
-    b.press("<esc>VV");
-    assert!(b.status().contains("order_dependent"), "{}", b.status());
-    b.press("<enter>");
-    let ids: Vec<String> = b
-        .app
-        .visible_items()
-        .iter()
-        .filter_map(|i| b.app.o_id(*i))
-        .collect();
-    assert_eq!(ids, [FAILING]);
-    b.press("V");
-    assert!(b.status().contains("wrong"), "{}", b.status());
-    assert!(
-        b.app.visible_items().is_empty(),
-        "nothing failed again alone"
-    );
-}
-
-#[test]
 fn run_one_and_run_failing_use_the_last_url_without_a_dialog() {
     let mut b = open();
     select(&mut b, "GET /pets#bi_limit_0");
