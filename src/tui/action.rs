@@ -97,6 +97,10 @@ actions! {
     TruePositive = "true_positive", "true positive";
     /// Judge the selected item's latest failure a false positive (a wrong oracle).
     FalsePositive = "false_positive", "false positive";
+    /// Judge every failure of the filtered list a true positive, one note, one undo step.
+    BulkTruePositive = "bulk_true_positive", "all shown failures TP";
+    /// Judge every failure of the filtered list a false positive, one note, one undo step.
+    BulkFalsePositive = "bulk_false_positive", "all shown failures FP";
     /// Undo the latest true / false positive judgement.
     UndoJudgement = "undo_judgement", "undo TP/FP";
     /// Cycle the judgement filter (unjudged failures, true, false positives, off).
@@ -113,6 +117,10 @@ actions! {
     PrevRef = "prev_ref", "prev evidence";
     /// Toggle between the evidence excerpt and the whole file.
     WholeFile = "whole_file", "whole file";
+    /// Wrap long source lines instead of cutting them at the pane's edge.
+    WrapSource = "wrap_source", "wrap source";
+    /// Give the source pane the whole width (evidence lines still marked), or back.
+    ZoomSource = "zoom_source", "zoom source";
     /// Scroll the source or detail pane down.
     ScrollDown = "scroll_down", "scroll source down";
     /// Scroll the source or detail pane up.

@@ -64,7 +64,9 @@ pub fn open_app(session: &Session, opts: &Options) -> Result<App, TuiError> {
     let view = loader::load(session)?;
     let mut app = App::new(view, keymap, theme);
     app.mouse = opts.mouse;
-    app.jobs.last_api_url = super::jobs::read_prefs(session.dir()).api_url;
+    let prefs = super::jobs::read_prefs(session.dir());
+    app.jobs.last_api_url = prefs.api_url;
+    app.jobs.last_reset = prefs.reset;
     Ok(app)
 }
 
@@ -127,6 +129,25 @@ pub fn perform(
             }
             Err(e) => app.error(format!("judgement NOT saved: {e}")),
         },
+        Effect::JudgeMany(js) => {
+            let mut saved = Vec::new();
+            for j in js {
+                match session.append_judgement(&j) {
+                    Ok(()) => saved.push(j),
+                    Err(e) => {
+                        app.error(format!("judgement of {} NOT saved: {e}", j.o_id));
+                        break;
+                    }
+                }
+            }
+            let failed = app.status.as_ref().is_some_and(|s| s.1);
+            let status = app.status.clone();
+            app.judgements_saved(saved);
+            if failed {
+                // The error stays in view: the batch stopped part-way.
+                app.status = status;
+            }
+        }
         Effect::MarkEquivalent { mutant, note, undo } => {
             let results = crate::mutate::results::Results::new(session.dir().join("mutation"));
             let mark = crate::mutate::results::EquivalentMark {
@@ -239,7 +260,11 @@ pub fn run_with(
     if app.mouse {
         execute!(std::io::stdout(), EnableMouseCapture)?;
     }
+    // Nothing background work or a child prints may reach the screen: into the log.
+    let log = config::log_dir().map(|d| d.join("tui.log"));
+    let stderr = super::stderr_guard::StderrGuard::redirect(log.as_deref());
     let result = event_loop(&mut terminal, session, app, live.as_mut(), &mut jobs);
+    drop(stderr);
     if let Some(live) = live.as_mut()
         && app.live == LiveState::Running
     {

@@ -141,6 +141,12 @@ pub fn cycle_mutation(app: &mut super::state::App) {
 pub enum VerdictFilter {
     /// The latest run failed or errored.
     Failing,
+    /// A failure that passed when re-run alone after the reset command.
+    OrderDependent,
+    /// A failure that failed again alone after the reset command.
+    Wrong,
+    /// A failure whose re-run alone could not tell.
+    Inconclusive,
     /// The oracle changed since its latest run.
     Stale,
     /// Never run.
@@ -151,8 +157,11 @@ pub enum VerdictFilter {
 
 impl VerdictFilter {
     /// Every value, in cycling order.
-    pub const ALL: [VerdictFilter; 4] = [
+    pub const ALL: [VerdictFilter; 7] = [
         VerdictFilter::Failing,
+        VerdictFilter::OrderDependent,
+        VerdictFilter::Wrong,
+        VerdictFilter::Inconclusive,
         VerdictFilter::Stale,
         VerdictFilter::NotRun,
         VerdictFilter::Passing,
@@ -162,6 +171,9 @@ impl VerdictFilter {
     pub fn label(self) -> &'static str {
         match self {
             VerdictFilter::Failing => "failing",
+            VerdictFilter::OrderDependent => "failing: order_dependent",
+            VerdictFilter::Wrong => "failing: wrong",
+            VerdictFilter::Inconclusive => "failing: inconclusive",
             VerdictFilter::Stale => "stale",
             VerdictFilter::NotRun => "not run",
             VerdictFilter::Passing => "passing",
@@ -171,9 +183,17 @@ impl VerdictFilter {
     /// Whether `o_id`'s latest verdict is one of these.
     pub fn keeps(self, view: &super::view::SessionView, o_id: &str) -> bool {
         use super::verdict_mark::VerdictMark;
+        use crate::model::Isolation;
         let v = view.verdict_mark(o_id);
+        let failing = matches!(v, Some(VerdictMark::Fail | VerdictMark::Error));
+        let isolated = |i: Isolation| {
+            failing && view.verdict_details.get(o_id).and_then(|d| d.isolation) == Some(i)
+        };
         match self {
-            VerdictFilter::Failing => matches!(v, Some(VerdictMark::Fail | VerdictMark::Error)),
+            VerdictFilter::Failing => failing,
+            VerdictFilter::OrderDependent => isolated(Isolation::OrderDependent),
+            VerdictFilter::Wrong => isolated(Isolation::Wrong),
+            VerdictFilter::Inconclusive => isolated(Isolation::Inconclusive),
             VerdictFilter::Stale => v.is_some_and(VerdictMark::is_stale),
             VerdictFilter::NotRun => v.is_none(),
             VerdictFilter::Passing => matches!(v, Some(VerdictMark::Pass)),
@@ -181,7 +201,8 @@ impl VerdictFilter {
     }
 }
 
-/// The `cycle_verdict` action: failing, stale, not run, passing, off.
+/// The `cycle_verdict` action: failing, each isolation label, stale, not run,
+/// passing, off.
 pub fn cycle_verdict(app: &mut super::state::App) {
     let next = match app.filters.verdict {
         None => Some(VerdictFilter::ALL[0]),

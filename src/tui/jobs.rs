@@ -11,19 +11,19 @@
 
 use super::live::{self, LiveMsg};
 use super::loader;
+use super::oracle_run::RunScope;
 use super::popups::{Rerun, RunOracles};
 use super::state::{App, LiveState, Popup, Screen};
 use super::store::Session;
 use super::update::Effect;
 use crate::agents::Agent;
-use crate::runner::{self, RunConfig};
-use crate::suite::{self, Only};
-use std::path::{Path, PathBuf};
+use crate::runner;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
 use std::time::{Duration, Instant};
 
-/// Environment variable that prefills the base URL of the oracle run popup.
-pub const API_URL_ENV: &str = "MASTOR_API_URL";
+pub use super::oracle_run::{
+    API_URL_ENV, PREFS_FILE, TuiPrefs, read_prefs, run_oracles, run_oracles_with, write_prefs,
+};
 
 /// What background work tells the workbench.
 #[derive(Debug, Clone)]
@@ -91,10 +91,15 @@ impl Jobs {
                 }
                 None
             }
-            Effect::RunOracles { base_url, only } => {
+            Effect::RunOracles {
+                base_url,
+                only,
+                reset,
+            } => {
                 let dir = session.dir().to_path_buf();
                 let prefs = TuiPrefs {
                     api_url: Some(base_url.clone()),
+                    reset: reset.clone(),
                 };
                 if let Err(e) = write_prefs(&dir, &prefs) {
                     tracing::warn!(error = %e, "base URL not remembered");
@@ -107,7 +112,8 @@ impl Jobs {
                         let report = move |done, total| {
                             let _ = progress.send(JobMsg::OraclesProgress { done, total });
                         };
-                        let outcome = run_oracles(&dir, &base_url, &only, &report);
+                        let outcome =
+                            run_oracles_with(&dir, &base_url, &only, reset.as_deref(), &report);
                         let _ = tx.send(JobMsg::Oracles(outcome));
                     });
                 if let Err(e) = spawned {
@@ -272,14 +278,15 @@ pub fn open_run_popup(app: &mut App) {
         .clone()
         .or_else(|| app.jobs.last_api_url.clone())
         .unwrap_or_default();
-    app.popups.push(Popup::RunOracles(RunOracles {
-        url: super::line_edit::LineEdit::new(url),
-    }));
+    let reset = app.jobs.last_reset.clone().unwrap_or_default();
+    app.popups
+        .push(Popup::RunOracles(Box::new(RunOracles::new(url, reset))));
 }
 
-/// The run popup was accepted with `url`: checks it and asks for the run. A URL
-/// without a scheme (`127.0.0.1:8080`) gets `http://`, and the status line says so.
-pub fn start_oracle_run(app: &mut App, url: String) -> Vec<Effect> {
+/// The run popup was accepted with `url`, `scope` and `reset` (blank: none): checks
+/// them and asks for the run. A URL without a scheme (`127.0.0.1:8080`) gets
+/// `http://`, and the status line says so.
+pub fn start_oracle_run(app: &mut App, url: String, scope: RunScope, reset: &str) -> Vec<Effect> {
     if let Some(why) = busy(app) {
         app.error(format!("cannot run oracles now: {why}"));
         return Vec::new();
@@ -294,17 +301,36 @@ pub fn start_oracle_run(app: &mut App, url: String) -> Vec<Effect> {
         app.error(format!("{e}{hint}"));
         return Vec::new();
     }
+    let only = scope.ids(&app.view);
+    if scope != RunScope::Accepted && only.is_empty() {
+        app.notify(format!("no {} oracles: nothing to run", scope.label()));
+        return Vec::new();
+    }
+    let reset = Some(reset.trim().to_string()).filter(|c| !c.is_empty());
     app.jobs.oracles_running = true;
     app.jobs.last_api_url = Some(url.clone());
+    app.jobs.last_reset = reset.clone();
     let note = if added {
         " (no scheme given: http:// added)"
     } else {
         ""
     };
-    app.notify(format!("running accepted oracles against {url}{note}…"));
+    let isolating = if reset.is_some() {
+        ", failures isolated after the reset command"
+    } else {
+        ""
+    };
+    let what = match scope {
+        RunScope::Accepted => "accepted".to_string(),
+        other => format!("{} {}", only.len(), other.label()),
+    };
+    app.notify(format!(
+        "running {what} oracles against {url}{note}{isolating}…"
+    ));
     vec![Effect::RunOracles {
         base_url: url,
-        only: Vec::new(),
+        only,
+        reset,
     }]
 }
 
@@ -376,6 +402,7 @@ pub fn run_again(app: &mut App, failing: bool) -> Vec<Effect> {
     vec![Effect::RunOracles {
         base_url: url,
         only,
+        reset: None,
     }]
 }
 
@@ -391,41 +418,6 @@ pub fn with_scheme(url: &str) -> (String, bool) {
     } else {
         (format!("http://{url}"), true)
     }
-}
-
-/// The workbench's remembered settings of a session, in `SESSION/tui.json`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TuiPrefs {
-    /// Base URL of the last oracle run started from the workbench.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api_url: Option<String>,
-}
-
-/// Where a session's workbench settings live.
-pub const PREFS_FILE: &str = "tui.json";
-
-/// The remembered settings (defaults when there are none or they cannot be read: a
-/// prefill is a convenience, never a reason to refuse opening the session).
-pub fn read_prefs(session_dir: &Path) -> TuiPrefs {
-    let path = session_dir.join(PREFS_FILE);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return TuiPrefs::default();
-    };
-    serde_json::from_str(&text).unwrap_or_else(|e| {
-        tracing::warn!(path = %path.display(), error = %e, "workbench settings ignored");
-        TuiPrefs::default()
-    })
-}
-
-/// Remembers `prefs` for the next launch (atomically: temp file, then rename).
-pub fn write_prefs(session_dir: &Path, prefs: &TuiPrefs) -> Result<(), String> {
-    let path = session_dir.join(PREFS_FILE);
-    let text = serde_json::to_string_pretty(prefs).map_err(|e| e.to_string())?;
-    let tmp = session_dir.join(format!(".{PREFS_FILE}.tmp"));
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, &path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// How a message names a re-run's scope: empty for every agent.
@@ -464,9 +456,7 @@ pub fn apply(session: &Session, app: &mut App, msg: JobMsg) -> bool {
         JobMsg::OraclesProgress { done, total } => {
             if app.jobs.oracles_running {
                 let url = app.jobs.last_api_url.clone().unwrap_or_default();
-                app.notify(format!(
-                    "running accepted oracles against {url}: {done} of {total}…"
-                ));
+                app.notify(format!("running oracles against {url}: {done} of {total}…"));
             }
             true
         }
@@ -498,58 +488,6 @@ pub fn reload(session: &Session, app: &mut App, what: &str) -> bool {
             false
         }
     }
-}
-
-/// Runs the accepted and edited oracles of the session in `dir` against `base_url`
-/// (blocking, on its own tokio runtime) and saves the verdicts; returns a one-line
-/// summary. `only` narrows the run to those o_ids whatever their review state (empty:
-/// the accepted and edited oracles); `progress(done, total)` hears of each verdict (from
-/// the runner's threads).
-pub fn run_oracles(
-    dir: &Path,
-    base_url: &str,
-    only: &[String],
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<String, String> {
-    let session = Session::open(PathBuf::from(dir)).map_err(|e| e.to_string())?;
-    let read = suite::session::read(&session).map_err(|e| e.to_string())?;
-    let scope = if only.is_empty() {
-        Only::Accepted
-    } else {
-        Only::All
-    };
-    let mut plan = suite::select(&read.suite, scope, &[])?;
-    if !only.is_empty() {
-        let keep: std::collections::HashSet<&str> = only.iter().map(String::as_str).collect();
-        plan.oracles.retain(|o| keep.contains(o.o_id().as_str()));
-        plan.multi_op.retain(|m| keep.contains(m.o_id().as_str()));
-        plan.metamorphic
-            .retain(|t| keep.contains(t.o_id().as_str()));
-        if plan.is_empty() {
-            return Err(format!("{} is no longer in the session", only.join(", ")));
-        }
-    }
-    if plan.is_empty() {
-        return Err("no accepted or edited oracles to run: accept some first".into());
-    }
-    // So an undocumented status counts as an execution failure, as in `mastor check`.
-    plan.documented = suite::session::documented(&session);
-    let cfg = RunConfig {
-        base_url: base_url.to_string(),
-        ..RunConfig::default()
-    };
-    let rt = tokio::runtime::Runtime::new()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let report = rt
-        .block_on(runner::run_with_progress(&plan, &cfg, progress))
-        .map_err(|e| e.to_string())?;
-    let saved =
-        suite::session::save_verdicts(&session, base_url, &report).map_err(|e| e.to_string())?;
-    let s = &report.summary;
-    Ok(format!(
-        "oracles run: {} pass, {} fail, {} error; verdicts saved to {saved}",
-        s.passed, s.failed, s.errors
-    ))
 }
 
 #[cfg(test)]

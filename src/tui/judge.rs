@@ -125,6 +125,7 @@ pub(crate) fn mark(app: &mut App, judgement: Positive) -> Vec<Effect> {
             o_id,
             judgement,
             verdict,
+            more: Vec::new(),
             text: Default::default(),
         })),
         None => {
@@ -133,6 +134,27 @@ pub(crate) fn mark(app: &mut App, judgement: Positive) -> Vec<Effect> {
         }
     }
     Vec::new()
+}
+
+/// `alt-t` / `alt-f`: asks for one note before judging every failure among `o_ids`
+/// (the filtered list) the same way; the batch is one undo step.
+pub(crate) fn mark_all(app: &mut App, o_ids: Vec<String>, judgement: Positive) {
+    let mut failures: Vec<(String, JudgedVerdict)> = o_ids
+        .into_iter()
+        .filter_map(|o| app.view.failure(&o).map(|f| (o, f)))
+        .collect();
+    if failures.is_empty() {
+        app.notify("no failed test in the filtered list to judge");
+        return;
+    }
+    let (o_id, verdict) = failures.remove(0);
+    app.popups.push(Popup::Judge(popups::Judge {
+        o_id,
+        judgement,
+        verdict,
+        more: failures,
+        text: Default::default(),
+    }));
 }
 
 /// `p`: cycles the judgement filter of item lists (unjudged failures, TP, FP, off).
@@ -159,9 +181,15 @@ pub(crate) fn undo(app: &mut App) -> Vec<Effect> {
         .selected_item()
         .and_then(|i| app.o_id(i))
         .filter(|o| app.view.judgements.contains_key(o));
-    match app.judge_undo_stack.last().cloned().or(selected) {
-        Some(o_id) => vec![Effect::UndoJudgement(o_id)],
-        None => {
+    match app
+        .judge_undo_stack
+        .last()
+        .cloned()
+        .or(selected.map(|o| vec![o]))
+    {
+        // A bulk judgement is undone as a whole.
+        Some(o_ids) if !o_ids.is_empty() => o_ids.into_iter().map(Effect::UndoJudgement).collect(),
+        _ => {
             app.notify("no judgement to undo");
             Vec::new()
         }
@@ -172,8 +200,26 @@ impl App {
     /// `judgements.jsonl` now holds `j`: show it and remember it for undo.
     pub fn judgement_saved(&mut self, j: Judgement) {
         self.notify(format!("judged {} a {}", j.o_id, j.judgement.words()));
-        self.judge_undo_stack.push(j.o_id.clone());
+        self.judge_undo_stack.push(vec![j.o_id.clone()]);
         self.view.record_judgement(j);
+        self.refresh_items();
+    }
+
+    /// `judgements.jsonl` now holds the batch `js`: one undo step for all of them.
+    pub fn judgements_saved(&mut self, js: Vec<Judgement>) {
+        let Some(first) = js.first() else {
+            return;
+        };
+        self.notify(format!(
+            "judged {} failure(s): {} (U undoes them together)",
+            js.len(),
+            first.judgement.words()
+        ));
+        self.judge_undo_stack
+            .push(js.iter().map(|j| j.o_id.clone()).collect());
+        for j in js {
+            self.view.record_judgement(j);
+        }
         self.refresh_items();
     }
 
@@ -182,9 +228,13 @@ impl App {
         if let Some(pos) = self
             .judge_undo_stack
             .iter()
-            .rposition(|o| *o == u.undo_judgement)
+            .rposition(|group| group.contains(&u.undo_judgement))
         {
-            self.judge_undo_stack.remove(pos);
+            let group = &mut self.judge_undo_stack[pos];
+            group.retain(|o| *o != u.undo_judgement);
+            if group.is_empty() {
+                self.judge_undo_stack.remove(pos);
+            }
         }
         let o_id = u.undo_judgement.clone();
         self.view.record_judgement_undo(u);

@@ -157,6 +157,11 @@ pub fn run(
     let result = rt.block_on(analysis::execute(&target, &opts, mutants, &progress));
     crate::runner::signals::park_if_stopping();
     let report = result?;
+    // What `mastor mutate` records too: a regeneration from survivors (`g` / `G` on
+    // the Mutants screen) re-runs the mutants with these options and refuses without.
+    if let Err(e) = analysis::Settings::of(&opts).write(&target.results.dir) {
+        tracing::warn!(error = %e, "mutation options not recorded");
+    }
     let c = &report.summary.total;
     let mut line = format!(
         "mutate: score {} ({} caught, {} missed, {} timeout, {} unviable, {} not covered; ran {}, \

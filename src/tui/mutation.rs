@@ -43,6 +43,9 @@ pub struct MutationView {
     pub matrix: Matrix,
     /// The summary, when `summary.json` could be read.
     pub summary: Option<Summary>,
+    /// The options the run recorded (`options.json`): whether the score is of a sample
+    /// (`--max-mutants`) and of the accepted oracles only.
+    pub options: Option<crate::mutate::analysis::Settings>,
     /// o_id → (kills, unique kills), from the summary.
     pub figures: BTreeMap<String, (usize, usize)>,
     /// Oracles that kill no mutant.
@@ -196,7 +199,12 @@ pub fn load(session_dir: &Path, project_root: &Path) -> (Option<MutationView>, V
         None
     };
     let mutants = join(&matrix, listed, project_root);
+    let options = crate::mutate::analysis::Settings::read(&dir)
+        .map_err(|e| warnings.push(escape_controls(&e).into_owned()))
+        .ok()
+        .flatten();
     let view = MutationView {
+        options,
         figures: figures(summary.as_ref()),
         kills_nothing: summary
             .iter()

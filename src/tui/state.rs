@@ -110,6 +110,10 @@ pub struct App {
     /// Source pane shows the whole file rather than an excerpt: a display preference
     /// that holds on every screen until toggled.
     pub whole_file: bool,
+    /// The source pane wraps long lines (else it cuts them).
+    pub source_wrap: bool,
+    /// The source pane takes the whole width of the Oracles tab / group screen.
+    pub source_zoom: bool,
     pub input: Option<LineInput>,
     /// The session-wide search: the last text typed with `/` (oracle content, not only
     /// method and path), which `n` / `N` jump between across operations.
@@ -119,7 +123,7 @@ pub struct App {
     // (`view.journal`, see `store::replay_steps`), so they survive a relaunch.
     /// o_ids judged true / false positive in this run, most recent last: judgements
     /// keep their own stack (`undo_judgement`), apart from the review undo / redo.
-    pub judge_undo_stack: Vec<String>,
+    pub judge_undo_stack: Vec<Vec<String>>,
     /// A bulk decision still being written in chunks (progress in the footer; Esc stops).
     pub bulk: Option<super::review::BulkJob>,
     /// One-line message for the footer; `true` marks an error.
@@ -158,6 +162,8 @@ pub struct JobState {
     pub api_url: Option<String>,
     /// Base URL of the last oracle run started here.
     pub last_api_url: Option<String>,
+    /// Reset command of the last oracle run started here (remembered in `tui.json`).
+    pub last_reset: Option<String>,
     /// A mutation analysis runs: (mutants done, mutants listed; 0 while listing).
     pub mutate: Option<(usize, usize)>,
     /// A regeneration from survivors (`run --from-survivors`) runs.
@@ -194,6 +200,8 @@ impl App {
             counts: Vec::new(),
             total_counts: OpCounts::default(),
             whole_file: false,
+            source_wrap: false,
+            source_zoom: false,
             input: None,
             search: String::new(),
             popups: Vec::new(),

@@ -45,6 +45,8 @@ pub enum Effect {
     },
     /// Append a true / false positive judgement (fsynced), then `App::judgement_saved`.
     Judge(crate::store::Judgement),
+    /// Append these judgements (a bulk judgement: one undo step).
+    JudgeMany(Vec<crate::store::Judgement>),
     /// Append an undo of the latest judgement of this o_id, then
     /// `App::judgement_undo_saved`.
     UndoJudgement(String),
@@ -67,7 +69,13 @@ pub enum Effect {
     /// Run the accepted and edited oracles against `base_url` in the background and
     /// save the verdicts; with `only`, just those o_ids whatever their review state (a
     /// partial run merges into the latest verdicts).
-    RunOracles { base_url: String, only: Vec<String> },
+    /// `only` empty: the accepted and edited ones. With `reset`, fresh state and
+    /// isolation of failures (`check --reset CMD --isolate-failures`).
+    RunOracles {
+        base_url: String,
+        only: Vec<String>,
+        reset: Option<String>,
+    },
     /// Run the mutation analysis of the session in the background (`mutate_job`), on
     /// the oracles `only` selects, then reload its results.
     RunMutate {
@@ -112,6 +120,8 @@ fn writes_session(action: Action) -> bool {
             | Action::TruePositive
             | Action::FalsePositive
             | Action::UndoJudgement
+            | Action::BulkTruePositive
+            | Action::BulkFalsePositive
             | Action::BulkAccept
             | Action::BulkReject
             | Action::Rerun
@@ -262,6 +272,14 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::TruePositive => return Some(super::judge::mark(app, crate::store::Positive::Tp)),
         Action::FalsePositive => return Some(super::judge::mark(app, crate::store::Positive::Fp)),
         Action::UndoJudgement => return Some(super::judge::undo(app)),
+        Action::BulkTruePositive => {
+            let targets = bulk_targets(app);
+            super::judge::mark_all(app, targets, crate::store::Positive::Tp);
+        }
+        Action::BulkFalsePositive => {
+            let targets = bulk_targets(app);
+            super::judge::mark_all(app, targets, crate::store::Positive::Fp);
+        }
         Action::CycleJudged => super::judge::cycle_filter(app),
         Action::BulkAccept | Action::BulkReject => {
             let o_ids = bulk_targets(app);
@@ -409,6 +427,21 @@ fn navigate(app: &mut App, action: Action) {
         Action::WholeFile => {
             app.whole_file = !app.whole_file;
             scroll_detail(app, None);
+        }
+        Action::WrapSource => {
+            app.source_wrap = !app.source_wrap;
+            app.notify(if app.source_wrap {
+                "source lines wrap"
+            } else {
+                "source lines are cut at the pane's edge"
+            });
+        }
+        Action::ZoomSource => {
+            app.source_zoom = !app.source_zoom;
+            if app.source_zoom && app.source_target().is_none() {
+                app.source_zoom = false;
+                app.notify("no source to zoom: the oracle has no evidence reference");
+            }
         }
         Action::ScrollDown => scroll_detail(app, Some(5)),
         Action::ScrollUp => scroll_detail(app, Some(-5)),

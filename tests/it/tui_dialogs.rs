@@ -134,6 +134,7 @@ fn run_dialog_adds_http_and_remembers_the_url_across_launches() {
         [Effect::RunOracles {
             base_url: "http://127.0.0.1:1".into(),
             only: Vec::new(),
+            reset: None,
         }]
     );
     assert!(b.status().contains("http:// added"), "{}", b.status());
@@ -155,7 +156,7 @@ fn run_dialog_adds_http_and_remembers_the_url_across_launches() {
 }
 
 /// An API that answers every request with `200 []`; returns its base URL.
-fn tiny_api() -> String {
+pub(crate) fn tiny_api() -> String {
     use std::io::{Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -230,6 +231,6 @@ fn an_oracle_run_shows_n_of_m_while_it_goes() {
     mastor::tui::jobs::apply(&b.session, &mut b.app, msg);
     assert_eq!(
         b.status(),
-        format!("running accepted oracles against {url}: 2 of 4…")
+        format!("running oracles against {url}: 2 of 4…")
     );
 }

@@ -184,6 +184,11 @@ fn mutants_screen_lists_survivors_first_with_the_diff_and_killers() {
     let mut b = open(true);
     press(&mut b, &[k('5')]);
     assert!(matches!(b.app.screen, Screen::Mutants(_)));
+    // What would kill the survivor: the operation whose handler holds the line, and
+    // its oracles (none accepted in this session, all four still to review).
+    let s = screen(&mut b.app, 120, 40);
+    assert!(s.contains("to kill it: GET /pets holds the line; 0"), "{s}");
+    assert!(s.contains("4 still to review"), "{s}");
     snap(&mut b, "mutants_survivor");
     // Two rows down: caught by two oracles, each with its failing assertion (the escape
     // in one is shown, not sent to the terminal).
@@ -463,4 +468,32 @@ fn survivor_keys_start_a_regeneration_through_the_launcher_and_reload_when_it_en
     }
     let (msg, is_error) = b.app.status.clone().unwrap();
     assert!(is_error && msg.contains("needs a model"), "{msg}");
+}
+
+#[test]
+fn the_mutants_title_says_when_the_score_is_a_sample_of_accepted_oracles() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = petstore_session(dir.path());
+    write_results(session.dir());
+    // The options `mastor mutate --max-mutants 20` (accepted oracles) records.
+    std::fs::write(
+        session.dir().join("mutation/options.json"),
+        json!({"project": null, "spec": null, "all": false, "ops": [], "files": [],
+               "operators": [], "max_mutants": 20, "seed": 0, "in_diff": null,
+               "build": null, "start": null, "ready": "/", "ready_timeout_s": 30.0,
+               "timeout_s": null, "jobs": 2, "request_timeout_s": 5.0})
+        .to_string(),
+    )
+    .unwrap();
+    let (_, mut app) = open_session(dir.path(), &options(dir.path())).unwrap();
+    handle_key(&mut app, k('5'));
+    let s = screen(&mut app, 120, 40);
+    assert!(
+        s.contains("score of a 20-mutant sample, accepted oracles only"),
+        "{s}"
+    );
+    // Without recorded options nothing is claimed.
+    let mut b = open(true);
+    press(&mut b, &[k('5')]);
+    assert!(!screen(&mut b.app, 120, 40).contains("score of"));
 }

@@ -1,7 +1,8 @@
 //! End to end: `mutate` started from the real workbench in a real terminal (tmux), on
 //! a session imported from the petstore-jdk reference suite. Accept one operation's
 //! oracles, ask for a three-mutant run, watch the progress, and find the results on
-//! the Mutants screen and the settings remembered in `mutation/tui.json`.
+//! the Mutants screen, the settings remembered in `mutation/tui.json` and the options
+//! recorded in `mutation/options.json` for regeneration rounds.
 
 use crate::tui_common;
 
@@ -72,6 +73,13 @@ fn mutate_runs_from_the_workbench_and_its_results_show() {
     let settings = std::fs::read_to_string(session.join("mutation/tui.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&settings).unwrap();
     assert_eq!(v["max_mutants"], 3, "{settings}");
+    // The options are recorded as `mastor mutate` records them, so `g` / `G` (a
+    // regeneration round) can re-run the mutants instead of refusing.
+    let recorded = mastor::mutate::analysis::Settings::read(&session.join("mutation")).unwrap();
+    assert_eq!(
+        recorded.expect("mutation/options.json").max_mutants,
+        Some(3)
+    );
     let matrix = std::fs::read_to_string(session.join("mutation/matrix.json")).unwrap();
     assert!(matrix.contains("\"mutants\""), "{matrix}");
 }

@@ -249,8 +249,8 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     app.jobs.api_url = Some("http://127.0.0.1:9".into());
     assert!(handle_key(&mut app, ctrl('t')).is_empty());
     match app.popups.last() {
-        Some(Popup::RunOracles(mastor::tui::popups::RunOracles { url })) => {
-            assert_eq!(url.text(), "http://127.0.0.1:9")
+        Some(Popup::RunOracles(r)) => {
+            assert_eq!(r.url.text(), "http://127.0.0.1:9")
         }
         other => panic!("expected the run popup, got {other:?}"),
     }
@@ -262,6 +262,7 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
         vec![Effect::RunOracles {
             base_url: "http://127.0.0.1:1".into(),
             only: Vec::new(),
+            reset: None,
         }]
     );
     assert!(app.popups.is_empty());
@@ -273,8 +274,8 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     app.jobs.api_url = None;
     handle_key(&mut app, ctrl('t'));
     match app.popups.last() {
-        Some(Popup::RunOracles(mastor::tui::popups::RunOracles { url })) => {
-            assert_eq!(url.text(), "http://127.0.0.1:1")
+        Some(Popup::RunOracles(r)) => {
+            assert_eq!(r.url.text(), "http://127.0.0.1:1")
         }
         other => panic!("expected the run popup, got {other:?}"),
     }
@@ -353,6 +354,7 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
         vec![Effect::RunOracles {
             base_url: api.base_url.clone(),
             only: Vec::new(),
+            reset: None,
         }]
     );
     for e in effects {

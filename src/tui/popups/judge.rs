@@ -20,6 +20,8 @@ pub struct Judge {
     pub judgement: Positive,
     /// The failure being judged.
     pub verdict: JudgedVerdict,
+    /// A bulk judgement: the other failures judged the same way with the same note.
+    pub more: Vec<(String, JudgedVerdict)>,
     /// The note so far.
     pub text: LineEdit,
 }
@@ -29,14 +31,26 @@ impl Layer for Judge {
         match action(app, &key) {
             Some(Action::Confirm) => {
                 let text = self.text.text().trim();
-                let j = Judgement {
-                    o_id: std::mem::take(&mut self.o_id),
+                let note = (!text.is_empty()).then(|| text.to_string());
+                let at = chrono::Utc::now().to_rfc3339();
+                let judge = |o_id: String, verdict: JudgedVerdict| Judgement {
+                    o_id,
                     judgement: self.judgement,
-                    note: (!text.is_empty()).then(|| text.to_string()),
-                    at: chrono::Utc::now().to_rfc3339(),
-                    verdict: self.verdict.clone(),
+                    note: note.clone(),
+                    at: at.clone(),
+                    verdict,
                 };
-                KeyResult::Close(vec![Effect::Judge(j)])
+                let first = judge(std::mem::take(&mut self.o_id), self.verdict.clone());
+                if self.more.is_empty() {
+                    return KeyResult::Close(vec![Effect::Judge(first)]);
+                }
+                let mut all = vec![first];
+                all.extend(
+                    std::mem::take(&mut self.more)
+                        .into_iter()
+                        .map(|(o, v)| judge(o, v)),
+                );
+                KeyResult::Close(vec![Effect::JudgeMany(all)])
             }
             Some(Action::Cancel) => {
                 app.notify("judgement cancelled");
@@ -56,7 +70,16 @@ impl Layer for Judge {
             .as_deref()
             .unwrap_or("time not recorded");
         let lines = vec![
-            Line::raw(format!("Judge {} a {}", self.o_id, self.judgement.words())),
+            Line::raw(if self.more.is_empty() {
+                format!("Judge {} a {}", self.o_id, self.judgement.words())
+            } else {
+                format!(
+                    "Judge {} failures of the list (from {}) {}",
+                    self.more.len() + 1,
+                    self.o_id,
+                    self.judgement.words()
+                )
+            }),
             Line::styled(
                 format!("latest verdict: {} (run {run})", self.verdict.outcome),
                 app.theme.muted,

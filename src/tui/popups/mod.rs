@@ -79,7 +79,7 @@ pub enum Popup {
     /// Which agent a re-run starts from.
     Rerun(Rerun),
     /// Base URL of the API to run the accepted oracles against.
-    RunOracles(RunOracles),
+    RunOracles(Box<RunOracles>),
     /// Commands of a mutation analysis.
     RunMutate(Box<RunMutate>),
     /// Note of an equivalent-mutant mark.
@@ -100,7 +100,7 @@ impl Popup {
             Popup::Editor(p) => p,
             Popup::ConfirmQuit(p) => p,
             Popup::Rerun(p) => p,
-            Popup::RunOracles(p) => p,
+            Popup::RunOracles(p) => p.as_mut(),
             Popup::RunMutate(p) => p.as_mut(),
             Popup::Equivalent(p) => p,
             Popup::Export(p) => p,
@@ -117,7 +117,7 @@ impl Popup {
             Popup::Editor(p) => p,
             Popup::ConfirmQuit(p) => p,
             Popup::Rerun(p) => p,
-            Popup::RunOracles(p) => p,
+            Popup::RunOracles(p) => p.as_ref(),
             Popup::RunMutate(p) => p.as_ref(),
             Popup::Equivalent(p) => p,
             Popup::Export(p) => p,

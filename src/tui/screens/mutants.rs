@@ -240,6 +240,7 @@ mod tests {
                     mutants: vec![],
                 },
                 summary: None,
+                options: None,
                 figures: Default::default(),
                 kills_nothing: Default::default(),
                 redundant: Default::default(),

@@ -45,7 +45,8 @@ pub(crate) fn draw(app: &App, scr: &MutantsScreen, area: Rect, buf: &mut Buffer)
         Layout::vertical([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(area);
     let [detail, source] =
         Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(bottom);
-    let title = list_title(scr, results.mutants.len());
+    let mut title = list_title(scr, results.mutants.len());
+    title.push_str(&scope_words(results));
     draw_list(app, scr, list, buf, title);
     let selected = scr.selected(&app.view);
     let lines = selected.map(|m| detail_lines(app, m)).unwrap_or_default();
@@ -69,6 +70,24 @@ fn list_title(scr: &MutantsScreen, total: usize) -> String {
         title.push_str(&format!(" op:{op}"));
     }
     escape_controls(&title).into_owned()
+}
+
+/// What the score stands on, from the recorded options: ` · score of a 20-mutant
+/// sample, accepted oracles only` (empty when the run recorded no options).
+fn scope_words(results: &crate::tui::mutation::MutationView) -> String {
+    let Some(o) = &results.options else {
+        return String::new();
+    };
+    let sample = match o.max_mutants {
+        Some(n) => format!("a {n}-mutant sample"),
+        None => "every mutant".to_string(),
+    };
+    let oracles = if o.all {
+        "every oracle"
+    } else {
+        "accepted oracles only"
+    };
+    format!(" · score of {sample}, {oracles}")
 }
 
 fn basename(path: &str) -> &str {
@@ -171,10 +190,46 @@ fn detail_lines<'a>(app: &App, m: &MutantView) -> Vec<Line<'a>> {
         _ => None,
     };
     lines.extend(why.map(|w| Line::styled(w, t.warning)));
+    if matches!(m.status, Status::Missed | Status::NotCovered) {
+        lines.extend(what_would_kill(app, m).map(|w| Line::styled(w, t.title)));
+    }
     if !m.detail.is_empty() {
         lines.push(Line::styled(format!("why: {}", m.detail), t.warning));
     }
     lines
+}
+
+/// For a survivor: the operation whose handler holds the mutated line (the handler
+/// entry in that file starting nearest before the line, among the operations that
+/// reach it), and how many of its oracles are accepted or still to review, so the
+/// reviewer knows where a killing oracle has to come from.
+fn what_would_kill(app: &App, m: &MutantView) -> Option<String> {
+    use crate::model::ReviewState;
+    let mm = &m.mutant;
+    let op = app
+        .view
+        .ops
+        .iter()
+        .filter(|o| mm.ops.is_empty() || mm.ops.contains(&o.op_id))
+        .filter_map(|o| {
+            let e = o.entry.as_ref()?;
+            (e.file == mm.file && e.start_line <= mm.line).then_some((e.start_line, o))
+        })
+        .max_by_key(|(line, _)| *line)
+        .map(|(_, o)| o)?;
+    let count = |want: &[ReviewState]| {
+        op.oracles
+            .iter()
+            .filter(|x| want.contains(&app.view.review_state(&x.o_id())))
+            .count()
+    };
+    let accepted = count(&[ReviewState::Accepted, ReviewState::Edited]);
+    let to_review = count(&[ReviewState::Proposed]);
+    let op_id = escape_controls(&op.op_id).into_owned();
+    Some(format!(
+        "to kill it: {op_id} holds the line; {accepted} accepted oracle(s) reach it, \
+         {to_review} still to review"
+    ))
 }
 
 /// The source around the mutated line, highlighted, with the line shown as `-` (as

@@ -20,6 +20,11 @@ fn review_panes(
 ) {
     // Without any source to show (imported suites), the oracle gets the source's room.
     let with_source = app.source_target().is_some();
+    if with_source && app.source_zoom {
+        // Zoomed: the source over the whole width, evidence lines still marked.
+        draw_source(app, area, buf);
+        return;
+    }
     let wide = area.width >= 110;
     let (list, detail, source) = if wide {
         let [left, right] =
@@ -199,18 +204,28 @@ pub(crate) fn draw_source(app: &App, area: Rect, buf: &mut Buffer) {
             if is_ev { line.style(t.evidence) } else { line }
         })
         .collect();
-    let mode = if app.whole_file {
+    let mut mode = if app.whole_file {
         "whole file"
     } else {
         "excerpt"
-    };
+    }
+    .to_string();
+    if app.source_wrap {
+        mode.push_str(", wrapped");
+    }
+    if app.source_zoom {
+        mode.push_str(", zoomed: z");
+    }
     let title = format!(
         "{}:{}-{} ({mode})",
         basename(&target.file),
         target.start_line,
         target.end_line
     );
-    Paragraph::new(lines)
-        .block(block(app, title, false))
-        .render(area, buf);
+    let para = Paragraph::new(lines).block(block(app, title, false));
+    if app.source_wrap {
+        para.wrap(Wrap { trim: false }).render(area, buf);
+    } else {
+        para.render(area, buf);
+    }
 }

@@ -27,10 +27,22 @@ pub(crate) fn cell(app: &App, o_id: &str) -> (&'static str, Style) {
     }
 }
 
-/// The verdict column of a list row.
+/// The verdict column of a list row; a failure that was re-run alone after a reset
+/// (`--isolate-failures`, or `ctrl-t` with a reset command) adds its label
+/// (`order_dependent`, `wrong`, `inconclusive`), so failures read by cause in the list.
 pub(crate) fn column<'a>(app: &App, o_id: &str) -> Span<'a> {
     let (text, style) = cell(app, o_id);
-    Span::styled(format!("{text} "), style)
+    match isolation(app, o_id) {
+        Some(i) => Span::styled(format!("{} {} ", text.trim_end(), i.label()), style),
+        None => Span::styled(format!("{text} "), style),
+    }
+}
+
+/// The isolation label of `o_id`'s latest verdict while it is a current failure.
+pub(crate) fn isolation(app: &App, o_id: &str) -> Option<crate::model::Isolation> {
+    failing(app, o_id)
+        .then(|| app.view.verdict_details.get(o_id)?.isolation)
+        .flatten()
 }
 
 /// Whether the latest run of `o_id` failed or errored (the row is drawn red).
