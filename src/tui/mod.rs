@@ -1,4 +1,4 @@
-//! `mastor tui`: the review workbench for a session (DESIGN.md section 5).
+//! `mastor tui`: the review workbench for a session (docs/ARCHITECTURE.md section 9).
 //!
 //! Model-update-view: [`view::SessionView`] is the session as plain data (loaded once by
 //! [`loader`]), [`state::App`] is the UI state, [`update`] turns keys into
