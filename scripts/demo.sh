@@ -11,7 +11,8 @@
 # of them those oracles catch.
 #
 # It stops at the first failure and says which step failed. Exit codes: those of the
-# failing step (`mastor run`: 3 some operations failed, 4 none completed; see README).
+# failing step (`mastor run`: 4 none completed; see README). A run where only some
+# operations completed (3) goes on with those, and the demo then ends with 3.
 # Oracles that fail against the live API are a result, not a demo failure.
 #
 # With a hosted model, run the same `mastor run` with provider flags, e.g.
@@ -55,7 +56,14 @@ rm -rf "$out"
   --provider llamacpp --base-url "$base_url" --model smollm2 --timeout 600 \
   --max-tokens 1024 --context-window "${MASTOR_LLM_N_CTX:-8192}" --no-discovery \
   --op 'GET /api/products/{id}' --op 'POST /api/products' --op 'POST /api/orders/{id}/pay' \
-  --json >"$out.summary.json"
+  --json >"$out.summary.json" || run_code=$?
+# 3: some operations did not complete (the tiny model often leaves one without a kept
+# oracle; the reasons are printed above): the demo goes on with what completed and ends
+# with 3, so the partial run is never reported as a success. Anything else is a failure.
+if [ "${run_code:-0}" -ne 0 ] && [ "${run_code:-0}" -ne 3 ]; then
+  echo "demo: FAILED during: $step (exit $run_code)" >&2
+  exit "$run_code"
+fi
 
 step="summary of the pipeline"
 kept=$(python3 - "$out.summary.json" <<'EOF'
@@ -122,3 +130,7 @@ EOF
 echo "demo took $(( $(date +%s) - t0 )) s"
 echo
 echo "Review it:  $mastor tui $out"
+if [ "${run_code:-0}" -eq 3 ]; then
+  echo "demo: the loop ran, but some operations did not complete in mastor run (exit 3; reasons above)" >&2
+  exit 3
+fi

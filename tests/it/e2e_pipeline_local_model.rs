@@ -33,8 +33,8 @@ fn pipeline_runs_on_a_real_model_and_validates_everything() {
     }
     let output = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "run failed: {stderr}");
-    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {stderr}"));
 
     let session = Session::open(&out).expect("a valid session");
     let state: Orchestrator = session.read_json("state.json").unwrap().expect("state");
@@ -52,6 +52,25 @@ fn pipeline_runs_on_a_real_model_and_validates_everything() {
             other => panic!("{op} ended in {other:?}"),
         }
     }
+    // The exit code tells the truth: a tiny model often leaves an operation without a
+    // kept oracle, which fails it (with its reason, above); 3 when some completed, 4 when
+    // none did, 0 only when all did.
+    let failed = state
+        .ops
+        .values()
+        .filter(|s| matches!(s, OpState::Failed { .. }))
+        .count();
+    let expected = match failed {
+        0 => 0,
+        n if n == OPS.len() => 4,
+        _ => 3,
+    };
+    assert_eq!(
+        output.status.code(),
+        Some(expected),
+        "{failed} of {} operations failed: {stderr}",
+        OPS.len()
+    );
     let mut seen_suites = 0;
     for op in OPS {
         let Some(suite) = session.read_suite(op).unwrap() else {
