@@ -129,18 +129,12 @@ fn error_fields(
         .iter()
         .filter(|e| named.contains(e.name.as_str()) || unnamed)
         .collect();
-    let mut known: BTreeSet<&str> = envelopes
+    let known: BTreeSet<&str> = envelopes
         .iter()
         .flat_map(|e| e.fields.iter())
         .chain(cases.iter().flat_map(|c| c.body.iter()))
         .filter_map(|f| first_name_segment(&f.name))
         .collect();
-    known.extend(
-        cases
-            .iter()
-            .flat_map(|c| c.body.iter())
-            .map(|f| f.name.as_str()),
-    );
     let provable =
         !cases.is_empty() && !envelopes.is_empty() && envelopes.iter().all(|e| e.complete());
     let body = if envelopes.is_empty() {
