@@ -57,6 +57,13 @@ pub const PARTIALS: &[(&str, &str)] = &[
         "multi_op_rules",
         include_str!("../prompts/partials/multi_op_rules.md"),
     ),
+    // First in the system message of every agent of one operation (or group) that reads
+    // the bundle: the same bytes before anything agent-specific, so a provider's prefix
+    // cache bills the bundle once per operation instead of once per agent.
+    (
+        "source_prefix",
+        include_str!("../prompts/partials/source_prefix.md"),
+    ),
 ];
 
 /// Values every prompt may use without the agent passing them: the execution model is

@@ -66,24 +66,37 @@ pub struct DiscoveryRecord {
     pub refused: Vec<Claim>,
 }
 
-/// Runs discovery over `entry_file`'s bundle; returns the op_ids it claims.
-pub async fn run(ctx: &AgentCtx, entry_file: &str) -> Result<Vec<String>, String> {
-    let bundle = ctx
-        .project
+fn entry_bundle(project: &Prepared, entry_file: &str) -> Result<Arc<Bundle>, String> {
+    project
         .entry_bundles()
         .get(entry_file)
         .cloned()
-        .ok_or_else(|| format!("no bundle for entry file {entry_file}"))?;
-    let list = ctx.project.operation_list();
+        .ok_or_else(|| format!("no bundle for entry file {entry_file}"))
+}
+
+/// The discovery prompt's variables for `entry_file`; a run plan renders the same ones.
+pub fn prompt_vars(
+    project: &Prepared,
+    entry_file: &str,
+) -> Result<Vec<crate::agents::generation::Var>, String> {
+    let bundle = entry_bundle(project, entry_file)?;
+    Ok(vec![
+        ("operations", project.operation_list()),
+        ("entry_file", entry_file.to_string()),
+        ("bundle", bundle.text.clone()),
+    ])
+}
+
+/// Runs discovery over `entry_file`'s bundle; returns the op_ids it claims.
+pub async fn run(ctx: &AgentCtx, entry_file: &str) -> Result<Vec<String>, String> {
+    let bundle = entry_bundle(&ctx.project, entry_file)?;
+    let vars = prompt_vars(&ctx.project, entry_file)?;
+    let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let answer = ctx
         .call::<Answer>(
             crate::agents::Agent::Discovery,
             None,
-            &[
-                ("operations", &list),
-                ("entry_file", entry_file),
-                ("bundle", &bundle.text),
-            ],
+            &refs,
             Some(schemas::for_discovery(&ctx.project.selected).noted(
                 ctx,
                 crate::agents::Agent::Discovery,

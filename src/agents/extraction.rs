@@ -6,12 +6,14 @@
 //! and status codes must be real, and whatever is removed is written down as pending with
 //! the reason, so nothing disappears unexplained.
 
+use crate::agents::generation::Var;
 use crate::agents::runtime::AgentCtx;
 use crate::agents::schemas;
 use crate::model::{
-    ContextParam, EnvelopeOrigin, ErrorCase, ErrorEnvelope, PendingClaim, ResponseSchema,
+    ContextParam, EntryRef, EnvelopeOrigin, ErrorCase, ErrorEnvelope, PendingClaim, ResponseSchema,
     SourceContext,
 };
+use crate::project::Prepared;
 use serde::Deserialize;
 
 /// The answer's shape: a SourceContext whose op_id the model may omit.
@@ -36,30 +38,13 @@ const LOCATIONS: [&str; 5] = ["path", "query", "header", "body", "cookie"];
 /// Extracts the source context of `op_id`.
 pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     let discovered = ctx.board().discovered.get(op_id).cloned();
-    let bundle = ctx
-        .project
-        .bundle_for(op_id, discovered.as_ref().map(|(_, f)| f.as_str()))
-        .ok_or_else(|| format!("{op_id}: no source bundle (no handler found)"))?;
-    let handler = match (ctx.project.static_entry(op_id), &discovered) {
-        (Some(e), _) | (None, Some((e, _))) => {
-            format!("{}.{} ({}:{})", e.class, e.method, e.file, e.line)
-        }
-        (None, None) => "unknown".into(),
-    };
-    let fragment = ctx.project.spec_fragment(op_id);
-    let envelopes = envelopes_text(&ctx.project.analysis.envelopes);
+    let vars = prompt_vars(&ctx.project, op_id, discovered.as_ref())?;
+    let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let answer = ctx
         .call::<Answer>(
             crate::agents::Agent::Extraction,
             Some(op_id),
-            &[
-                ("op_id", op_id),
-                ("handler", &handler),
-                ("spec_fragment", &fragment),
-                ("envelopes", &envelopes),
-                ("seed_data", &ctx.project.seed_data_for(&bundle.files)),
-                ("bundle", &bundle.text),
-            ],
+            &refs,
             Some(schemas::context()),
         )
         .await?;
@@ -68,6 +53,32 @@ pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     ctx.write(move |s| s.write_context(&record)).await?;
     ctx.board().contexts.insert(op_id.to_string(), context);
     Ok(())
+}
+
+/// The extraction prompt's variables for `op_id` (`discovered`: the handler discovery
+/// claimed and the entry file it found it in). A run plan renders the same ones.
+pub fn prompt_vars(
+    project: &Prepared,
+    op_id: &str,
+    discovered: Option<&(EntryRef, String)>,
+) -> Result<Vec<Var>, String> {
+    let bundle = project
+        .bundle_for(op_id, discovered.map(|(_, f)| f.as_str()))
+        .ok_or_else(|| format!("{op_id}: no source bundle (no handler found)"))?;
+    let handler = match (project.static_entry(op_id), discovered) {
+        (Some(e), _) | (None, Some((e, _))) => {
+            format!("{}.{} ({}:{})", e.class, e.method, e.file, e.line)
+        }
+        (None, None) => "unknown".into(),
+    };
+    Ok(vec![
+        ("op_id", op_id.to_string()),
+        ("handler", handler),
+        ("spec_fragment", project.spec_fragment(op_id)),
+        ("envelopes", envelopes_text(&project.analysis.envelopes)),
+        ("seed_data", project.seed_data_for(&bundle.files)),
+        ("bundle", bundle.text.clone()),
+    ])
 }
 
 /// The project's envelopes as the extraction prompt shows them.

@@ -51,6 +51,10 @@ pub trait Target: Sized + Send + Sync {
     fn vars(&self) -> Vec<Var>;
     /// The first generation's extra prompt variables.
     fn generate_vars(&self) -> Vec<Var>;
+    /// What the challenger reads besides the suite: by default what every call gets.
+    fn review_vars(&self, _oracles: &[OracleOf<Self>]) -> Vec<Var> {
+        self.vars()
+    }
     /// The answer schema of generation and regeneration, noted when it falls back.
     fn schema(&self, ctx: &AgentCtx) -> Value;
     /// Normalizes a generation or regeneration answer against the target's inputs.
@@ -91,7 +95,7 @@ pub async fn generate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, Stri
 pub async fn challenge<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, String> {
     let target = T::load(ctx, id)?;
     let record = target.current(ctx, "review")?;
-    let mut vars = target.vars();
+    let mut vars = target.review_vars(&record.oracles);
     vars.push(("oracles", to_prompt_json(&record.oracles)));
     let note = target
         .call_op()

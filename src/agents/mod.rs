@@ -8,6 +8,7 @@ pub mod agent;
 pub mod baseline;
 pub mod baseline_spec;
 pub mod challenge;
+pub mod cited;
 pub mod compress;
 pub mod discovery;
 pub mod extraction;

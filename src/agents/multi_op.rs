@@ -10,7 +10,7 @@ use crate::agents::normalize::{BundleIndex, KnownOps, NormalizeOutcome, normaliz
 use crate::agents::runtime::{AgentCtx, to_prompt_json};
 use crate::agents::schemas;
 use crate::model::SourceContext;
-use crate::project::bundle_index;
+use crate::project::{Prepared, bundle_index};
 use crate::store::{GroupKind, GroupRecord, Session, StoreError, op_slug};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -30,6 +30,27 @@ pub struct GroupTarget {
     seed_data: String,
 }
 
+/// The source a group's prompts carry for its operations `ops` (with the entry file
+/// discovery found each in, if it did): their bundles merged, each file once, its index,
+/// and the seed data for those files. A run plan reads the same.
+pub fn group_source(project: &Prepared, ops: &[(String, Option<String>)]) -> (BundleIndex, String, String) {
+    let mut files = BundleIndex::default();
+    let mut text = String::new();
+    let mut seen = BTreeSet::new();
+    for (op_id, discovered) in ops {
+        if let Some(b) = project.bundle_for(op_id, discovered.as_deref()) {
+            files.files.extend(bundle_index(&b).files);
+            for chunk in crate::agents::fit::split_bundle(&b.text).1 {
+                if seen.insert(chunk.path.to_string()) {
+                    text.push_str(chunk.text);
+                }
+            }
+        }
+    }
+    let seed = project.seed_data_for(&files.files.keys().cloned().collect::<Vec<_>>());
+    (files, text, seed)
+}
+
 impl Target for GroupTarget {
     type Kind = GroupKind;
     const GENERATOR: Agent = Agent::MultiOp;
@@ -45,32 +66,23 @@ impl Target for GroupTarget {
             .cloned()
             .ok_or_else(|| format!("no group {group_id}"))?;
         let mut contexts = HashMap::new();
-        let mut files = BundleIndex::default();
-        let mut bundle_text = String::new();
-        let mut seen = BTreeSet::new();
+        let mut ops = Vec::new();
         for step in &group.sequence {
             if let Some(c) = board.contexts.get(&step.op_id) {
                 contexts.insert(step.op_id.clone(), c.clone());
             }
-            let discovered = board.discovered.get(&step.op_id).map(|(_, f)| f.as_str());
-            if let Some(b) = ctx.project.bundle_for(&step.op_id, discovered) {
-                files.files.extend(bundle_index(&b).files);
-                for chunk in crate::agents::fit::split_bundle(&b.text).1 {
-                    if seen.insert(chunk.path.to_string()) {
-                        bundle_text.push_str(chunk.text);
-                    }
-                }
-            }
+            let discovered = board.discovered.get(&step.op_id).map(|(_, f)| f.clone());
+            ops.push((step.op_id.clone(), discovered));
         }
+        drop(board);
+        let (bundle, bundle_text, seed_data) = group_source(&ctx.project, &ops);
         Ok(GroupTarget {
             group_id: group_id.to_string(),
             group,
             record,
             contexts,
-            seed_data: ctx
-                .project
-                .seed_data_for(&files.files.keys().cloned().collect::<Vec<_>>()),
-            bundle: files,
+            seed_data,
+            bundle,
             bundle_text,
         })
     }

@@ -102,7 +102,7 @@ impl AgentCtx {
     ) -> Result<Answer<T>, String> {
         let (phase, role) = (agent.phase(), agent.role());
         // The prompts tell the model its answer budget when we know it.
-        let budget = self.max_tokens.map(|n| format!("about {n} output tokens"));
+        let budget = output_budget(self.max_tokens);
         let mut with_budget = vars.to_vec();
         if let Some(b) = &budget {
             with_budget.push(("output_budget", b.as_str()));
@@ -115,9 +115,10 @@ impl AgentCtx {
         loop {
             let (rendered, mut notes) = self.fitted_prompt(agent, op, vars, window, squeeze)?;
             // The record says what was scrubbed from the files this prompt shows.
+            // (The bundle may stand in either message: see the shared source prefix.)
             notes.extend(crate::source::redact::prompt_note(
                 &self.project.analysis.report.redactions,
-                &rendered.user,
+                &format!("{}\n{}", rendered.system, rendered.user),
             ));
             // A prompt file with nothing above its user marker (the DP baseline's
             // zero-shot template, paper Listing A.1) is sent as one user message.
@@ -304,6 +305,12 @@ pub fn retry_events(session: Arc<Session>, sink: Option<EventSink>) -> crate::ll
             sink(&ev);
         }
     })
+}
+
+/// The `{{output_budget}}` a call with answer cap `max_tokens` tells the model (none: the
+/// prompts' default wording).
+pub fn output_budget(max_tokens: Option<u32>) -> Option<String> {
+    max_tokens.map(|n| format!("about {n} output tokens"))
 }
 
 /// Whether a model error says the prompt did not fit its context window.

@@ -4,12 +4,13 @@
 //! [`crate::agents::generation`]'s; this module says what an operation brings to them.
 
 use crate::agents::Agent;
+use crate::agents::cited::cited_lines;
 use crate::agents::generation::{OracleOf, RecordOf, Target, Var};
 use crate::agents::normalize::{NormalizeOutcome, normalize_single_with};
 use crate::agents::runtime::{AgentCtx, to_prompt_json};
 use crate::agents::schemas;
 use crate::model::{Hint, SourceContext};
-use crate::project::bundle_index;
+use crate::project::{Prepared, bundle_index};
 use crate::source::bundle::Bundle;
 use crate::store::{Session, StoreError, SuiteKind, SuiteRecord, op_slug};
 use serde_json::Value;
@@ -22,6 +23,28 @@ pub struct OpTarget {
     bundle: Arc<Bundle>,
     /// Seed data for the bundle's files.
     seed_data: String,
+}
+
+impl OpTarget {
+    /// `op_id` with `context`, reading the bundle the project gives it (`discovered_in`:
+    /// the entry file in which discovery found it, if it did). Also used to plan a run
+    /// before any context exists, with a stand-in context.
+    pub fn new(
+        project: &Prepared,
+        op_id: &str,
+        context: SourceContext,
+        discovered_in: Option<&str>,
+    ) -> Result<Self, String> {
+        let bundle = project
+            .bundle_for(op_id, discovered_in)
+            .ok_or_else(|| format!("{op_id}: no source bundle"))?;
+        Ok(OpTarget {
+            op_id: op_id.to_string(),
+            context,
+            seed_data: project.seed_data_for(&bundle.files),
+            bundle,
+        })
+    }
 }
 
 impl Target for OpTarget {
@@ -40,16 +63,7 @@ impl Target for OpTarget {
             .ok_or_else(|| format!("{op_id}: no source context"))?;
         let discovered = board.discovered.get(op_id).map(|(_, f)| f.clone());
         drop(board);
-        let bundle = ctx
-            .project
-            .bundle_for(op_id, discovered.as_deref())
-            .ok_or_else(|| format!("{op_id}: no source bundle"))?;
-        Ok(OpTarget {
-            op_id: op_id.to_string(),
-            context,
-            seed_data: ctx.project.seed_data_for(&bundle.files),
-            bundle,
-        })
+        OpTarget::new(&ctx.project, op_id, context, discovered.as_deref())
     }
 
     fn stem(op_id: &str) -> String {
@@ -72,6 +86,25 @@ impl Target for OpTarget {
 
     fn generate_vars(&self) -> Vec<Var> {
         Vec::new()
+    }
+
+    /// The context, the seed data and the lines the context and the suite cite, not the
+    /// bundle (see [`crate::agents::cited`]).
+    fn review_vars(&self, oracles: &[OracleOf<Self>]) -> Vec<Var> {
+        let c = &self.context;
+        let refs = c
+            .response_schema
+            .error_cases
+            .iter()
+            .flat_map(|e| &e.evidence_refs)
+            .chain(c.error_envelopes.iter().flat_map(|e| &e.evidence_refs))
+            .chain(oracles.iter().flat_map(|o| &o.evidence_refs));
+        vec![
+            ("op_id", self.op_id.clone()),
+            ("context", to_prompt_json(&c.verified())),
+            ("seed_data", self.seed_data.clone()),
+            ("cited", cited_lines(&self.bundle.text, refs)),
+        ]
     }
 
     /// Tailored to the operation's statuses and fields; noted under the generator for

@@ -1,8 +1,9 @@
 //! What the generating and reviewing agents read. Pending claims never reach the oracle
 //! generators or the challengers (paper 4.2: "oracle-generation agents read only the
 //! source-verified fields"); they stay in the session's context for the reviewer. Every
-//! generating or reviewing agent reads the source bundle and the seed data (paper 7.3.2),
-//! regenerations included, so a revised oracle is reasoned from what the original was.
+//! generating agent reads the source bundle and the seed data (paper 7.3.2),
+//! regenerations included, so a revised oracle is reasoned from what the original was;
+//! the single-op challenger reads the seed data and the lines the suite cites.
 
 use crate::support;
 
@@ -85,7 +86,11 @@ async fn no_prompt_after_extraction_carries_a_pending_claim() {
             continue;
         }
         let body = r.body.to_string();
-        assert!(body.contains(&handler), "{agent} has no source bundle");
+        if agent == "single_op_challenger" {
+            assert!(body.contains("CITED LINES"), "{agent} has no cited lines");
+        } else {
+            assert!(body.contains(&handler), "{agent} has no source bundle");
+        }
         assert!(body.contains("SEED DATA:"), "{agent} has no seed data");
     }
     // The reviewer still sees the pending claims.

@@ -53,15 +53,17 @@ fn generator_seed_sections(server: &ScriptedServer) -> Vec<String> {
         .into_iter()
         .filter(|r| r.agent.as_deref() == Some("single_op"))
         .map(|r| {
-            let user = r.body["messages"]
+            // The bundle and the seed data lead the system message (the shared prefix).
+            let system = r.body["messages"]
                 .as_array()
-                .and_then(|m| m.iter().find(|m| m["role"] == "user"))
+                .and_then(|m| m.iter().find(|m| m["role"] == "system"))
                 .and_then(|m| m["content"].as_str())
                 .unwrap_or_default()
                 .to_string();
-            user.split("SEED DATA:\n")
+            system
+                .split("SEED DATA:\n")
                 .nth(1)
-                .and_then(|rest| rest.split("\n\nOPERATION: ").next())
+                .and_then(|rest| rest.split("\n\n=== YOUR TASK ===").next())
                 .unwrap_or_default()
                 .to_string()
         })
