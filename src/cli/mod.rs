@@ -22,6 +22,7 @@ pub mod mutate;
 mod prompts_cmd;
 pub mod report;
 mod run;
+pub mod dry_run;
 mod scan;
 mod survivors;
 mod tui;

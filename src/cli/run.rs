@@ -54,6 +54,8 @@ pub struct RunArgs {
     /// Only this survivor (repeatable), for --from-survivors.
     #[arg(long = "mutant", value_name = "ID", requires = "from_survivors")]
     pub mutants: Vec<String>,
+    #[command(flatten)]
+    pub plan: crate::cli::dry_run::PlanArgs,
 }
 
 /// The pipeline flags shared by `mastor run` and `mastor tui --run`, so both start the
@@ -127,18 +129,21 @@ pub struct PreparedRun {
     pub lock: SessionLock,
 }
 
-/// Loads the project, opens (or creates) its session and builds the agent context with
-/// `sink` receiving every pipeline event. Shared by `mastor run` and `mastor tui --run`.
-pub fn prepare(
-    project_dir: &Path,
-    args: &PipelineArgs,
-    sink: EventSink,
-) -> color_eyre::Result<PreparedRun> {
-    let fresh_agents = match &args.refresh_from {
-        Some(agent) => crate::pipeline::orchestrator::downstream_of(agent)
-            .map_err(|e| eyre!("--refresh-from: {e}"))?,
-        None => Default::default(),
-    };
+/// What a run reads before it opens its session, and all a plan of it needs: the
+/// project in the bundle mode in force (with the reviewer's handler picks), the model
+/// configuration, the prompts and the options. Nothing is written and nothing is sent.
+pub struct Loaded {
+    pub project: Prepared,
+    pub config: LlmConfig,
+    pub prompts: Prompts,
+    pub options: PipelineOptions,
+    /// The session directory.
+    pub out: PathBuf,
+    pub mode: BundleMode,
+}
+
+/// Loads what a run of `project_dir` with `args` reads (see [`Loaded`]).
+pub fn load(project_dir: &Path, args: &PipelineArgs) -> color_eyre::Result<Loaded> {
     let mut exclusions = Exclusions::default();
     if !args.exclude.is_empty() {
         let mut patterns: Vec<String> = crate::spec::DEFAULT_EXCLUSIONS
@@ -160,18 +165,24 @@ pub fn prepare(
     if config.cache_dir.is_none() {
         config.cache_dir = Some(out.join("cache"));
     }
-    let manifest = Manifest::new(
-        project_dir.display().to_string(),
-        project.spec.file.display().to_string(),
-    );
-    // One writer per session: held until this command is done with it.
-    let (lock, session) = crate::cli::open_model_session(&out, manifest, "mastor run")?;
-    let mode = bundle_mode(&session, args.bundle)?;
+    // A session already there decides the bundle mode (unless the flag does) and brings
+    // the reviewer's handler picks, which apply before discovery: they win over scan and
+    // model. Read only; the run takes the writer lock after.
+    let existing = if out.join(crate::store::MANIFEST_FILE).is_file() {
+        Some(crate::store::Session::open(&out)?)
+    } else {
+        None
+    };
+    let stored = match &existing {
+        Some(s) => stored_bundle_mode(s)?,
+        None => None,
+    };
+    let mode = args.bundle.or(stored).unwrap_or_default();
     project.use_bundle_mode(mode);
-    session.write_operations(&project.analysis.report)?;
-    // The reviewer's handler picks apply before discovery: they win over scan and model.
-    for problem in project.apply_handler_choices(session.read_handler_choices()?.values()) {
-        eprintln!("warning: {}", crate::text::escape_controls(&problem));
+    if let Some(s) = &existing {
+        for problem in project.apply_handler_choices(s.read_handler_choices()?.values()) {
+            eprintln!("warning: {}", crate::text::escape_controls(&problem));
+        }
     }
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,
@@ -182,6 +193,53 @@ pub fn prepare(
         multi_op: !args.no_multi_op,
         challenger: !args.no_challenger,
     };
+    Ok(Loaded {
+        project,
+        config,
+        prompts,
+        options,
+        out,
+        mode,
+    })
+}
+
+/// Loads the project, opens (or creates) its session and builds the agent context with
+/// `sink` receiving every pipeline event. Shared by `mastor run` and `mastor tui --run`.
+pub fn prepare(
+    project_dir: &Path,
+    args: &PipelineArgs,
+    sink: EventSink,
+) -> color_eyre::Result<PreparedRun> {
+    prepare_loaded(load(project_dir, args)?, args, sink)
+}
+
+/// [`prepare`] from a project already loaded (a run that planned first).
+pub fn prepare_loaded(
+    loaded: Loaded,
+    args: &PipelineArgs,
+    sink: EventSink,
+) -> color_eyre::Result<PreparedRun> {
+    let fresh_agents = match &args.refresh_from {
+        Some(agent) => crate::pipeline::orchestrator::downstream_of(agent)
+            .map_err(|e| eyre!("--refresh-from: {e}"))?,
+        None => Default::default(),
+    };
+    let Loaded {
+        project,
+        config,
+        prompts,
+        options,
+        out,
+        mode,
+    } = loaded;
+    let manifest = Manifest::new(
+        project.root.display().to_string(),
+        project.spec.file.display().to_string(),
+    );
+    // One writer per session: held until this command is done with it.
+    let (lock, session) = crate::cli::open_model_session(&out, manifest, "mastor run")?;
+    record_bundle_mode(&session, mode)?;
+    session.write_operations(&project.analysis.report)?;
     let selected = project.selected.clone();
     let static_matched = project.static_matched().len();
     let session = Arc::new(session);
@@ -222,14 +280,9 @@ pub fn prepare(
 /// Session setting naming the bundle mode (absent in sessions that read closures).
 pub const BUNDLE_SETTING: &str = "bundle";
 
-/// The bundle mode of this run: `flag` when given, else the one the session was started
-/// with, else `closure`. A mode other than `closure` (or a change) is written to the
-/// manifest so the next resume reads the same text.
-fn bundle_mode(
-    session: &crate::store::Session,
-    flag: Option<BundleMode>,
-) -> color_eyre::Result<BundleMode> {
-    let stored = session
+/// The bundle mode a session was started with, if it says.
+fn stored_bundle_mode(session: &crate::store::Session) -> color_eyre::Result<Option<BundleMode>> {
+    session
         .manifest()
         .config
         .settings
@@ -240,8 +293,13 @@ fn bundle_mode(
                 eyre!("session setting {BUNDLE_SETTING} = {s:?}: expected closure or slice")
             })
         })
-        .transpose()?;
-    let mode = flag.or(stored).unwrap_or_default();
+        .transpose()
+}
+
+/// Writes the run's bundle mode to the manifest when it is not `closure` or it changed,
+/// so the next resume reads the same text.
+fn record_bundle_mode(session: &crate::store::Session, mode: BundleMode) -> color_eyre::Result<()> {
+    let stored = stored_bundle_mode(session)?;
     if stored != Some(mode) && (stored.is_some() || mode != BundleMode::Closure) {
         session.update_manifest(|m| {
             m.config.settings.insert(
@@ -250,7 +308,7 @@ fn bundle_mode(
             );
         })?;
     }
-    Ok(mode)
+    Ok(())
 }
 
 /// The challenger's mutation notes from `SESSION/mutation/` (an error when there are no
@@ -283,7 +341,11 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
         return crate::cli::survivors::run(&args);
     }
     let quiet = args.json || !std::io::stderr().is_terminal();
-    let run = prepare(&args.project, &args.pipeline, progress_sink(quiet))?;
+    let loaded = load(&args.project, &args.pipeline)?;
+    if let Some(code) = crate::cli::dry_run::before_run(&args, &loaded)? {
+        return Ok(code);
+    }
+    let run = prepare_loaded(loaded, &args.pipeline, progress_sink(quiet))?;
     let session = Arc::clone(&run.ctx.session);
     eprintln!(
         "mastor: {} operations selected ({} with a static handler), session {}",

@@ -7,6 +7,9 @@ pub mod keeping;
 pub mod kind;
 pub mod orchestrator;
 pub mod phases;
+pub mod plan;
+pub mod plan_files;
+pub mod plan_text;
 /// The prepared project lives below the agents, which read it; kept here under its old
 /// name.
 pub use crate::project as prepare;

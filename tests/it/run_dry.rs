@@ -1,0 +1,144 @@
+//! `mastor run --dry-run` and the run budget: the plan is printed before anything is
+//! sent, the scripted server counts no call, and a run over its budget is refused when
+//! nobody can be asked.
+
+use crate::support::*;
+use mastor::llm::scripted::ScriptedServer;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+
+fn run(server: &ScriptedServer, home: &Path, extra: &[&str]) -> Output {
+    let out = home.join("session");
+    let mut args = vec![
+        "run",
+        "tests/fixtures/petstore-jdk",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    for op in [POST, GET, DELETE] {
+        args.extend(["--op", op]);
+    }
+    args.extend_from_slice(extra);
+    let mut cmd = mastor_cmd(&server.base_url(), home, &args);
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    tokio::task::block_in_place(|| cmd.output().unwrap())
+}
+
+const DEEPSEEK: [&str; 4] = ["--provider", "deepseek", "--model", "deepseek-chat"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dry_run_prints_the_plan_and_sends_nothing() {
+    let server = ScriptedServer::start(petstore_script()).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut extra = vec!["--dry-run"];
+    extra.extend(DEEPSEEK);
+    let output = run(&server, home.path(), &extra);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(server.calls(), 0, "a dry run sends no request");
+    assert!(
+        !home.path().join("session").exists(),
+        "a dry run writes no session"
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    insta::assert_snapshot!("dry_run_petstore", text);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plan_shares_the_bundle_prefix_and_prices_it() {
+    let server = ScriptedServer::start(petstore_script()).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut extra = vec!["--dry-run", "--json", "--no-multi-op", "--no-discovery"];
+    extra.extend(DEEPSEEK);
+    let output = run(&server, home.path(), &extra);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(server.calls(), 0);
+    let plan: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let calls = plan["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 12, "four agents for each of three operations");
+    let of = |agent: &str| -> &Value {
+        calls
+            .iter()
+            .find(|c| c["agent"] == agent && c["target"] == GET)
+            .unwrap_or_else(|| panic!("no {agent} call for {GET}"))
+    };
+    let n = |v: &Value, k: &str| v[k].as_u64().unwrap();
+    let extraction = of("extraction");
+    assert_eq!(n(extraction, "prefix_tokens"), 0, "the first call pays in full");
+    let sends = extraction["sends"].as_array().unwrap();
+    assert!(
+        sends.iter().any(|s| s["file"] == PET_HANDLER),
+        "the handler file is listed with its lines: {sends:?}"
+    );
+    for agent in ["single_op", "single_op_regenerate"] {
+        let c = of(agent);
+        assert!(
+            n(c, "prefix_tokens") * 2 > n(extraction, "input_tokens"),
+            "{agent} shares the bundle prefix: {c}"
+        );
+    }
+    let review = of("single_op_challenger");
+    assert_eq!(n(review, "prefix_tokens"), 0);
+    assert!(n(review, "input_tokens") < n(extraction, "input_tokens"));
+    assert!(
+        !review["sends"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["file"] == PET_HANDLER),
+        "the challenger is not sent the bundle"
+    );
+    let cost = &plan["cost"];
+    let (without, with) = (
+        cost["without_cache"].as_f64().unwrap(),
+        cost["with_cache"].as_f64().unwrap(),
+    );
+    assert!(without > 0.0 && with < without, "{cost}");
+    assert!(
+        plan["never_sent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| !f["reason"].as_str().unwrap().is_empty())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_over_its_budget_is_refused_when_nobody_can_be_asked() {
+    let server = ScriptedServer::start(petstore_script()).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let output = run(&server, home.path(), &["--max-tokens-total", "1000"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("over its budget"), "{stderr}");
+    assert!(stderr.contains("Run plan (nothing has been sent)"), "{stderr}");
+    assert!(stderr.contains("not interactive"), "{stderr}");
+    assert_eq!(server.calls(), 0, "a refused run sends nothing");
+
+    let home = tempfile::tempdir().unwrap();
+    let mut extra = vec!["--max-cost", "0.0001"];
+    extra.extend(DEEPSEEK);
+    let output = run(&server, home.path(), &extra);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("--max-cost 0.0001"), "{stderr}");
+    assert_eq!(server.calls(), 0);
+
+    // Within the budget, the run goes on as without one.
+    let home = tempfile::tempdir().unwrap();
+    let output = run(
+        &server,
+        home.path(),
+        &[
+            "--max-tokens-total",
+            "10000000",
+            "--no-multi-op",
+            "--no-discovery",
+            "--no-challenger",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(server.calls(), 6);
+}
