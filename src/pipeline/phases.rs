@@ -55,6 +55,9 @@ pub struct PhaseCost {
     pub calls: u64,
     pub failures: u64,
     pub tokens_in: u64,
+    /// Of `tokens_in`, those the provider served from its prefix cache.
+    #[serde(default)]
+    pub tokens_cached: u64,
     pub tokens_out: u64,
     /// `tokens_in` in millions, as the paper's tables give them.
     pub tokens_in_m: f64,
@@ -83,6 +86,7 @@ impl PhaseCost {
         self.calls += 1;
         self.failures += u64::from(r.error.is_some());
         self.tokens_in += r.usage.prompt_tokens;
+        self.tokens_cached += r.usage.cached_tokens.min(r.usage.prompt_tokens);
         self.tokens_out += r.usage.completion_tokens;
         self.cost_usd += r.cost_usd;
         self.call_ms += r.wall_ms;
@@ -179,10 +183,11 @@ impl PhaseCosts {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{:<16} {:>5} {:>15} {:>15} {:>10} {:>8} {:>9} {:>7}",
+            "{:<16} {:>5} {:>15} {:>9} {:>15} {:>10} {:>8} {:>9} {:>7}",
             "Cost by phase:",
             "calls",
             "in tokens (M)",
+            "cached",
             "out tokens (M)",
             "cost USD",
             "calls s",
@@ -200,10 +205,11 @@ impl PhaseCosts {
             let name = if p.phase == "run" { "TOTAL" } else { &p.phase };
             let _ = writeln!(
                 out,
-                "  {name:<14} {:>5} {:>9} {:>5.3} {:>9} {:>5.3} {:>10.4} {:>8.1} {:>9.1} {:>7.4}",
+                "  {name:<14} {:>5} {:>9} {:>5.3} {:>9} {:>9} {:>5.3} {:>10.4} {:>8.1} {:>9.1} {:>7.4}",
                 p.calls,
                 p.tokens_in,
                 p.tokens_in_m,
+                p.tokens_cached,
                 p.tokens_out,
                 p.tokens_out_m,
                 p.cost_usd,
@@ -304,6 +310,18 @@ mod tests {
         assert!((c.cost_per_operation - 0.5).abs() < 1e-9);
         let text = c.render();
         assert!(text.contains("Ph-B-R") && text.contains("TOTAL"), "{text}");
+    }
+
+    #[test]
+    fn cached_input_is_counted_apart() {
+        let mut hit = call("single_op", "2026-01-01T00:00:00Z", 10, 0.1);
+        hit.usage.cached_tokens = 600_000;
+        let miss = call("extraction", "2026-01-01T00:00:00Z", 10, 0.3);
+        let c = PhaseCosts::from_calls(&[hit, miss], None, 1);
+        assert_eq!(c.phases[1].tokens_cached, 600_000);
+        assert_eq!(c.phases[0].tokens_cached, 0);
+        assert_eq!((c.run.tokens_in, c.run.tokens_cached), (2_000_000, 600_000));
+        assert!(c.render().contains(" 600000 "), "{}", c.render());
     }
 
     #[test]

@@ -212,10 +212,11 @@ fn strategy_name(s: Strategy) -> &'static str {
 fn totals_row(out: &mut String, name: &str, t: &Totals) {
     let _ = writeln!(
         out,
-        "  {name:<22} {:>5} {:>5} {:>10} {:>9} {:>9} {:>10.4} {:>9.1}",
+        "  {name:<22} {:>5} {:>5} {:>10} {:>9} {:>9} {:>9} {:>10.4} {:>9.1}",
         t.calls,
         t.cache_hits,
         t.prompt_tokens,
+        t.prompt_tokens.saturating_sub(t.cached_tokens),
         t.cached_tokens,
         t.completion_tokens,
         t.cost_usd,
@@ -299,12 +300,17 @@ impl fmt::Display for Summary {
         }
         let _ = writeln!(
             out,
-            "LLM calls:               calls  hits     prompt    cached    output   cost USD    time s"
+            "LLM calls:               calls  hits     prompt  uncached    cached    output   cost USD    time s"
         );
         for (agent, t) in &self.ledger.by_agent {
             totals_row(&mut out, agent, t);
         }
         totals_row(&mut out, "TOTAL", &self.ledger.total);
+        let _ = writeln!(
+            out,
+            "  (cached: prompt tokens the provider served from its prefix cache, billed at its \
+             cache-hit price; hits: answers from mastor's own response cache)"
+        );
         out.push_str(&self.phases.render());
         for n in &self.notes {
             let _ = writeln!(out, "note: {}", crate::text::escape_controls(n));
