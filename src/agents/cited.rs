@@ -1,11 +1,11 @@
-//! The lines a suite and its context cite, cut from the bundle: what the single-op
-//! challenger reads instead of the whole bundle.
+//! The lines a suite and its contexts cite, cut from the bundle: what the challengers
+//! read instead of the whole bundle.
 //!
-//! The challenger reviews oracles against the verified context, which extraction built
+//! A challenger reviews oracles against the verified contexts, which extraction built
 //! from the bundle so that later agents reason from checked facts; what it must still
-//! see of the code is the evidence those facts and the oracles point at. The generator
-//! and the regeneration write new evidence, so they keep the bundle (sent as the shared
-//! prefix). The challenger often runs on another model, where a prefix cached for the
+//! see of the code is the evidence those facts and the oracles point at. The generators
+//! and the regenerations write new evidence, so they keep the bundle (sent as the shared
+//! prefix). A challenger often runs on another model, where a prefix cached for the
 //! primary would not help, so a short view is what saves there.
 
 use crate::agents::fit::split_bundle;

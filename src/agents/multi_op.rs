@@ -112,6 +112,26 @@ impl Target for GroupTarget {
         ]
     }
 
+    /// The contexts, the seed data and the lines the contexts and the oracles cite, not
+    /// the group's bundle (see [`crate::agents::cited`]).
+    fn review_vars(&self, oracles: &[OracleOf<Self>]) -> Vec<Var> {
+        let mut vars = self.vars();
+        vars.retain(|(k, _)| *k != "bundle");
+        let refs = self
+            .contexts
+            .values()
+            .flat_map(|c| {
+                c.response_schema
+                    .error_cases
+                    .iter()
+                    .flat_map(|e| &e.evidence_refs)
+                    .chain(c.error_envelopes.iter().flat_map(|e| &e.evidence_refs))
+            })
+            .chain(oracles.iter().flat_map(|o| &o.evidence_refs));
+        vars.push(("cited", crate::agents::cited::cited_lines(&self.bundle_text, refs)));
+        vars
+    }
+
     /// The group's pattern and sequence, which the first generation builds on.
     fn generate_vars(&self) -> Vec<Var> {
         let pattern = serde_json::to_value(self.group.pattern)

@@ -356,13 +356,15 @@ impl Builder<'_> {
                 continue;
             }
             let mut vars = common();
-            vars.push(("oracles", String::new()));
+            vars.retain(|(k, _)| *k != "bundle");
+            vars.extend([("cited", String::new()), ("oracles", String::new())]);
             let oracles = estimate("the group's oracles", answer_tokens(Agent::MultiOp));
+            let cited = estimate("the lines the contexts and the oracles cite", CITED_TOKENS);
             self.add(
                 Agent::MultiOpChallenger,
                 &group,
                 vars,
-                vec![contexts.clone(), oracles],
+                vec![contexts.clone(), oracles, cited],
             )?;
             let mut vars = common();
             vars.extend([

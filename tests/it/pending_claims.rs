@@ -3,7 +3,7 @@
 //! source-verified fields"); they stay in the session's context for the reviewer. Every
 //! generating agent reads the source bundle and the seed data (paper 7.3.2),
 //! regenerations included, so a revised oracle is reasoned from what the original was;
-//! the single-op challenger reads the seed data and the lines the suite cites.
+//! the challengers read the seed data and the lines the contexts and the suite cite.
 
 use crate::support;
 
@@ -86,7 +86,7 @@ async fn no_prompt_after_extraction_carries_a_pending_claim() {
             continue;
         }
         let body = r.body.to_string();
-        if agent == "single_op_challenger" {
+        if agent.ends_with("_challenger") {
             assert!(body.contains("CITED LINES"), "{agent} has no cited lines");
         } else {
             assert!(body.contains(&handler), "{agent} has no source bundle");

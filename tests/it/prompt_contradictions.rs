@@ -31,6 +31,7 @@ fn system(name: &str) -> String {
         "group_id",
         "pattern",
         "sequence",
+        "cited",
     ];
     let filled: Vec<(&str, &str)> = vars.iter().map(|v| (*v, "")).collect();
     Prompts::embedded()
