@@ -101,7 +101,10 @@ mod tests {
         let b: String = (1..=5).map(|i| format!("line b{i}\n")).collect();
         let bundle = format!("{}{}", render_file("A.java", &a), render_file("B.java", &b));
         let out = cited_lines(&bundle, &[r("A.java", 10, 10), r("A.java", 20, 21)]);
-        assert!(out.starts_with("// ===== FILE: A.java (30 lines) ====="), "{out}");
+        assert!(
+            out.starts_with("// ===== FILE: A.java (30 lines) ====="),
+            "{out}"
+        );
         for n in [8, 9, 10, 11, 12, 18, 23] {
             assert!(out.contains(&format!("| line a{n}\n")), "line {n}: {out}");
         }
@@ -109,7 +112,10 @@ mod tests {
             assert!(!out.contains(&format!("| line a{n}\n")), "line {n}: {out}");
         }
         assert_eq!(out.matches("     ...\n").count(), 1, "{out}");
-        assert!(!out.contains("B.java"), "an uncited file is not shown: {out}");
+        assert!(
+            !out.contains("B.java"),
+            "an uncited file is not shown: {out}"
+        );
     }
 
     #[test]

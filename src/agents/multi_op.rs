@@ -33,7 +33,10 @@ pub struct GroupTarget {
 /// The source a group's prompts carry for its operations `ops` (with the entry file
 /// discovery found each in, if it did): their bundles merged, each file once, its index,
 /// and the seed data for those files. A run plan reads the same.
-pub fn group_source(project: &Prepared, ops: &[(String, Option<String>)]) -> (BundleIndex, String, String) {
+pub fn group_source(
+    project: &Prepared,
+    ops: &[(String, Option<String>)],
+) -> (BundleIndex, String, String) {
     let mut files = BundleIndex::default();
     let mut text = String::new();
     let mut seen = BTreeSet::new();
@@ -128,7 +131,10 @@ impl Target for GroupTarget {
                     .chain(c.error_envelopes.iter().flat_map(|e| &e.evidence_refs))
             })
             .chain(oracles.iter().flat_map(|o| &o.evidence_refs));
-        vars.push(("cited", crate::agents::cited::cited_lines(&self.bundle_text, refs)));
+        vars.push((
+            "cited",
+            crate::agents::cited::cited_lines(&self.bundle_text, refs),
+        ));
         vars
     }
 

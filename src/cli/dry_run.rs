@@ -33,7 +33,9 @@ pub struct PlanArgs {
 fn non_negative(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("`{s}` is not an amount in USD (a number, 0 or more)")),
+        _ => Err(format!(
+            "`{s}` is not an amount in USD (a number, 0 or more)"
+        )),
     }
 }
 
@@ -65,7 +67,11 @@ pub fn before_run(args: &RunArgs, loaded: &Loaded) -> color_eyre::Result<Option<
     eprintln!(
         "mastor: refused{}: nothing was sent (raise --max-cost / --max-tokens-total, or \
          narrow the run with --op, --bundle slice, --no-multi-op)",
-        if interactive { "" } else { " (not interactive)" }
+        if interactive {
+            ""
+        } else {
+            " (not interactive)"
+        }
     );
     Ok(Some(EXIT_NOTHING))
 }
@@ -112,5 +118,8 @@ fn ask(question: &str) -> color_eyre::Result<bool> {
     std::io::stderr().flush()?;
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
-    Ok(matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes"))
+    Ok(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
 }

@@ -15,8 +15,8 @@ use crate::agents::single_op::OpTarget;
 use crate::llm::{LlmConfig, Role, Usage};
 use crate::model::SourceContext;
 use crate::pipeline::orchestrator::PipelineOptions;
-use crate::project::Prepared;
 use crate::pipeline::plan_files::{never_sent, resource_of, sent_files};
+use crate::project::Prepared;
 use crate::prompts::Prompts;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -224,7 +224,10 @@ fn models(config: &LlmConfig, calls: &[PlannedCall]) -> BTreeMap<String, String>
         .into_iter()
         .map(|r| {
             let c = config.role(r);
-            (role_name(r).to_string(), format!("{} {}", c.provider, c.model))
+            (
+                role_name(r).to_string(),
+                format!("{} {}", c.provider, c.model),
+            )
         })
         .collect()
 }
@@ -283,7 +286,10 @@ impl Builder<'_> {
             ..SourceContext::default()
         };
         let target = OpTarget::new(project, op, stand_in, None)?;
-        let context = estimate("the verified source context", answer_tokens(Agent::Extraction));
+        let context = estimate(
+            "the verified source context",
+            answer_tokens(Agent::Extraction),
+        );
         let mut vars = target.vars();
         vars.extend(target.generate_vars());
         self.add(Agent::SingleOp, op, vars, vec![context.clone()])?;
@@ -335,8 +341,7 @@ impl Builder<'_> {
         }
         for (resource, ops) in by_resource.into_iter().filter(|(_, o)| o.len() >= 2) {
             let group = format!("{resource} (assumed)");
-            let (_, bundle, seed) =
-                crate::agents::multi_op::group_source(self.input.project, &ops);
+            let (_, bundle, seed) = crate::agents::multi_op::group_source(self.input.project, &ops);
             let common = || -> Vec<Var> {
                 vec![
                     ("group_id", group.clone()),
@@ -377,7 +382,12 @@ impl Builder<'_> {
                 answer_tokens(Agent::MultiOpRegenerate) / 2
                     + answer_tokens(Agent::MultiOpChallenger),
             );
-            self.add(Agent::MultiOpRegenerate, &group, vars, vec![contexts, flagged])?;
+            self.add(
+                Agent::MultiOpRegenerate,
+                &group,
+                vars,
+                vec![contexts, flagged],
+            )?;
         }
         Ok(())
     }

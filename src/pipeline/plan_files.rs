@@ -21,7 +21,10 @@ pub fn sent_files(project: &Prepared, prompt: &str) -> Vec<SentFile> {
         let Some(file) = &current else {
             continue;
         };
-        match line.split_once(" | ").and_then(|(n, _)| n.trim().parse().ok()) {
+        match line
+            .split_once(" | ")
+            .and_then(|(n, _)| n.trim().parse().ok())
+        {
             Some(n) => {
                 lines.entry(file.clone()).or_default().insert(n);
             }

@@ -11,7 +11,9 @@ fn first_messages(server: &ScriptedServer, agent: &str, op: &str) -> Vec<(String
     server
         .requests()
         .iter()
-        .filter(|r: &&ReceivedRequest| r.agent.as_deref() == Some(agent) && r.op.as_deref() == Some(op))
+        .filter(|r: &&ReceivedRequest| {
+            r.agent.as_deref() == Some(agent) && r.op.as_deref() == Some(op)
+        })
         .map(|r| {
             let m = &r.body["messages"][0];
             (
@@ -68,7 +70,10 @@ async fn the_requests_of_one_operation_share_a_byte_identical_prefix_holding_the
     assert_eq!(role, "system", "the shared part is the first message");
     // The prefix: everything up to the marker after which each agent's own text starts.
     let marker = "=== YOUR TASK ===";
-    let end = first.find(marker).expect("the shared prefix ends with its marker") + marker.len();
+    let end = first
+        .find(marker)
+        .expect("the shared prefix ends with its marker")
+        + marker.len();
     let prefix = &first[..end];
     let bundle = prefix
         .split_once("SOURCE BUNDLE:\n")
@@ -79,7 +84,11 @@ async fn the_requests_of_one_operation_share_a_byte_identical_prefix_holding_the
         bundle.contains(&format!("// ===== FILE: {PET_HANDLER} (")),
         "the bundle holds the handler file"
     );
-    assert!(bundle.len() > 2_000, "the whole bundle: {} bytes", bundle.len());
+    assert!(
+        bundle.len() > 2_000,
+        "the whole bundle: {} bytes",
+        bundle.len()
+    );
     assert!(
         !prefix[..prefix.find("SOURCE BUNDLE:").unwrap()].contains(GET),
         "nothing operation- or agent-specific before the bundle"
@@ -109,7 +118,10 @@ async fn the_requests_of_one_operation_share_a_byte_identical_prefix_holding_the
     // suite's fv_get_rex cites PetHandler lines 96-100.
     let review = whole_prompt(&server, "single_op_challenger", GET);
     assert!(!review.is_empty(), "the challenger ran");
-    assert!(!review.contains("SOURCE BUNDLE:"), "no bundle for the challenger");
+    assert!(
+        !review.contains("SOURCE BUNDLE:"),
+        "no bundle for the challenger"
+    );
     assert!(review.contains("CITED LINES"), "{review}");
     assert!(review.contains(" 98 | "), "a cited line with its number");
     assert!(!review.contains(" 20 | "), "an uncited line is left out");
