@@ -12,7 +12,7 @@
 use crate::agents::Agent;
 use crate::agents::challenge::{self, HintCheck, check_hints, merge};
 use crate::agents::normalize::NormalizeOutcome;
-use crate::agents::runtime::{AgentCtx, to_prompt_json};
+use crate::agents::runtime::{AgentCtx, to_prompt_json, to_prompt_lines};
 use crate::agents::schemas;
 use crate::model::{ChallengerReview, Hint};
 use crate::store::{Record, RecordKind, Session, StoreError, TestId};
@@ -96,7 +96,7 @@ pub async fn challenge<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, Str
     let target = T::load(ctx, id)?;
     let record = target.current(ctx, "review")?;
     let mut vars = target.review_vars(&record.oracles);
-    vars.push(("oracles", to_prompt_json(&record.oracles)));
+    vars.push(("oracles", to_prompt_lines(&record.oracles)));
     let note = target
         .call_op()
         .filter(|_| !T::MULTI)
@@ -123,7 +123,7 @@ pub async fn regenerate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<(), Strin
     let mut vars = target.vars();
     let request = challenge::revision_request(&record.oracles, &hints);
     vars.extend([
-        ("flagged", to_prompt_json(&request.flagged)),
+        ("flagged", to_prompt_lines(&request.flagged)),
         ("existing", request.existing.join(", ")),
         ("hints", to_prompt_json(&request.hints)),
     ]);
@@ -158,7 +158,7 @@ pub async fn regenerate_for<T: Target>(
     let mut vars = target.vars();
     let request = challenge::revision_request(&record.oracles, hints);
     vars.extend([
-        ("flagged", to_prompt_json(&request.flagged)),
+        ("flagged", to_prompt_lines(&request.flagged)),
         ("existing", request.existing.join(", ")),
         ("hints", to_prompt_json(&request.hints)),
     ]);

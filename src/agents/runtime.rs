@@ -337,8 +337,46 @@ pub fn call_file_name(record: &CallRecord) -> String {
     format!("{}-{}", record.agent, &hash[..16])
 }
 
+/// A JSON array for prompts with one compact item per line: oracle lists are the
+/// largest agent-specific part of a review or revision prompt, and pretty-printing them
+/// doubled their tokens without telling the model anything more.
+pub fn to_prompt_lines<T: serde::Serialize>(items: &[T]) -> String {
+    if items.is_empty() {
+        return "[]".into();
+    }
+    let lines: Vec<String> = items
+        .iter()
+        .map(|i| serde_json::to_string(i).unwrap_or_default())
+        .collect();
+    format!("[\n{}\n]", lines.join(",\n"))
+}
+
 /// Pretty JSON for prompts; serialization of our own types cannot fail in practice, and
 /// an empty string is a harmless fallback if it ever did.
 pub fn to_prompt_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oracle_lists_are_one_compact_item_a_line_and_still_json() {
+        let items = vec![
+            serde_json::json!({"test_id": "a", "input": {"path": {"id": 1}}}),
+            serde_json::json!({"test_id": "b"}),
+        ];
+        let text = to_prompt_lines(&items);
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(
+            text.contains(r#"{"input":{"path":{"id":1}},"test_id":"a"}"#)
+                || text.contains(r#"{"test_id":"a","input":{"path":{"id":1}}}"#),
+            "{text}"
+        );
+        let back: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, items);
+        assert_eq!(to_prompt_lines::<serde_json::Value>(&[]), "[]");
+        assert!(text.len() < to_prompt_json(&items).len());
+    }
 }
