@@ -282,7 +282,7 @@ mod tests {
             .render(
                 "multi_op_challenger",
                 &[
-                    ("bundle", ""),
+                    ("cited", ""),
                     ("seed_data", ""),
                     ("group_id", "g"),
                     ("contexts", ""),
