@@ -4,7 +4,7 @@
 //! `--max-tokens-total` shows it and asks on a terminal, and refuses otherwise (exit 4,
 //! nothing sent), since an unattended run cannot consent to spending more.
 
-use crate::cli::run::{Loaded, RunArgs};
+use crate::cli::run::{Loaded, PipelineArgs};
 use crate::cli::{EXIT_NOTHING, EXIT_OK};
 use crate::pipeline::plan::{self, Plan, PlanInput};
 use clap::Args;
@@ -17,7 +17,7 @@ pub struct PlanArgs {
     /// Print the run's plan and stop: operations, agents, every call with the files and
     /// lines it would send (after redaction), estimated tokens and cost with and without
     /// prefix caching, and the files never sent. Makes no network call and writes nothing.
-    #[arg(long, conflicts_with_all = ["from_survivors", "metamorphic"])]
+    #[arg(long)]
     pub dry_run: bool,
     /// Most estimated cost in USD (configured prices) a run may spend without asking: over
     /// it, the plan is shown and the run asks on a terminal, or refuses when not
@@ -39,16 +39,21 @@ fn non_negative(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Before a pipeline run: the dry run's plan (and `Some(0)`: stop), or the budget check
-/// (`Some(4)`: refused, nothing sent); `None` lets the run go on.
-pub fn before_run(args: &RunArgs, loaded: &Loaded) -> color_eyre::Result<Option<i32>> {
+/// Before a pipeline run (`mastor run`, `mastor tui --run`): the dry run's plan (and
+/// `Some(0)`: stop), or the budget check (`Some(4)`: refused, nothing sent); `None` lets
+/// the run go on. `json`: print a dry run's plan as JSON.
+pub fn before_run(
+    args: &PipelineArgs,
+    json: bool,
+    loaded: &Loaded,
+) -> color_eyre::Result<Option<i32>> {
     let p = &args.plan;
     if !p.dry_run && p.max_cost.is_none() && p.max_tokens_total.is_none() {
         return Ok(None);
     }
-    let plan = plan_of(loaded, args.pipeline.max_tokens)?;
+    let plan = plan_of(loaded, args.max_tokens)?;
     if p.dry_run {
-        if args.json {
+        if json {
             println!("{}", serde_json::to_string_pretty(&plan)?);
         } else {
             print!("{}", crate::pipeline::plan_text::render(&plan));

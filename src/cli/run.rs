@@ -35,7 +35,7 @@ pub struct RunArgs {
     pub pipeline: PipelineArgs,
     /// After the pipeline, generate and run metamorphic tests against --api-url, grounded
     /// in the session's contexts and groups.
-    #[arg(long, requires = "api_url")]
+    #[arg(long, requires = "api_url", conflicts_with = "dry_run")]
     pub metamorphic: bool,
     /// Base URL of the API under test (for --metamorphic).
     #[arg(long, value_name = "URL")]
@@ -45,7 +45,7 @@ pub struct RunArgs {
     /// Instead of the pipeline: ask for new oracles that kill the survivors of the
     /// session's last `mastor mutate` (one hint per survivor, with its diff), then run
     /// the mutation analysis again on those mutants (after the original).
-    #[arg(long, conflicts_with = "metamorphic")]
+    #[arg(long, conflicts_with_all = ["metamorphic", "dry_run"])]
     pub from_survivors: bool,
     /// Regeneration rounds for --from-survivors.
     #[arg(long, default_value_t = 1, requires = "from_survivors",
@@ -54,8 +54,6 @@ pub struct RunArgs {
     /// Only this survivor (repeatable), for --from-survivors.
     #[arg(long = "mutant", value_name = "ID", requires = "from_survivors")]
     pub mutants: Vec<String>,
-    #[command(flatten)]
-    pub plan: crate::cli::dry_run::PlanArgs,
 }
 
 /// The pipeline flags shared by `mastor run` and `mastor tui --run`, so both start the
@@ -114,6 +112,8 @@ pub struct PipelineArgs {
     pub bundle: Option<BundleMode>,
     #[command(flatten)]
     pub llm: LlmArgs,
+    #[command(flatten)]
+    pub plan: crate::cli::dry_run::PlanArgs,
 }
 
 /// A run ready to start: everything `pipeline::driver::run` needs, with the session
@@ -342,7 +342,7 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
     }
     let quiet = args.json || !std::io::stderr().is_terminal();
     let loaded = load(&args.project, &args.pipeline)?;
-    if let Some(code) = crate::cli::dry_run::before_run(&args, &loaded)? {
+    if let Some(code) = crate::cli::dry_run::before_run(&args.pipeline, args.json, &loaded)? {
         return Ok(code);
     }
     let run = prepare_loaded(loaded, &args.pipeline, progress_sink(quiet))?;

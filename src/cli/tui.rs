@@ -315,7 +315,13 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
         // The workbench may be gone (quit); the event is in events.jsonl anyway.
         let _ = events.send(LiveMsg::Event(e.clone()));
     });
-    let prepared = run::prepare(&args.dir, &args.pipeline, sink)?;
+    // The plan and the budget before anything is sent, while the terminal is still a
+    // plain one (a question can be asked on it).
+    let loaded = run::load(&args.dir, &args.pipeline)?;
+    if let Some(code) = crate::cli::dry_run::before_run(&args.pipeline, false, &loaded)? {
+        return Ok(code);
+    }
+    let prepared = run::prepare_loaded(loaded, &args.pipeline, sink)?;
     let session = Arc::clone(&prepared.ctx.session);
     // Held by the workbench too, so reviewing after the run ends stays the only writer.
     let _lock = prepared.lock.clone();
