@@ -156,3 +156,67 @@ async fn a_run_over_its_budget_is_refused_when_nobody_can_be_asked() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert_eq!(server.calls(), 6);
 }
+
+/// The plan lists what would be sent after redaction: a planted secret is counted on its
+/// file, and its text appears nowhere in the plan.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plan_counts_redacted_secrets_and_never_shows_them() {
+    const SECRET: &str = "hunter2-planted-secret";
+    const STORE: &str = "src/main/java/petstore/store/PetStore.java";
+    let server = ScriptedServer::start(petstore_script()).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("petstore");
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(fixture("petstore-jdk"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let file = root.join(STORE);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let planted = text.replacen(
+        "    private final Map<Long, Pet> pets",
+        &format!("    private static final String PASSWORD = \"{SECRET}\";\n    private final Map<Long, Pet> pets"),
+        1,
+    );
+    assert_ne!(planted, text, "secret planted");
+    std::fs::write(&file, planted).unwrap();
+    let out = home.path().join("session");
+    let args = [
+        "run",
+        root.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--op",
+        GET,
+        "--dry-run",
+        "--json",
+        "--no-discovery",
+    ];
+    let mut cmd = mastor_cmd(&server.base_url(), home.path(), &args);
+    let output = tokio::task::block_in_place(|| cmd.output().unwrap());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!stdout.contains(SECRET), "the secret is in the plan");
+    let plan: Value = serde_json::from_str(&stdout).unwrap();
+    let extraction = plan["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["agent"] == "extraction")
+        .unwrap();
+    let store = extraction["sends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["file"] == STORE)
+        .unwrap_or_else(|| panic!("the store is sent: {extraction}"));
+    assert!(store["redactions"].as_u64().unwrap() >= 1, "{store}");
+    assert_eq!(server.calls(), 0);
+}
