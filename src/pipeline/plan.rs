@@ -465,3 +465,24 @@ pub fn common_prefix(a: &str, b: &str) -> usize {
 fn estimate(what: &str, tokens: u64) -> (String, u64) {
     (what.to_string(), tokens)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shared_prefix_ends_at_the_first_difference_on_a_character_boundary() {
+        assert_eq!(common_prefix("abcé1", "abcé2"), 5);
+        assert_eq!(common_prefix("ab", "abc"), 2);
+        assert_eq!(common_prefix("é", "è"), 0);
+        assert_eq!(common_prefix("", "x"), 0);
+    }
+
+    #[test]
+    fn answers_are_estimated_for_every_pipeline_agent() {
+        for a in Agent::PIPELINE {
+            assert!(answer_tokens(a) > 0, "{a}");
+        }
+        assert!(answer_tokens(Agent::SingleOp) > answer_tokens(Agent::SingleOpChallenger));
+    }
+}
