@@ -53,6 +53,9 @@ pub struct ReportRow {
     /// Summed call durations in seconds.
     pub call_s: f64,
     pub cost_per_operation: f64,
+    /// Of `tokens_in_m`, what the provider served from its prefix cache (billed at its
+    /// cache-hit price).
+    pub tokens_cached_m: f64,
 }
 
 /// Runs `mastor report`.
@@ -183,6 +186,7 @@ pub fn row(dir: &Path) -> color_eyre::Result<ReportRow> {
         wall_s: costs.run.wall_ms as f64 / 1000.0,
         call_s: costs.run.call_ms as f64 / 1000.0,
         cost_per_operation: costs.cost_per_operation,
+        tokens_cached_m: costs.run.tokens_cached as f64 / 1e6,
     })
 }
 
@@ -217,6 +221,7 @@ fn aggregate(name: &str, kind: &str, group: &[&ReportRow], f: fn(Vec<f64>) -> f6
         wall_s: col(|r| r.wall_s),
         call_s: col(|r| r.call_s),
         cost_per_operation: col(|r| r.cost_per_operation),
+        tokens_cached_m: col(|r| r.tokens_cached_m),
     }
 }
 
@@ -255,8 +260,8 @@ fn count(x: f64) -> String {
 /// The Markdown table.
 pub fn markdown(rows: &[ReportRow]) -> String {
     let mut out = String::from(
-        "| API | Kind | Ops | #Calls | Tokens (M, In / Out) | Monetary ($) | Wall time (s) | Call time (s) | $ / op |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| API | Kind | Ops | #Calls | Tokens (M, In / Out) | Cached in (M) | Monetary ($) | Wall time (s) | Call time (s) | $ / op |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let api = if r.session.is_empty() {
@@ -266,12 +271,13 @@ pub fn markdown(rows: &[ReportRow]) -> String {
         };
         let _ = writeln!(
             out,
-            "| {api} | {} | {} | {} | {:.3} / {:.3} | {:.4} | {:.0} | {:.0} | {:.4} |",
+            "| {api} | {} | {} | {} | {:.3} / {:.3} | {:.3} | {:.4} | {:.0} | {:.0} | {:.4} |",
             r.kind,
             count(r.operations),
             count(r.calls),
             r.tokens_in_m,
             r.tokens_out_m,
+            r.tokens_cached_m,
             r.cost_usd,
             r.wall_s,
             r.call_s,
@@ -295,12 +301,12 @@ pub fn csv(rows: &[ReportRow]) -> String {
         }
     };
     let mut out = String::from(
-        "api,kind,session,operations,calls,tokens_in_m,tokens_out_m,cost_usd,wall_s,call_s,cost_per_operation\n",
+        "api,kind,session,operations,calls,tokens_in_m,tokens_out_m,cost_usd,wall_s,call_s,cost_per_operation,tokens_cached_m\n",
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{:.6},{:.6},{:.6},{:.3},{:.3},{:.6}",
+            "{},{},{},{},{},{:.6},{:.6},{:.6},{:.3},{:.3},{:.6},{:.6}",
             quote(&r.api),
             quote(&r.kind),
             quote(&r.session),
@@ -311,7 +317,8 @@ pub fn csv(rows: &[ReportRow]) -> String {
             r.cost_usd,
             r.wall_s,
             r.call_s,
-            r.cost_per_operation
+            r.cost_per_operation,
+            r.tokens_cached_m
         );
     }
     out
@@ -334,6 +341,7 @@ mod tests {
             wall_s: 10.0,
             call_s: 20.0,
             cost_per_operation: cost / 2.0,
+            tokens_cached_m: 0.25,
         }
     }
 
@@ -366,5 +374,15 @@ mod tests {
         assert!(md.contains("| **Median** | MASTOR |"), "{md}");
         let c = csv(&rows);
         assert_eq!(c.lines().count(), 1 + 4 + 4);
+        // The cached part of the input is its own column in both.
+        assert!(
+            md.contains("| Cached in (M) |") && md.contains("| 0.500 / 0.100 | 0.250 |"),
+            "{md}"
+        );
+        assert!(
+            c.lines().next().unwrap().ends_with(",tokens_cached_m"),
+            "{c}"
+        );
+        assert!(c.lines().nth(1).unwrap().ends_with(",0.250000"), "{c}");
     }
 }
