@@ -31,7 +31,8 @@ const DEEPSEEK: [&str; 4] = ["--provider", "deepseek", "--model", "deepseek-chat
 async fn dry_run_prints_the_plan_and_sends_nothing() {
     let server = ScriptedServer::start(petstore_script()).await.unwrap();
     let home = tempfile::tempdir().unwrap();
-    let mut extra = vec!["--dry-run"];
+    // The mode named, so the snapshot does not change with the default.
+    let mut extra = vec!["--dry-run", "--bundle", "closure"];
     extra.extend(DEEPSEEK);
     let output = run(&server, home.path(), &extra);
     let stderr = String::from_utf8_lossy(&output.stderr);
