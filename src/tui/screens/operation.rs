@@ -116,6 +116,8 @@ impl ScreenState for OperationScreen {
             Action::Undo,
             Action::NextRef,
             Action::WholeFile,
+            Action::WrapSource,
+            Action::ZoomSource,
             Action::NextTab,
             Action::Back,
             Action::Help,
