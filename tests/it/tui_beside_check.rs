@@ -53,9 +53,15 @@ fn check_and_a_handler_query_run_beside_an_open_workbench_which_shows_the_verdic
         "{}",
         b.status()
     );
-    assert!(b.app.view.verdicts.len() > before, "{:?}", b.app.view.verdicts);
     assert!(
-        GET_PETS.iter().all(|o| b.app.view.verdicts.contains_key(*o)),
+        b.app.view.verdicts.len() > before,
+        "{:?}",
+        b.app.view.verdicts
+    );
+    assert!(
+        GET_PETS
+            .iter()
+            .all(|o| b.app.view.verdicts.contains_key(*o)),
         "{:?}",
         b.app.view.verdicts
     );
@@ -69,7 +75,10 @@ fn check_and_a_handler_query_run_beside_an_open_workbench_which_shows_the_verdic
         &["handler", sdir, "--op", "GET /pets", "--pick", "static"],
     );
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains(&format!("pid {}", std::process::id())), "{err}");
+    assert!(
+        err.contains(&format!("pid {}", std::process::id())),
+        "{err}"
+    );
 }
 
 #[test]
@@ -94,7 +103,10 @@ fn the_workbench_own_run_is_not_news_and_concurrent_writers_lose_nothing() {
     mastor::suite::session::save_verdicts(&b.session, "http://x", &one(GET_PETS[2])).unwrap();
     assert!(!watch.look(&b.session, &mut b.app));
     b.app.jobs.oracles_running = false;
-    assert!(!watch.look(&b.session, &mut b.app), "the run's end is absorbed");
+    assert!(
+        !watch.look(&b.session, &mut b.app),
+        "the run's end is absorbed"
+    );
     // Eight writers at once (threads of two "processes"): every verdict is kept.
     let ids: Vec<String> = (0..8).map(|i| format!("GET /pets#extra_{i}")).collect();
     std::thread::scope(|s| {
@@ -137,7 +149,11 @@ fn run_again_keys_use_the_remembered_reset_command() {
         }
         other => panic!("expected one run, got {other:?}"),
     }
-    assert!(b.status().contains("after the reset command"), "{}", b.status());
+    assert!(
+        b.status().contains("after the reset command"),
+        "{}",
+        b.status()
+    );
     b.app.jobs.oracles_running = false;
     let effects = handle_key(&mut b.app, key("<C-f>"));
     match effects.as_slice() {

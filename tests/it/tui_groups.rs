@@ -60,7 +60,10 @@ fn the_groups_list_has_a_verdict_column_and_uncut_names() {
         .find(|l| l.contains("pet-lifecycle ") && !l.contains(LONG))
         .unwrap_or_default();
     assert!(row.contains("✓0 ✗1"), "the failed sequence counts\n{t}");
-    let long = t.lines().find(|l| l.contains("pet-lifecycle-")).unwrap_or_default();
+    let long = t
+        .lines()
+        .find(|l| l.contains("pet-lifecycle-"))
+        .unwrap_or_default();
     assert!(long.contains(LONG), "the whole name at 120 columns\n{t}");
     assert!(long.contains(" - "), "never run: `-`\n{t}");
     let narrow = b.text(80, 24);
@@ -83,7 +86,10 @@ fn a_failed_sequence_shows_the_failing_step_first_and_its_unrun_steps_once() {
         1,
         "the unrun step's reason once\n{t}"
     );
-    assert!(t.contains("✗ step 2 GET /pets/{id}: not run: step 1 could not capture"), "{t}");
+    assert!(
+        t.contains("✗ step 2 GET /pets/{id}: not run: step 1 could not capture"),
+        "{t}"
+    );
     assert!(at("pet 8 is CANCELLED") < at("could not capture"), "{t}");
     assert!(at("step 1 POST /pets: #1 expected 201, got 409") < at("could not capture"));
 }

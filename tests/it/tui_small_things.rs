@@ -122,7 +122,10 @@ fn the_setting_keeps_a_and_r_on_the_oracle_and_a_bad_settings_file_is_named() {
     for e in handle_key(&mut app, key('a')) {
         mastor::tui::driver::perform(&session, &mut app, e, &mut |t: &str| Ok(t.into()));
     }
-    assert_eq!(app.view.review_state(GET_PETS[0]), mastor::model::ReviewState::Accepted);
+    assert_eq!(
+        app.view.review_state(GET_PETS[0]),
+        mastor::model::ReviewState::Accepted
+    );
     let here = app.selected_item().and_then(|i| app.o_id(i));
     assert_eq!(here.as_deref(), Some(GET_PETS[0]), "advance = false stays");
     // An unknown key is an error naming the file.
@@ -255,8 +258,11 @@ fn help_descriptions_are_never_cut() {
 #[test]
 fn costs_of_a_session_without_calls_say_why() {
     let mut b = open_with(|dir| {
-        let s = Session::create(dir.join(".mastor"), Manifest::new(String::new(), String::new()))
-            .unwrap();
+        let s = Session::create(
+            dir.join(".mastor"),
+            Manifest::new(String::new(), String::new()),
+        )
+        .unwrap();
         s.write_operations(&json!({"operations": [
             {"op_id": "GET /a", "method": "GET", "path": "/a"}]}))
             .unwrap();

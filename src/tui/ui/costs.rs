@@ -23,11 +23,16 @@ fn usage_row<'a>(name: &str, u: &Usage) -> Row<'a> {
 /// Costs screen: per agent and per phase, from events and call records.
 pub(crate) fn draw_costs(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
-    if app.view.agent_usage.is_empty() && app.view.phase_usage.is_empty() && app.view.calls.is_empty()
+    if app.view.agent_usage.is_empty()
+        && app.view.phase_usage.is_empty()
+        && app.view.calls.is_empty()
     {
         // A blank table reads as "free"; say where costs come from instead.
         Paragraph::new(vec![
-            Line::styled("No model calls are recorded in this session, so nothing cost anything yet.", t.text),
+            Line::styled(
+                "No model calls are recorded in this session, so nothing cost anything yet.",
+                t.text,
+            ),
             Line::styled(
                 "Costs come from the calls `mastor run` makes (tokens, money and time per \
                  agent and phase, from events.jsonl and calls/). A session made by \

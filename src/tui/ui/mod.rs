@@ -22,10 +22,10 @@ use super::state::App;
 
 use super::view::{AgentState, AgentStatus};
 use crate::model::ReviewState;
+pub(crate) use costs::draw_costs;
 pub(crate) use metamorphic::draw as draw_metamorphic;
 pub(crate) use mutants::draw as draw_mutants;
 pub(crate) use operation::draw as draw_operation;
-pub(crate) use costs::draw_costs;
 pub(crate) use operations::{draw_groups, draw_operations};
 pub(crate) use panes::draw_group;
 use ratatui::buffer::Buffer;
@@ -57,10 +57,10 @@ impl Widget for &App {
 fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
     use fit::Item;
     let t = &app.theme;
-    let mut items: Vec<Item<Action>> = vec![Item::new(2, vec![
-        Span::styled(" mastor ", t.tab_active),
-        Span::raw(" "),
-    ])];
+    let mut items: Vec<Item<Action>> = vec![Item::new(
+        2,
+        vec![Span::styled(" mastor ", t.tab_active), Span::raw(" ")],
+    )];
     let current = app.screen.state().shown_by();
     // Every screen is always listed: an empty one says why it is empty and what would
     // fill it, which a hidden tab cannot.
@@ -92,12 +92,18 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     items.extend(score_items(app));
-    items.push(Item::new(1, vec![Span::styled(format!("  {name}"), t.muted)]));
+    items.push(Item::new(
+        1,
+        vec![Span::styled(format!("  {name}"), t.muted)],
+    ));
     if let Some(h) = &app.read_only {
-        items.push(Item::new(8, vec![Span::styled(
-            format!("  READ-ONLY: locked by pid {} ({}) ", h.pid, h.command),
-            t.error,
-        )]));
+        items.push(Item::new(
+            8,
+            vec![Span::styled(
+                format!("  READ-ONLY: locked by pid {} ({}) ", h.pid, h.command),
+                t.error,
+            )],
+        ));
     }
     let mut x = area.x;
     let mut spans = Vec::new();
@@ -126,27 +132,36 @@ fn score_items(app: &App) -> Vec<fit::Item<Action>> {
     let mut items = Vec::new();
     if let Some(m) = &app.view.mutation {
         let pct = crate::tui::mutation::percent;
-        items.push(Item::new(6, vec![Span::styled(
-            format!("  mutation {}", pct(m.score())),
-            t.accent,
-        )]));
+        items.push(Item::new(
+            6,
+            vec![Span::styled(
+                format!("  mutation {}", pct(m.score())),
+                t.accent,
+            )],
+        ));
         let rejected = m.rejected(|o| app.view.review_state(o));
         if !rejected.is_empty() {
-            items.push(Item::new(4, vec![Span::styled(
-                format!(
-                    " → {} without {} rejected",
-                    pct(m.score_without(&rejected)),
-                    rejected.len()
-                ),
-                t.warning,
-            )]));
+            items.push(Item::new(
+                4,
+                vec![Span::styled(
+                    format!(
+                        " → {} without {} rejected",
+                        pct(m.score_without(&rejected)),
+                        rejected.len()
+                    ),
+                    t.warning,
+                )],
+            ));
         }
     }
     if let Some((done, total)) = app.jobs.mutate {
-        items.push(Item::new(6, vec![Span::styled(
-            format!("  mutating {done}/{total}"),
-            t.running,
-        )]));
+        items.push(Item::new(
+            6,
+            vec![Span::styled(
+                format!("  mutating {done}/{total}"),
+                t.running,
+            )],
+        ));
     }
     items
 }
