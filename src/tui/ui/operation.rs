@@ -148,6 +148,15 @@ fn conflict_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
 fn draw_context(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let mut lines = Vec::new();
+    if let Some(k) = app
+        .keymap
+        .hint(&["operation"], crate::tui::action::Action::ShowModelInput)
+    {
+        lines.push(Line::styled(
+            format!("{k}: what the model saw (the extraction call's prompt and raw answer)"),
+            t.muted,
+        ));
+    }
     conflict_lines(app, op, &mut lines);
     let Some(ctx) = &op.context else {
         lines.push(Line::styled("no source context extracted yet", t.muted));
