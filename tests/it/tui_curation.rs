@@ -526,7 +526,7 @@ fn the_context_tab_shows_a_handler_conflict_and_the_pick_is_journalled() {
     b.app.operation_mut().unwrap().tab = Tab::Context;
     let text = b.text(120, 40);
     assert!(
-        text.contains("Handler: the scan and the model disagree"),
+        text.contains("Handler: the model overruled the scan's match"),
         "{text}"
     );
     assert!(text.contains("PetHandler.handle") && text.contains("(weak: handle serves 4"));

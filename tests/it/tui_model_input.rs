@@ -1,6 +1,7 @@
 //! What the model saw for an operation is one key away from its Context tab: `i` opens
 //! the Calls tab on the extraction call that made the context (the prompt, with the
-//! bundle as it was sent, and the raw answer); without such a call it says why.
+//! bundle as it was sent, and the raw answer); without such a call it says why. A weak
+//! handler line the prompts carried is said at the top of the tab.
 
 use crate::tui_common;
 
@@ -64,4 +65,31 @@ fn to_context(b: &mut tui_common::bench::Bench) {
         let left = KeyEvent::new(KeyCode::Left, KeyModifiers::NONE);
         mastor::tui::update::handle_key(&mut b.app, left);
     }
+}
+
+#[test]
+fn a_weak_handler_line_is_said_at_the_top_of_the_context_tab() {
+    let mut b = open_with(|dir| {
+        let s = tui_common::petstore_session(dir);
+        let mut ops: serde_json::Value = s.read_json("operations.json").unwrap().unwrap();
+        ops["operations"][0]["weak"] = json!("handle serves 4 operations");
+        s.write_operations(&ops).unwrap();
+    });
+    b.press("<enter>");
+    to_context(&mut b);
+    let t = b.text(120, 40);
+    let weak = t
+        .lines()
+        .position(|l| l.contains("the scan's match"))
+        .unwrap_or_else(|| panic!("not said\n{t}"));
+    assert!(t.contains("is weak (handle serves 4 operations)"), "{t}");
+    let first_fact = t
+        .lines()
+        .position(|l| l.contains("Request parameters"))
+        .unwrap();
+    assert!(weak < first_fact, "above the context\n{t}");
+    // An operation whose match is not weak says nothing of it.
+    b.press("<esc>j<enter>");
+    to_context(&mut b);
+    assert!(!b.text(120, 40).contains("is weak"));
 }

@@ -494,3 +494,18 @@ fn the_mutants_title_says_when_the_score_is_a_sample_of_accepted_oracles() {
     press(&mut b, &[k('5')]);
     assert!(!screen(&mut b.app, 120, 40).contains("score of"));
 }
+
+/// Writes the petstore session with a failing run and a mutation analysis to
+/// `$MASTOR_DEMO_DIR` for `scripts/screenshots.sh` (ignored in normal runs) and checks
+/// it opens with its survivors.
+#[test]
+#[ignore = "used by scripts/screenshots.sh"]
+fn write_demo_session() {
+    let dir =
+        std::path::PathBuf::from(std::env::var_os("MASTOR_DEMO_DIR").expect("set MASTOR_DEMO_DIR"));
+    crate::tui_curation::with_failures(&dir);
+    write_results(&dir.join(".mastor"));
+    let session = Session::open(dir.join(".mastor")).unwrap();
+    let view = mastor::tui::loader::load(&session).unwrap();
+    assert!(view.mutation.is_some());
+}
