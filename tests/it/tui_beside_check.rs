@@ -161,3 +161,31 @@ fn run_again_keys_use_the_remembered_reset_command() {
         other => panic!("expected one run, got {other:?}"),
     }
 }
+
+#[test]
+fn in_a_terminal_the_open_workbench_shows_a_check_run_from_another_shell() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux not installed: skipping the terminal test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let session = crate::tui_common::petstore_session(dir.path());
+    let sdir = session.dir().to_str().unwrap().to_string();
+    let cmd = format!(
+        "env MASTOR_CONFIG={cfg} TERM=xterm-256color {bin} tui {sdir}",
+        cfg = dir.path().join("cfg").display(),
+        bin = env!("CARGO_BIN_EXE_mastor"),
+    );
+    let name = format!("mastor-beside-{}", std::process::id());
+    let t = crate::tui_common::tmux::Tmux::start(&name, &cmd, 120, 40);
+    t.wait_for("Operations (4)", 20);
+    let url = tiny_api();
+    let (code, _, err) = mastor(
+        dir.path(),
+        &["check", &sdir, "--only", "all", "--base-url", &url],
+    );
+    assert!(matches!(code, 0 | 1), "{code}: {err}");
+    let s = t.wait_for("verdicts stored outside the workbench", 20);
+    assert!(!s.contains("READ-ONLY"), "{s}");
+    t.keys(&["q"]);
+}
