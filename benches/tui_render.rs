@@ -65,6 +65,7 @@ fn main() {
     let opts = Options {
         theme: Some("dark".into()),
         keymap: Some(dir.path().join("none.toml")),
+        settings: Some(dir.path().join("no-settings.toml")),
         mouse: false,
     };
     let t = Instant::now();
@@ -146,6 +147,7 @@ fn accept_all(n: usize, n_ops: usize, label: &str) {
     let opts = Options {
         theme: Some("dark".into()),
         keymap: Some(dir.path().join("no-keymap.toml")),
+        settings: Some(dir.path().join("no-settings.toml")),
         mouse: false,
     };
     let (session, mut app) = open_session(&sdir, &opts).expect("open");

@@ -48,8 +48,14 @@ shot reject-note dark Enter Down r
 shot oracles-light light Enter
 shot failure-view dark Enter f
 shot search dark / PetHandler Enter n n n
+shot source-zoom dark Enter z
 
 # The same session with metamorphic tests (and the loop report) for their screen.
 rm -rf "$work/demo"
 MASTOR_DEMO_DIR="$work/demo" cargo test --quiet --test it -- --ignored --exact tui_metamorphic::write_demo_session >/dev/null
 shot metamorphic dark 4 j
+
+# The same session with a mutation analysis: a survivor and what would kill it.
+rm -rf "$work/demo"
+MASTOR_DEMO_DIR="$work/demo" cargo test --quiet --test it -- --ignored --exact tui_mutants::write_demo_session >/dev/null
+shot mutants dark 5

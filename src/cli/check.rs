@@ -21,7 +21,7 @@
 
 use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_OK};
 use crate::runner::{self, RunConfig, isolate, junit, report};
-use crate::store::{MANIFEST_FILE, Session, SessionLock};
+use crate::store::{MANIFEST_FILE, Session};
 use crate::suite::{self, Only, session};
 use crate::text::escape_controls;
 use clap::Args;
@@ -185,21 +185,21 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
     check_reset_args(&args)?;
     let is_session = args.input.is_dir();
     let mut unrunnable = Vec::new();
-    let (suite_file, store, _lock) = if is_session {
+    let (suite_file, store) = if is_session {
         if !args.input.join(MANIFEST_FILE).exists() {
             bail!(
                 "{} is a directory but not a mastor session (no {MANIFEST_FILE})",
                 args.input.display()
             );
         }
-        // One writer per session: held until the verdicts are stored.
-        let lock = SessionLock::acquire(&args.input, "mastor check")?;
+        // No session lock: a check only adds a verdict file, whose merge into
+        // `verdicts/latest.json` has its own lock, so it runs beside an open workbench.
         let store = Session::open(&args.input)?;
         let loaded = session::read(&store)?;
         for p in &loaded.problems {
             eprintln!("warning: {}", escape_controls(p));
         }
-        (loaded.suite, Some(store), Some(lock))
+        (loaded.suite, Some(store))
     } else {
         let opts = suite::LoadOptions {
             lenient: args.lenient,
@@ -224,7 +224,7 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
                 })
                 .collect();
         }
-        (loaded.suite, None, None)
+        (loaded.suite, None)
     };
     let only = args.only.map(Only::from).unwrap_or(if is_session {
         Only::Accepted

@@ -63,11 +63,17 @@ pub struct HandlerArgs {
 
 /// Runs `mastor handler`.
 pub fn run(args: HandlerArgs) -> color_eyre::Result<i32> {
-    let _lock = SessionLock::acquire(&args.session, "mastor handler")?;
+    let picking = args.pick.is_some() || args.file.is_some();
+    // Showing a conflict only reads, so it works beside an open workbench; a pick
+    // appends to the session's journal and needs the writer lock.
+    let _lock = if picking {
+        Some(SessionLock::acquire(&args.session, "mastor handler")?)
+    } else {
+        None
+    };
     let session = Session::open(&args.session)
         .wrap_err_with(|| format!("cannot open session {}", args.session.display()))?;
     let op = esc(&args.op);
-    let picking = args.pick.is_some() || args.file.is_some();
     if picking && let Err(e) = super::handler_check::check_op(&session, &args.op) {
         eprintln!("error: {}", esc(&e));
         return Ok(EXIT_INPUT);

@@ -71,6 +71,7 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
         theme: args.theme.clone(),
         keymap: args.keymap.clone(),
         mouse: !args.no_mouse,
+        settings: None,
     };
     // Before opening, so warnings while loading (a torn journal line) reach the log.
     driver::init_logging();

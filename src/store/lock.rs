@@ -13,6 +13,13 @@
 //!
 //! Within one process the lock is shared: a re-run started from the workbench locks the
 //! session the workbench already holds, and gets the same lock back.
+//!
+//! Not every command writes the session. `mastor check` only adds a verdict file
+//! (`verdicts/<time>.json`) and merges `verdicts/latest.json`, and `mastor handler` without
+//! a pick only reads: neither takes the session lock, so both work beside an open
+//! workbench. The one file two processes could then both write, `verdicts/latest.json`,
+//! is merged under its own short lock ([`FileLock`] on [`VERDICTS_LOCK_FILE`]), held by
+//! every verdict writer (`check`, the workbench's own runs) for the read-merge-write.
 
 use super::StoreError;
 use serde::{Deserialize, Serialize};
@@ -47,6 +54,48 @@ pub enum LockError {
     /// The lock file could not be created or locked.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// Lock file of the verdicts' read-merge-write (see the module documentation).
+pub const VERDICTS_LOCK_FILE: &str = ".verdicts.lock";
+
+/// An exclusive lock held for moments (one file's read-modify-write), waited for up
+/// to a bound; released on drop. Two file descriptions exclude each other whether they
+/// are in one process or two.
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+}
+
+impl FileLock {
+    /// Locks `path` (created if missing), waiting at most `wait` for another holder.
+    pub fn acquire(path: &Path, wait: Duration) -> Result<FileLock, StoreError> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| StoreError::io("open lock file", path, e))?;
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(FileLock { _file: file }),
+                Err(TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    let why = format!(
+                        "another process kept it locked for {} s",
+                        wait.as_secs_f64()
+                    );
+                    let e = std::io::Error::new(std::io::ErrorKind::WouldBlock, why);
+                    return Err(StoreError::io("lock", path, e));
+                }
+                Err(TryLockError::Error(e)) => return Err(StoreError::io("lock", path, e)),
+            }
+        }
+    }
 }
 
 /// The held lock of one session; released when the last clone drops.

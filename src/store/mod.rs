@@ -58,7 +58,7 @@ pub use handlers::{
 pub use judgement::{
     JudgedVerdict, Judgement, JudgementEntry, JudgementUndo, Positive, replay_judgements,
 };
-pub use lock::{LOCK_FILE, LockError, LockHolder, SessionLock};
+pub use lock::{FileLock, LOCK_FILE, LockError, LockHolder, SessionLock, VERDICTS_LOCK_FILE};
 pub use manifest::{ConfigSummary, Manifest, PhaseState, PhaseStatus, looks_secret};
 pub use records::{
     Absent, GroupKind, GroupRecord, KeyField, Record, RecordKind, SuiteKind, SuiteRecord, TestId,

@@ -311,6 +311,10 @@ pub struct VerdictFile {
     pub report: RunReport,
 }
 
+/// How long storing a run waits for another run being stored (a merge takes
+/// milliseconds; a longer wait means a stuck writer, and the run says so).
+const VERDICTS_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Stores a run: `verdicts/<timestamp>.json` holds this run alone (the history), and
 /// `verdicts/latest.json` the latest verdict per oracle. A partial run (`check --op X`)
 /// replaces the verdicts of the oracles it ran and keeps every other oracle's own verdict,
@@ -322,13 +326,27 @@ pub fn save_verdicts(
     base_url: &str,
     report: &RunReport,
 ) -> Result<String, StoreError> {
+    // `check` and the workbench may store runs at the same time: the read-merge-write
+    // of the latest file is one at a time, or one run's verdicts would be lost.
+    let _merging = crate::store::FileLock::acquire(
+        &session.dir().join(crate::store::VERDICTS_LOCK_FILE),
+        VERDICTS_LOCK_WAIT,
+    )?;
     let now = chrono::Utc::now();
     let file = VerdictFile {
         at: now.to_rfc3339(),
         base_url: base_url.to_string(),
         report: report.clone(),
     };
-    let stamped = format!("verdicts/{}.json", now.format("%Y%m%dT%H%M%S%.3fZ"));
+    // Two runs stored in one millisecond keep a file each.
+    let stem = format!("verdicts/{}", now.format("%Y%m%dT%H%M%S%.3fZ"));
+    let stamped = (0..)
+        .map(|n| match n {
+            0 => format!("{stem}.json"),
+            n => format!("{stem}_{n}.json"),
+        })
+        .find(|name| !session.dir().join(name).exists())
+        .unwrap_or_else(|| format!("{stem}.json"));
     session.write_json(&stamped, &file)?;
     // An unreadable latest file is replaced by this run rather than blocking it: the
     // stamped files still hold every earlier run.

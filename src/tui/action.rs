@@ -177,6 +177,9 @@ actions! {
     PickStaticHandler = "pick_static_handler", "use the scan's handler";
     /// Context tab: serve the operation from the model's discovery answer.
     PickDiscoveredHandler = "pick_discovered_handler", "use the model's handler";
+    /// Context tab: the extraction call that made the context, on the Calls tab (the
+    /// prompt with the bundle as sent, and the model's raw answer).
+    ShowModelInput = "show_model_input", "what the model saw";
     /// Cycle the verdict filter (failing, stale, not run, passing, off).
     CycleVerdict = "cycle_verdict", "verdict filter";
     /// Popups: answer yes to a question.

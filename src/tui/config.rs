@@ -1,4 +1,4 @@
-//! Where the workbench finds its user files: keymap and themes.
+//! Where the workbench finds its user files: keymap, themes and settings.
 //!
 //! The config directory is `$MASTOR_CONFIG`, else `$XDG_CONFIG_HOME/mastor`, else the
 //! platform config directory from `directories`. Logs go to the platform state (or
@@ -22,6 +22,61 @@ pub enum ConfigError {
     },
     #[error("unknown theme `{0}`: use dark, light, or a path to a theme TOML file")]
     UnknownTheme(String),
+    #[error("{}: {message}", path.display())]
+    Settings { path: PathBuf, message: String },
+}
+
+/// The workbench's behaviour settings, from `<config>/settings.toml`:
+///
+/// ```toml
+/// [review]
+/// # After `a` / `r`, move to the next oracle still to review (default true).
+/// advance = true
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    #[serde(default)]
+    pub review: ReviewSettings,
+}
+
+/// The `[review]` table of the settings.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewSettings {
+    /// Accepting or rejecting the selected oracle moves on to the next one still to
+    /// review, so a review is a run of `a` and `r`.
+    #[serde(default = "yes")]
+    pub advance: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for ReviewSettings {
+    fn default() -> Self {
+        ReviewSettings { advance: true }
+    }
+}
+
+/// The settings: from `path` (or `<config>/settings.toml`), defaults when the file is
+/// not there; a file that does not parse, or names a key we do not know, is an error
+/// naming it.
+pub fn load_settings(path: Option<&Path>) -> Result<Settings, ConfigError> {
+    let path = path
+        .map(Path::to_path_buf)
+        .or_else(|| config_dir().map(|d| d.join("settings.toml")));
+    let Some(path) = path else {
+        return Ok(Settings::default());
+    };
+    match read(&path)? {
+        Some(text) => toml::from_str(&text).map_err(|e| ConfigError::Settings {
+            path,
+            message: e.to_string(),
+        }),
+        None => Ok(Settings::default()),
+    }
 }
 
 /// The user config directory, if one can be found.

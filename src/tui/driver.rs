@@ -45,6 +45,8 @@ pub struct Options {
     /// Capture the mouse (clicks select, the wheel scrolls); `mastor tui` turns it on
     /// unless `--no-mouse`.
     pub mouse: bool,
+    /// A settings file to use instead of `<config>/settings.toml`.
+    pub settings: Option<PathBuf>,
 }
 
 /// Opens the session at `arg` (a session dir, or a project dir holding `.mastor`) and
@@ -61,9 +63,11 @@ pub fn open_session(arg: &Path, opts: &Options) -> Result<(Session, App), TuiErr
 pub fn open_app(session: &Session, opts: &Options) -> Result<App, TuiError> {
     let keymap = config::load_keymap(opts.keymap.as_deref())?;
     let theme = config::load_theme(opts.theme.as_deref())?;
+    let settings = config::load_settings(opts.settings.as_deref())?;
     let view = loader::load(session)?;
     let mut app = App::new(view, keymap, theme);
     app.mouse = opts.mouse;
+    app.advance = settings.review.advance;
     let prefs = super::jobs::read_prefs(session.dir());
     app.jobs.last_api_url = prefs.api_url;
     app.jobs.last_reset = prefs.reset;
@@ -286,6 +290,7 @@ fn event_loop(
 ) -> Result<(), TuiError> {
     let mut dirty = true;
     let mut suspend = false;
+    let mut verdicts = super::verdict_watch::VerdictWatch::new(session);
     while !app.quit {
         if suspend {
             // The editor ran on the plain terminal; take the screen back.
@@ -327,6 +332,9 @@ fn event_loop(
             dirty = true;
         }
         if jobs.drain(session, app) {
+            dirty = true;
+        }
+        if verdicts.poll(session, app) {
             dirty = true;
         }
         if let Some(chunk) = app.next_bulk_chunk() {

@@ -335,8 +335,8 @@ pub fn start_oracle_run(app: &mut App, url: String, scope: RunScope, reset: &str
 }
 
 /// The `run_one` / `run_failing` actions: runs the selected oracle (or every failing
-/// one) again against the URL used last, without a dialog; asks for the URL only when
-/// none is known yet.
+/// one) again against the URL used last, with the reset command used last, without a
+/// dialog; asks for the URL only when none is known yet.
 pub fn run_again(app: &mut App, failing: bool) -> Vec<Effect> {
     if let Some(why) = busy(app) {
         app.error(format!("cannot run oracles now: {why}"));
@@ -398,11 +398,19 @@ pub fn run_again(app: &mut App, failing: bool) -> Vec<Effect> {
     } else {
         only[0].clone()
     };
-    app.notify(format!("running {what} again against {url}…"));
+    // The reset command remembered with the URL: the same fresh state and isolation
+    // of failures as the run that found them.
+    let reset = app.jobs.last_reset.clone();
+    let after = if reset.is_some() {
+        ", after the reset command"
+    } else {
+        ""
+    };
+    app.notify(format!("running {what} again against {url}{after}…"));
     vec![Effect::RunOracles {
         base_url: url,
         only,
-        reset: None,
+        reset,
     }]
 }
 

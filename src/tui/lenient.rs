@@ -67,6 +67,7 @@ pub(crate) fn op_from_value(v: &Value) -> Option<OpView> {
         op_id,
         entry,
         bundle,
+        weak: str_at(v, &["/weak"]).map(str::to_string),
         ..OpView::default()
     })
 }

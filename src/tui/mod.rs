@@ -35,8 +35,10 @@
 //! accepted oracles against a live API are started from the workbench but done in the
 //! background by the pipeline and the runner ([`jobs`]); so is a mutation analysis
 //! ([`mutate_job`]), whose results ([`mutation`]) feed the Mutants screen, the oracle
-//! list's kills column and the header's score. The TUI itself never computes
-//! oracles or talks to a model: it reads the store and appends review decisions to it.
+//! list's kills column and the header's score. Verdicts another process stores
+//! (`mastor check` beside the workbench) are picked up by [`verdict_watch`]. The TUI
+//! itself never computes oracles or talks to a model: it reads the store and appends
+//! review decisions to it.
 
 pub mod action;
 pub mod clipboard;
@@ -72,6 +74,7 @@ pub mod ui;
 pub mod undo;
 pub mod update;
 pub mod verdict_mark;
+pub mod verdict_watch;
 pub mod view;
 
 use crate::store;

@@ -254,9 +254,52 @@ impl App {
             Decision::Rejected => "rejected",
             Decision::Edited => "edited",
         };
-        self.notify(format!("{verb} {}", d.o_id));
+        let decided = self.selected_item();
+        let moves = self.advance
+            && d.decision != Decision::Edited
+            && decided.and_then(|i| self.o_id(i)).as_deref() == Some(d.o_id.as_str());
+        let said = format!("{verb} {}", d.o_id);
+        self.notify(said.clone());
         self.view.record_decision(d);
         self.refresh_lists();
+        if let (true, Some(item)) = (moves, decided) {
+            self.advance_from(item, &said);
+        }
+    }
+
+    /// After `a` / `r` on `decided`: the next oracle still to review in the list on
+    /// show (wrapping), else, on an operation's Oracles tab, in the next operation that
+    /// has one; the status line keeps what was decided.
+    fn advance_from(&mut self, decided: ItemRef, said: &str) {
+        let Some(list) = self.screen.state().reviewing() else {
+            return;
+        };
+        let n = list.visible.len();
+        let start = match list.visible.iter().position(|i| *i == decided) {
+            Some(at) => at + 1,
+            // Filtered out by the decision: the cursor already sits on what followed.
+            None => list.cursor,
+        };
+        let next = (0..n).map(|k| (start + k) % n).find(|&row| {
+            self.o_id(list.visible[row])
+                .is_some_and(|o| self.view.review_state(&o) == crate::model::ReviewState::Proposed)
+        });
+        if let Some(row) = next {
+            if let Some(list) = self.screen.state_mut().item_list_mut() {
+                list.cursor = row;
+            }
+            if let Some(d) = self.screen.state_mut().detail_mut() {
+                *d = Default::default();
+            }
+            return;
+        }
+        if matches!(self.screen, Screen::Operation(_)) {
+            super::search::jump(self, super::search::Target::ToReview, true);
+            let then = self.status.take().map(|s| s.0).unwrap_or_default();
+            self.notify(format!("{said} · {then}"));
+        } else {
+            self.notify(format!("{said} · nothing left to review here"));
+        }
     }
 
     /// `$EDITOR` returned `text` for `o_id`: keep it if valid, else reopen it inline

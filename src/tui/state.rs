@@ -135,6 +135,8 @@ pub struct App {
     /// Last known body height of list panes (for page up / down).
     pub page: usize,
     pub mouse: bool,
+    /// `a` / `r` move on to the next oracle still to review (`[review] advance`).
+    pub advance: bool,
     /// Where the last frame drew what a click can hit.
     pub hits: super::mouse::HitMap,
     pub quit: bool,
@@ -213,6 +215,7 @@ impl App {
             highlighter,
             page: 10,
             mouse: false,
+            advance: true,
             hits: Default::default(),
             quit: false,
             live: LiveState::Off,

@@ -424,6 +424,7 @@ fn navigate(app: &mut App, action: Action) {
         Action::NextFailing | Action::PrevFailing => {
             jump(app, Target::Failing, action == Action::NextFailing)
         }
+        Action::ShowModelInput => super::screens::show_model_input(app),
         Action::WholeFile => {
             app.whole_file = !app.whole_file;
             scroll_detail(app, None);

@@ -70,6 +70,9 @@ pub struct OpView {
     pub entry: Option<EvidenceRef>,
     /// Files of the operation's source bundle, relative to the project root.
     pub bundle: Vec<String>,
+    /// Why the scan's handler match is weak (a dispatcher it could not see through),
+    /// when it is: the prompts carried that handler line all the same.
+    pub weak: Option<String>,
     pub context: Option<SourceContext>,
     pub oracles: Vec<Oracle>,
     pub hints: Vec<Hint>,

@@ -38,6 +38,7 @@ fn opened(session_dir: &Path) -> mastor::tui::state::App {
     let opts = Options {
         theme: Some("dark".into()),
         keymap: Some(session_dir.join("no-keymap.toml")),
+        settings: Some(session_dir.join("no-settings.toml")),
         mouse: false,
     };
     open_session(session_dir, &opts).unwrap().1

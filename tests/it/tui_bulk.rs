@@ -25,6 +25,7 @@ fn open(dir: &std::path::Path) -> (mastor::store::Session, mastor::tui::state::A
     let opts = Options {
         theme: Some("dark".into()),
         keymap: Some(dir.join("no-keymap.toml")),
+        settings: Some(dir.join("no-settings.toml")),
         mouse: false,
     };
     open_session(&sdir, &opts).unwrap()

@@ -257,8 +257,8 @@ fn jumps_reach_the_next_oracle_to_review_and_the_next_failing_one() {
     );
     b.press("}");
     assert_eq!(selected(&b).as_deref(), Some(FAILING), "wraps around");
-    // Accept it: the next one to review skips it.
-    b.press("a]");
+    // Accept it: `a` moves on to the next one to review, which skips it.
+    b.press("a");
     assert_eq!(selected(&b).as_deref(), Some("GET /pets#bi_limit_0"));
     b.press("[");
     assert_eq!(
@@ -526,7 +526,7 @@ fn the_context_tab_shows_a_handler_conflict_and_the_pick_is_journalled() {
     b.app.operation_mut().unwrap().tab = Tab::Context;
     let text = b.text(120, 40);
     assert!(
-        text.contains("Handler: the scan and the model disagree"),
+        text.contains("Handler: the model overruled the scan's match"),
         "{text}"
     );
     assert!(text.contains("PetHandler.handle") && text.contains("(weak: handle serves 4"));

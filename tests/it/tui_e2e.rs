@@ -1,5 +1,6 @@
 //! End to end: the real `mastor tui` binary in a real terminal (tmux). Review three
-//! oracles (accept, reject with a note, edit), quit, relaunch, and see all three.
+//! oracles (accept, reject with a note, edit; `a` and `r` move on to the next one),
+//! quit, relaunch, and see all three.
 
 use crate::tui_common;
 
@@ -36,14 +37,14 @@ fn review_in_tmux_survives_relaunch() {
     // Accept the first oracle.
     t.keys(&["a"]);
     t.wait_for("accepted GET /pets#fv_limit_10", 20);
-    // Reject the second with a note.
-    t.keys(&["Down", "r"]);
+    // `a` moved on to the second, still to review: reject it with a note.
+    t.keys(&["r"]);
     t.wait_for("note:", 20);
     t.text("too strict");
     t.keys(&["Enter"]);
     t.wait_for("rejected GET /pets#bi_limit_0", 20);
-    // Edit the third: append to its description, validate and keep.
-    t.keys(&["Down", "e"]);
+    // `r` moved on to the third: append to its description, validate and keep.
+    t.keys(&["e"]);
     t.wait_for("^s: validate and keep", 20);
     t.keys(&["Down", "Down", "Down", "End", "Left", "Left"]);
     t.text(" (edited)");

@@ -18,6 +18,7 @@ fn open() -> (tempfile::TempDir, Session, App) {
     let options = Options {
         theme: Some("dark".into()),
         keymap: Some(dir.path().join("no-keymap.toml")),
+        settings: Some(dir.path().join("no-settings.toml")),
         mouse: false,
     };
     let (session, mut app) = open_session(dir.path(), &options).unwrap();
@@ -49,11 +50,12 @@ use KeyCode::{Char, Down, Enter};
 #[test]
 fn dialog_exports_several_formats_counts_per_format_and_warns() {
     let (dir, session, mut app) = open();
-    // Accept the first two oracles of GET /pets (one of them failed its latest run).
+    // Accept the first two oracles of GET /pets (one of them failed its latest run);
+    // `a` moves on to the next one.
     press(
         &session,
         &mut app,
-        &[Enter, Char('a'), Down, Char('a'), Char('x')],
+        &[Enter, Char('a'), Char('a'), Char('x')],
     );
     let p = mastor::tui::export::preview(&app.view, &[0]);
     assert_eq!((p.items, p.failing, p.stale), (2, 1, 0));

@@ -23,6 +23,7 @@ fn options(dir: &Path) -> Options {
     Options {
         theme: Some("dark".into()),
         keymap: Some(dir.join("no-keymap.toml")),
+        settings: Some(dir.join("no-settings.toml")),
         mouse: false,
     }
 }

@@ -26,6 +26,7 @@ fn options(dir: &Path) -> Options {
     Options {
         theme: Some("dark".into()),
         keymap: Some(dir.join("no-keymap.toml")),
+        settings: Some(dir.join("no-settings.toml")),
         mouse: false,
     }
 }
@@ -246,11 +247,11 @@ fn accept_reject_edit_and_invalid_edits_reach_the_journal() {
             "mr#status_visible"
         ]
     );
-    // Accept the first, reject the second with a note.
-    press(&mut b, "a<down>rsold pets leak<enter>");
+    // Accept the first, reject the second with a note (each moves on to the next).
+    press(&mut b, "arsold pets leak<enter>");
     // Third: an edit that is not JSON, one without follow-up steps, one that renames
     // the test: each shows its error in place and journals nothing.
-    press(&mut b, "<down>ex<C-s>");
+    press(&mut b, "ex<C-s>");
     let err = |b: &Bench| match b.app.popups.last() {
         Some(Popup::Editor(mastor::tui::popups::Editor { error: Some(e), .. })) => e.clone(),
         other => panic!("expected the editor with an error, got {other:?}"),

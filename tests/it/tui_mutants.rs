@@ -127,6 +127,7 @@ fn options(dir: &Path) -> Options {
     Options {
         theme: Some("dark".into()),
         keymap: Some(dir.join("no-keymap.toml")),
+        settings: Some(dir.join("no-settings.toml")),
         mouse: false,
     }
 }
@@ -156,6 +157,10 @@ fn press(b: &mut Bench, keys: &[KeyEvent]) {
 
 fn k(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
 }
 
 fn code(c: KeyCode) -> KeyEvent {
@@ -416,8 +421,8 @@ fn survivor_keys_start_a_regeneration_through_the_launcher_and_reload_when_it_en
         Ok(())
     }));
     press(&mut b, &[k('5')]);
-    // `g` on the survivor (listed first).
-    let effects = handle_key(&mut b.app, k('g'));
+    // `ctrl-g` on the survivor (listed first).
+    let effects = handle_key(&mut b.app, ctrl('g'));
     assert_eq!(
         effects,
         vec![Effect::FromSurvivors {
@@ -436,19 +441,11 @@ fn survivor_keys_start_a_regeneration_through_the_launcher_and_reload_when_it_en
         !is_error && msg.starts_with("round 1: 1 survivor(s) targeted"),
         "{msg}"
     );
-    // `G` needs an operation filter; with one it targets that operation's survivors.
-    assert!(
-        handle_key(
-            &mut b.app,
-            KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT)
-        )
-        .is_empty()
-    );
+    // `alt-g` needs an operation filter; with one it targets that operation's survivors.
+    let alt_g = KeyEvent::new(KeyCode::Char('g'), KeyModifiers::ALT);
+    assert!(handle_key(&mut b.app, alt_g).is_empty());
     press(&mut b, &[k('w')]);
-    let effects = handle_key(
-        &mut b.app,
-        KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT),
-    );
+    let effects = handle_key(&mut b.app, alt_g);
     assert_eq!(
         effects,
         vec![Effect::FromSurvivors {
@@ -458,12 +455,12 @@ fn survivor_keys_start_a_regeneration_through_the_launcher_and_reload_when_it_en
     );
     // A caught mutant is not a target.
     press(&mut b, &[k('c'), code(KeyCode::Down)]);
-    assert!(handle_key(&mut b.app, k('g')).is_empty());
+    assert!(handle_key(&mut b.app, ctrl('g')).is_empty());
     assert_eq!(launched.lock().unwrap().len(), 1);
     // Without a launcher (no model settings), the workbench says so.
     let mut none = Jobs::new(None);
     press(&mut b, &[code(KeyCode::Up)]);
-    for e in handle_key(&mut b.app, k('g')) {
+    for e in handle_key(&mut b.app, ctrl('g')) {
         none.start(&b.session, &mut b.app, e);
     }
     let (msg, is_error) = b.app.status.clone().unwrap();
@@ -496,4 +493,19 @@ fn the_mutants_title_says_when_the_score_is_a_sample_of_accepted_oracles() {
     let mut b = open(true);
     press(&mut b, &[k('5')]);
     assert!(!screen(&mut b.app, 120, 40).contains("score of"));
+}
+
+/// Writes the petstore session with a failing run and a mutation analysis to
+/// `$MASTOR_DEMO_DIR` for `scripts/screenshots.sh` (ignored in normal runs) and checks
+/// it opens with its survivors.
+#[test]
+#[ignore = "used by scripts/screenshots.sh"]
+fn write_demo_session() {
+    let dir =
+        std::path::PathBuf::from(std::env::var_os("MASTOR_DEMO_DIR").expect("set MASTOR_DEMO_DIR"));
+    crate::tui_curation::with_failures(&dir);
+    write_results(&dir.join(".mastor"));
+    let session = Session::open(dir.join(".mastor")).unwrap();
+    let view = mastor::tui::loader::load(&session).unwrap();
+    assert!(view.mutation.is_some());
 }

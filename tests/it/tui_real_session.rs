@@ -47,6 +47,7 @@ async fn a_pipeline_session_opens_with_oracles_calls_and_costs() {
     let opts = Options {
         theme: Some("light".into()),
         keymap: Some(dir.path().join("none.toml")),
+        settings: Some(dir.path().join("no-settings.toml")),
         mouse: false,
     };
     let (_session, mut app) = open_session(&out, &opts).unwrap();

@@ -25,6 +25,7 @@ fn options(dir: &std::path::Path) -> Options {
         theme: Some("dark".into()),
         // A keymap path that does not exist: the built-in keymap, whatever the user has.
         keymap: Some(dir.join("no-keymap.toml")),
+        settings: Some(dir.join("no-settings.toml")),
         mouse: false,
     }
 }
@@ -124,10 +125,11 @@ fn snapshots_of_popups() {
 #[test]
 fn accept_reject_with_note_edit_and_undo_reach_the_journal() {
     let mut b = open();
-    // GET /pets → Oracles tab: accept the first, reject the second with a note.
-    press(&mut b, "<enter>a<down>rflaky bound<enter>");
+    // GET /pets → Oracles tab: accept the first, reject the second with a note (each
+    // moves on to the next oracle to review).
+    press(&mut b, "<enter>arflaky bound<enter>");
     // Edit the third in place: break it first (error shown, nothing saved) then fix it.
-    press(&mut b, "<down>e");
+    press(&mut b, "e");
     press(&mut b, "x<C-s>");
     match b.app.popups.last() {
         Some(mastor::tui::state::Popup::Editor(mastor::tui::popups::Editor {
@@ -238,7 +240,8 @@ fn text_filter_sort_and_state_filter_shape_the_list() {
 #[test]
 fn export_writes_accepted_and_edited_oracles_only() {
     let mut b = open();
-    press(&mut b, "<enter>a<down>r<enter><down>E");
+    // `a` and `r` move on: accept the first, reject the second, edit the third.
+    press(&mut b, "<enter>ar<enter>E");
     let dest = b.session.dir().join("out.json");
     press(&mut b, "x");
     if let Some(mastor::tui::state::Popup::Export(mastor::tui::popups::Export {

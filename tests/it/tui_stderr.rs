@@ -1,6 +1,6 @@
 //! In a real terminal (tmux): what background work writes to standard error never
 //! reaches the workbench's screen; it lands in the log. The trigger is a regeneration
-//! from survivors (`g` on the Mutants screen) over results without recorded options,
+//! from survivors (`ctrl-g` on the Mutants screen) over results without recorded options,
 //! whose refusal is written to standard error by the round itself.
 
 use crate::tui_common;
@@ -34,7 +34,7 @@ fn background_stderr_goes_to_the_log_not_the_screen() {
     let header = first.lines().next().unwrap_or_default().to_string();
     t.keys(&["5"]);
     t.wait_for("Mutants (", 20);
-    t.keys(&["g"]);
+    t.keys(&["C-g"]);
     let log = state.join("mastor/tui.log");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let mut logged = String::new();

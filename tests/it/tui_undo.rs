@@ -47,7 +47,8 @@ fn a_bulk_accept_of_four_is_one_undo_and_redo_restores_it() {
 #[test]
 fn a_new_action_after_undo_clears_redo() {
     let mut b = Bench::new();
-    b.press("<enter>a<down>a");
+    // `a` moves on to the next oracle to review: two presses accept the first two.
+    b.press("<enter>aa");
     b.press("u");
     assert_eq!(b.state(GET_PETS[1]), ReviewState::Proposed);
     assert_eq!(b.status(), "undid accept of bi_limit_0 in GET /pets");
@@ -66,7 +67,7 @@ fn a_new_action_after_undo_clears_redo() {
 fn the_stack_survives_a_relaunch() {
     let mut b = Bench::new();
     // Accept the first, reject the third with a note, then undo the reject.
-    b.press("<enter>a<down><down>rflaky<enter>");
+    b.press("<enter>a<down>rflaky<enter>");
     b.press("u");
     let mut b = b.relaunch();
     // After a relaunch the cursor is on GET /pets, not on any oracle: `u` still undoes

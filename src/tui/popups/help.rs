@@ -26,7 +26,7 @@ impl Layer for Help {
         {
             return KeyResult::Close(Vec::new());
         }
-        let rows = rows(app).len();
+        let rows = rows(app, HELP_WIDTH as usize / 2).len();
         match key.code {
             KeyCode::Down | KeyCode::Char('j') => self.scroll += 1,
             KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
@@ -39,11 +39,15 @@ impl Layer for Help {
     }
 
     fn render(&self, app: &App, area: Rect, buf: &mut Buffer) {
-        let r = centered(area, 72, area.height.saturating_sub(2));
+        let r = centered(area, HELP_WIDTH, area.height.saturating_sub(2));
         Clear.render(r, buf);
-        let mut lines = rows(app);
         // Two columns when the terminal is too short for one.
         let inner_h = r.height.saturating_sub(2) as usize;
+        let inner_w = r.width.saturating_sub(2) as usize;
+        let mut lines = rows(app, inner_w);
+        if lines.len() > inner_h {
+            lines = rows(app, inner_w / 2);
+        }
         let title = format!(
             "Keys ({} or {} to close)",
             app.keymap
@@ -88,8 +92,17 @@ impl Layer for Help {
     }
 }
 
-/// One line per bound action, under a `[section]` heading per keymap section.
-fn rows(app: &App) -> Vec<Line<'static>> {
+/// Width of the help overlay (less on a narrower terminal).
+const HELP_WIDTH: u16 = 72;
+
+/// Columns taken by the key column (indent and keys).
+const KEY_W: usize = 13;
+
+/// One line per bound action, under a `[section]` heading per keymap section, for a
+/// column `width` wide: a description too long for it goes on under itself rather
+/// than being cut.
+fn rows(app: &App, width: usize) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(KEY_W).max(8);
     let mut lines = Vec::new();
     let mut last = "";
     for (section, keys, desc) in app.keymap.help_rows() {
@@ -100,14 +113,55 @@ fn rows(app: &App) -> Vec<Line<'static>> {
             )));
             last = section;
         }
-        lines.push(Line::from(vec![
-            Span::styled(format!("  {keys:<11}"), app.theme.key),
-            Span::raw(desc),
-        ]));
+        for (i, part) in wrap_words(desc, room).into_iter().enumerate() {
+            let head = if i == 0 {
+                format!("  {keys:<11}")
+            } else {
+                " ".repeat(KEY_W)
+            };
+            lines.push(Line::from(vec![
+                Span::styled(head, app.theme.key),
+                Span::raw(part),
+            ]));
+        }
     }
     lines.push(Line::from(Span::styled(
         format!("theme: {} · keys from keymap.toml", app.theme.name),
         app.theme.muted,
     )));
+    lines
+}
+
+/// `text` in lines of at most `width` characters, broken between words (a word longer
+/// than a line is broken inside).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let cur = lines.last_mut().expect("never empty");
+            let used = cur.chars().count();
+            let sep = usize::from(used > 0);
+            if used + sep + word.len() <= width {
+                if sep == 1 {
+                    cur.push(' ');
+                }
+                cur.extend(word.iter());
+                break;
+            }
+            if used > 0 {
+                lines.push(String::new());
+                continue;
+            }
+            let rest = word.split_off(width.min(word.len()));
+            cur.extend(word.iter());
+            lines.push(String::new());
+            word = rest;
+            if word.is_empty() {
+                lines.pop();
+                break;
+            }
+        }
+    }
     lines
 }

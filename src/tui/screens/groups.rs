@@ -75,6 +75,8 @@ impl ScreenState for GroupScreen {
             Action::Undo,
             Action::NextRef,
             Action::WholeFile,
+            Action::WrapSource,
+            Action::ZoomSource,
             Action::NextTab,
             Action::Back,
             Action::Help,

@@ -26,7 +26,7 @@ pub use costs::CostsScreen;
 pub use groups::{GroupScreen, GroupsScreen};
 pub use metamorphic::MetamorphicScreen;
 pub use mutants::{MutantsScreen, cycle_mutant_filter, mark_equivalent};
-pub use operation::{OperationScreen, Tab};
+pub use operation::{OperationScreen, Tab, show_model_input};
 pub use operations::OperationsScreen;
 
 use super::action::Action;

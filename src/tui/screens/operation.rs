@@ -107,6 +107,7 @@ impl ScreenState for OperationScreen {
                 Action::Back,
                 Action::Help,
                 Action::Rerun,
+                Action::ShowModelInput,
             ];
         }
         &[
@@ -116,6 +117,8 @@ impl ScreenState for OperationScreen {
             Action::Undo,
             Action::NextRef,
             Action::WholeFile,
+            Action::WrapSource,
+            Action::ZoomSource,
             Action::NextTab,
             Action::Back,
             Action::Help,
@@ -184,4 +187,40 @@ impl ScreenState for OperationScreen {
         self.items.filter.clear();
         self.bundle_search.clear();
     }
+}
+
+/// `show_model_input` on an operation's screen: the Calls tab on the latest extraction
+/// call of the operation, whose prompt carries the bundle as it was sent (files and the
+/// lines kept) and whose raw answer is what the context was read from.
+pub fn show_model_input(app: &mut App) {
+    let Some(s) = app.operation() else {
+        app.notify("open an operation to see what the model saw for it");
+        return;
+    };
+    let Some(op) = app.view.ops.get(s.op) else {
+        return;
+    };
+    let extraction = crate::agents::Agent::Extraction.name();
+    let found = op
+        .calls
+        .iter()
+        .rposition(|&c| app.view.calls.get(c).is_some_and(|c| c.agent == extraction));
+    let Some(row) = found else {
+        let why = format!(
+            "{}: no extraction call is recorded (an imported suite, or a context from an \
+             older run whose calls/ were removed)",
+            op.op_id
+        );
+        app.notify(why);
+        return;
+    };
+    let id = app.view.calls[op.calls[row]].id.clone();
+    if let Some(s) = app.operation_mut() {
+        s.tab = Tab::Calls;
+        s.calls_cursor = row;
+        s.detail = Detail::default();
+    }
+    app.notify(format!(
+        "call {id}: the prompt with the bundle as sent, then the raw answer (J / K scroll)"
+    ));
 }

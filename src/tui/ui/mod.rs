@@ -6,7 +6,9 @@
 //! `SessionView`; expensive derived data (syntax highlighting) is prepared beforehand
 //! by `App::prepare_frame`.
 
+mod costs;
 mod error_body;
+mod fit;
 mod metamorphic;
 mod mutants;
 mod operation;
@@ -20,16 +22,17 @@ use super::state::App;
 
 use super::view::{AgentState, AgentStatus};
 use crate::model::ReviewState;
+pub(crate) use costs::draw_costs;
 pub(crate) use metamorphic::draw as draw_metamorphic;
 pub(crate) use mutants::draw as draw_mutants;
 pub(crate) use operation::draw as draw_operation;
-pub(crate) use operations::{draw_costs, draw_groups, draw_operations};
+pub(crate) use operations::{draw_groups, draw_operations};
 pub(crate) use panes::draw_group;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Widget};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 pub(crate) use verdict::failure_lines;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -41,7 +44,7 @@ impl Widget for &App {
         let [header, body, footer] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Min(0),
-            Constraint::Length(1),
+            Constraint::Length(footer_height(self, area.width)),
         ])
         .areas(area);
         draw_header(self, header, buf);
@@ -52,40 +55,35 @@ impl Widget for &App {
 }
 
 fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
+    use fit::Item;
     let t = &app.theme;
-    let mut spans = vec![Span::styled(" mastor ", t.tab_active), Span::raw(" ")];
-    let mut screens = vec![
-        (Action::ShowOperations, "Operations"),
-        (Action::ShowGroups, "Groups"),
-        (Action::ShowCosts, "Costs"),
-    ];
+    let mut items: Vec<Item<Action>> = vec![Item::new(
+        2,
+        vec![Span::styled(" mastor ", t.tab_active), Span::raw(" ")],
+    )];
     let current = app.screen.state().shown_by();
     // Every screen is always listed: an empty one says why it is empty and what would
     // fill it, which a hidden tab cannot.
-    screens.push((Action::ShowMetamorphic, "Metamorphic"));
-    screens.push((Action::ShowMutants, "Mutants"));
-    let mut x = area.x + spans.iter().map(|s| s.width() as u16).sum::<u16>();
+    let screens = [
+        (Action::ShowOperations, "Operations"),
+        (Action::ShowGroups, "Groups"),
+        (Action::ShowCosts, "Costs"),
+        (Action::ShowMetamorphic, "Metamorphic"),
+        (Action::ShowMutants, "Mutants"),
+    ];
     for (action, title) in screens {
         let key = app.keymap.hint(&["global"], action).unwrap_or_default();
-        let style = if action == current {
-            t.selected
+        let (style, keep) = if action == current {
+            (t.selected, 7)
         } else {
-            t.muted
+            (t.muted, 3)
         };
-        let text = format!(" {key} {title} ");
-        let w = text.chars().count() as u16;
-        app.hits.add(
-            Rect {
-                x,
-                y: area.y,
-                width: w,
-                height: 1,
-            },
-            crate::tui::mouse::Hit::Screen(action),
-        );
-        x += w + 1;
-        spans.push(Span::styled(text, style));
-        spans.push(Span::raw(" "));
+        // On a narrow terminal a tab keeps its key and loses its name.
+        let mut k = Item::new(9, vec![Span::styled(format!(" {key} "), style)]);
+        k.hit = Some(action);
+        let mut name = Item::new(keep, vec![Span::styled(format!("{title} "), style)]);
+        name.hit = Some(action);
+        items.extend([k, name, Item::new(9, vec![Span::raw(" ")])]);
     }
     let name = app
         .view
@@ -93,49 +91,96 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    // The score before the name: on a narrow terminal the name is what gets cut.
-    spans.extend(score_spans(app));
-    spans.push(Span::styled(format!("  {name}"), t.muted));
+    items.extend(score_items(app));
+    items.push(Item::new(
+        1,
+        vec![Span::styled(format!("  {name}"), t.muted)],
+    ));
     if let Some(h) = &app.read_only {
-        spans.push(Span::styled(
-            format!("  READ-ONLY: locked by pid {} ({}) ", h.pid, h.command),
-            t.error,
+        items.push(Item::new(
+            8,
+            vec![Span::styled(
+                format!("  READ-ONLY: locked by pid {} ({}) ", h.pid, h.command),
+                t.error,
+            )],
         ));
+    }
+    let mut x = area.x;
+    let mut spans = Vec::new();
+    for item in fit::fit(items, area.width as usize) {
+        let w = item.width() as u16;
+        if let Some(action) = item.hit {
+            let r = Rect {
+                x,
+                y: area.y,
+                width: w,
+                height: 1,
+            };
+            app.hits.add(r, crate::tui::mouse::Hit::Screen(action));
+        }
+        x += w;
+        spans.extend(item.spans);
     }
     Line::from(spans).render(area, buf);
 }
 
 /// The suite's mutation score, and what it would be without the oracles rejected in
 /// this review (from the matrix, no re-run); progress while an analysis runs.
-fn score_spans(app: &App) -> Vec<Span<'static>> {
+fn score_items(app: &App) -> Vec<fit::Item<Action>> {
+    use fit::Item;
     let t = &app.theme;
-    let mut spans = Vec::new();
+    let mut items = Vec::new();
     if let Some(m) = &app.view.mutation {
         let pct = crate::tui::mutation::percent;
-        spans.push(Span::styled(
-            format!("  mutation {}", pct(m.score())),
-            t.accent,
+        items.push(Item::new(
+            6,
+            vec![Span::styled(
+                format!("  mutation {}", pct(m.score())),
+                t.accent,
+            )],
         ));
         let rejected = m.rejected(|o| app.view.review_state(o));
         if !rejected.is_empty() {
-            spans.push(Span::styled(
-                format!(
-                    " → {} without {} rejected",
-                    pct(m.score_without(&rejected)),
-                    rejected.len()
-                ),
-                t.warning,
+            items.push(Item::new(
+                4,
+                vec![Span::styled(
+                    format!(
+                        " → {} without {} rejected",
+                        pct(m.score_without(&rejected)),
+                        rejected.len()
+                    ),
+                    t.warning,
+                )],
             ));
         }
     }
     if let Some((done, total)) = app.jobs.mutate {
-        spans.push(Span::styled(
-            format!("  mutating {done}/{total}"),
-            t.running,
+        items.push(Item::new(
+            6,
+            vec![Span::styled(
+                format!("  mutating {done}/{total}"),
+                t.running,
+            )],
         ));
     }
-    spans
+    items
 }
+
+/// Rows the footer needs: one, or more for an error too long for one (an error is
+/// never cut: it wraps, up to `MAX_ERROR_ROWS`).
+fn footer_height(app: &App, width: u16) -> u16 {
+    let Some((msg, true)) = &app.status else {
+        return 1;
+    };
+    let always = always_hints(app).iter().map(|s| s.width()).sum::<usize>();
+    let room = (width as usize).saturating_sub(always).max(1);
+    let text = crate::text::escape_controls(msg);
+    let w = Line::from(format!(" {text}")).width();
+    (w.div_ceil(room) as u16).clamp(1, MAX_ERROR_ROWS)
+}
+
+/// The most rows an error in the footer takes from the screen.
+const MAX_ERROR_ROWS: u16 = 5;
 
 fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
@@ -144,6 +189,7 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
     let always_w = always.iter().map(|s| s.width()).sum::<usize>() as u16;
     let [left, right] =
         Layout::horizontal([Constraint::Min(0), Constraint::Length(always_w)]).areas(area);
+    let right = Rect { height: 1, ..right };
     Line::from(always).render(right, buf);
     let area = left;
     if let Some(input) = &app.input {
@@ -166,7 +212,10 @@ fn draw_footer(app: &App, area: Rect, buf: &mut Buffer) {
     }
     if let Some((msg, is_err)) = &app.status {
         let style = if *is_err { t.error } else { t.accent };
-        Line::from(Span::styled(format!(" {msg}"), style)).render(area, buf);
+        let text = crate::text::escape_controls(msg).into_owned();
+        Paragraph::new(Line::from(Span::styled(format!(" {text}"), style)))
+            .wrap(Wrap { trim: false })
+            .render(area, buf);
         return;
     }
     let active = app.active_sections();

@@ -168,7 +168,12 @@ fn detail_lines<'a>(app: &App, m: &MutantView) -> Vec<Line<'a>> {
         ]),
         Line::raw(escape_controls(&format!("{}:{}:{}", mm.file, mm.line, mm.column)).into_owned()),
     ];
-    if !mm.ops.is_empty() {
+    // A survivor says what would kill it (below) instead: the operation whose handler
+    // holds the line, not every operation that reaches the file.
+    let kill_line = matches!(m.status, Status::Missed | Status::NotCovered)
+        .then(|| what_would_kill(app, m))
+        .flatten();
+    if !mm.ops.is_empty() && kill_line.is_none() {
         let ops = escape_controls(&mm.ops.join(", ")).into_owned();
         lines.push(Line::styled(format!("reached by {ops}"), t.muted));
     }
@@ -190,9 +195,7 @@ fn detail_lines<'a>(app: &App, m: &MutantView) -> Vec<Line<'a>> {
         _ => None,
     };
     lines.extend(why.map(|w| Line::styled(w, t.warning)));
-    if matches!(m.status, Status::Missed | Status::NotCovered) {
-        lines.extend(what_would_kill(app, m).map(|w| Line::styled(w, t.title)));
-    }
+    lines.extend(kill_line.map(|w| Line::styled(w, t.title)));
     if !m.detail.is_empty() {
         lines.push(Line::styled(format!("why: {}", m.detail), t.warning));
     }

@@ -91,6 +91,24 @@ fn dimension(d: crate::model::HintDimension) -> String {
 fn conflict_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
     let t = &app.theme;
     let Some(c) = app.view.conflicts.get(&op.op_id) else {
+        // No second opinion, but the scan itself was unsure: the handler line every
+        // prompt carried may be the wrong one, and this is where a reviewer looks first.
+        if let Some(w) = &op.weak {
+            let entry = op
+                .entry
+                .as_ref()
+                .map(|e| format!(" {}:{}", e.file, e.start_line))
+                .unwrap_or_default();
+            lines.push(Line::styled(
+                crate::text::escape_controls(&format!(
+                    "Handler: the scan's match{entry} is weak ({w}); the prompts carried it \
+                     as the handler, and no model discovery overruled it"
+                ))
+                .into_owned(),
+                t.warning,
+            ));
+            lines.push(Line::raw(""));
+        }
         return;
     };
     let esc = |s: String| crate::text::escape_controls(&s).into_owned();
@@ -102,10 +120,13 @@ fn conflict_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
         crate::store::HandlerSide::Discovered => "the model's",
         crate::store::HandlerSide::Picked => "the reviewer's",
     };
-    lines.push(Line::styled(
-        "Handler: the scan and the model disagree",
-        t.warning,
-    ));
+    let head = match c.won {
+        crate::store::HandlerSide::Discovered => {
+            "Handler: the model overruled the scan's match; the prompts carried the model's"
+        }
+        _ => "Handler: the scan and the model disagree",
+    };
+    lines.push(Line::styled(head, t.warning));
     let weak = c
         .static_weak
         .as_ref()
@@ -148,6 +169,15 @@ fn conflict_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
 fn draw_context(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     let mut lines = Vec::new();
+    if let Some(k) = app
+        .keymap
+        .hint(&["operation"], crate::tui::action::Action::ShowModelInput)
+    {
+        lines.push(Line::styled(
+            format!("{k}: what the model saw (the extraction call's prompt and raw answer)"),
+            t.muted,
+        ));
+    }
     conflict_lines(app, op, &mut lines);
     let Some(ctx) = &op.context else {
         lines.push(Line::styled("no source context extracted yet", t.muted));

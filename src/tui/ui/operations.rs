@@ -1,17 +1,16 @@
-//! The list screens: operations (with the summary bar), groups, and costs.
+//! The list screens: operations (with the summary bar) and groups.
 
 use super::{
-    agent_glyph, agent_line, block, fmt_cost, fmt_ms, fmt_tokens, state_label, state_style,
-    window_start,
+    agent_glyph, agent_line, block, fmt_cost, fmt_tokens, state_label, state_style, window_start,
 };
 use crate::model::ReviewState;
 use crate::tui::screens::{GroupsScreen, OperationsScreen};
 use crate::tui::state::{App, LiveState, state_index};
-use crate::tui::view::{AgentState, Usage};
+use crate::tui::view::AgentState;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget, Wrap};
+use ratatui::widgets::{Paragraph, Row, Table, Widget, Wrap};
 
 /// The per-row count columns: set-aside oracles are counted in the summary line only.
 const REVIEWED: [ReviewState; 4] = [
@@ -29,7 +28,10 @@ const STATES: [ReviewState; 5] = [
     ReviewState::Dropped,
 ];
 
-fn summary_line<'a>(app: &App) -> Line<'a> {
+/// The session's counts in one line; on a narrow terminal whole items are left out
+/// (tokens and cost first, then zero counts), never a digit of a count.
+fn summary_line<'a>(app: &App, width: u16) -> Line<'a> {
+    use super::fit::{Item, fit};
     let t = &app.theme;
     let c = app.total_counts;
     let totals = c.states;
@@ -45,58 +47,86 @@ fn summary_line<'a>(app: &App) -> Line<'a> {
         }
     }
     let u = app.view.totals();
-    let mut spans = vec![Span::styled(
-        format!(
-            " {} ops · {} oracles: ",
-            app.view.ops.len(),
-            totals.iter().sum::<usize>() - totals[state_index(ReviewState::Dropped)]
-        ),
-        t.text,
+    let mut items: Vec<Item<()>> = vec![Item::new(
+        9,
+        vec![Span::styled(
+            format!(
+                " {} ops · {} oracles: ",
+                app.view.ops.len(),
+                totals.iter().sum::<usize>() - totals[state_index(ReviewState::Dropped)]
+            ),
+            t.text,
+        )],
     )];
     for (i, s) in STATES.iter().enumerate() {
         // Set-aside oracles are not part of the suite: shown only when there are some.
         if *s == ReviewState::Dropped && totals[i] == 0 {
             continue;
         }
-        spans.push(Span::styled(
-            format!("{} {}  ", totals[i], state_label(*s)),
-            state_style(app, *s),
+        let keep = if totals[i] == 0 { 3 } else { 6 };
+        items.push(Item::new(
+            keep,
+            vec![Span::styled(
+                format!("{} {}  ", totals[i], state_label(*s)),
+                state_style(app, *s),
+            )],
         ));
     }
     let mr = app.view.metamorphic.len();
     if mr > 0 {
-        spans.push(Span::styled(format!("· {mr} metamorphic  "), t.accent));
+        items.push(Item::new(
+            4,
+            vec![Span::styled(format!("· {mr} metamorphic  "), t.accent)],
+        ));
     }
     if pass + fail + err > 0 {
-        spans.push(Span::styled(format!("✓{pass} "), t.pass));
-        spans.push(Span::styled(format!("✗{fail} "), t.fail));
+        let mut spans = vec![
+            Span::styled(format!("✓{pass} "), t.pass),
+            Span::styled(format!("✗{fail} "), t.fail),
+        ];
         if err > 0 {
             spans.push(Span::styled(format!("!{err} "), t.error));
         }
         spans.push(Span::raw(" "));
+        items.push(Item::new(8, spans));
     }
-    spans.push(Span::styled(
-        format!(
-            "· {}/{} tok · {} ",
-            fmt_tokens(u.tokens_in),
-            fmt_tokens(u.tokens_out),
-            fmt_cost(u.cost_usd)
-        ),
-        t.muted,
+    items.push(Item::new(
+        2,
+        vec![Span::styled(
+            format!(
+                "· {}/{} tok · {} ",
+                fmt_tokens(u.tokens_in),
+                fmt_tokens(u.tokens_out),
+                fmt_cost(u.cost_usd)
+            ),
+            t.muted,
+        )],
     ));
-    match &app.live {
-        LiveState::Off => {}
-        LiveState::Running => spans.push(Span::styled(" run in progress", t.running)),
-        LiveState::Finished => spans.push(Span::styled(" run finished", t.done)),
-        LiveState::Failed(why) => spans.push(Span::styled(format!(" run failed: {why}"), t.failed)),
-    }
+    let live = match &app.live {
+        LiveState::Off => None,
+        LiveState::Running => Some(Span::styled(" run in progress", t.running)),
+        LiveState::Finished => Some(Span::styled(" run finished", t.done)),
+        LiveState::Failed(why) => Some(Span::styled(format!(" run failed: {why}"), t.failed)),
+    };
+    items.extend(live.map(|s| Item::new(7, vec![s])));
     if running > 0 {
-        spans.push(Span::styled(format!(" {running} running"), t.running));
+        items.push(Item::new(
+            7,
+            vec![Span::styled(format!(" {running} running"), t.running)],
+        ));
     }
     if failed > 0 {
-        spans.push(Span::styled(format!(" {failed} failed"), t.failed));
+        items.push(Item::new(
+            7,
+            vec![Span::styled(format!(" {failed} failed"), t.failed)],
+        ));
     }
-    Line::from(spans)
+    Line::from(
+        fit(items, width as usize)
+            .into_iter()
+            .flat_map(|i| i.spans)
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn filter_line<'a>(app: &App) -> Line<'a> {
@@ -247,7 +277,7 @@ pub(crate) fn draw_operations(app: &App, scr: &OperationsScreen, area: Rect, buf
         Constraint::Length(detail_h),
     ])
     .areas(area);
-    summary_line(app).render(summary, buf);
+    summary_line(app, summary.width).render(summary, buf);
     filter_line(app).render(filters, buf);
 
     let wide = area.width >= 100;
@@ -330,7 +360,11 @@ pub(crate) fn draw_operations(app: &App, scr: &OperationsScreen, area: Rect, buf
         .render(detail, buf);
 }
 
-/// One row of the groups list: id, agents, oracle count, review counts, operations.
+/// Width of the groups list's verdict column (`✓123 ✗45 !6`).
+const VERDICT_W: u16 = 12;
+
+/// One row of the groups list: id, agents, oracle count, review counts, verdicts,
+/// operations.
 fn group_row<'a>(app: &App, g: &crate::tui::view::GroupView, selected: bool) -> Row<'a> {
     let t = &app.theme;
     let mut c = [0usize; 5];
@@ -368,6 +402,7 @@ fn group_row<'a>(app: &App, g: &crate::tui::view::GroupView, selected: bool) -> 
         Line::from(glyphs),
         Line::from(g.oracles.len().to_string()),
         counts,
+        group_verdicts(app, g),
         Line::from(ops.join(", ")),
     ];
     if selected {
@@ -376,6 +411,33 @@ fn group_row<'a>(app: &App, g: &crate::tui::view::GroupView, selected: bool) -> 
     } else {
         Row::new(cells)
     }
+}
+
+/// The verdict column of a group: its sequences' latest outcomes, as the operations
+/// list counts an operation's oracles (a stale verdict counts nowhere).
+fn group_verdicts<'a>(app: &App, g: &crate::tui::view::GroupView) -> Line<'a> {
+    use crate::tui::verdict_mark::VerdictMark;
+    let t = &app.theme;
+    let (mut p, mut f, mut e) = (0, 0, 0);
+    for o in &g.oracles {
+        match app.view.verdict_mark(&o.o_id()) {
+            Some(VerdictMark::Pass) => p += 1,
+            Some(VerdictMark::Fail) => f += 1,
+            Some(VerdictMark::Error) => e += 1,
+            _ => {}
+        }
+    }
+    if p + f + e == 0 {
+        return Line::from(Span::styled("-", t.muted));
+    }
+    let mut spans = vec![
+        Span::styled(format!("✓{p}"), t.pass),
+        Span::styled(format!(" ✗{f}"), t.fail),
+    ];
+    if e > 0 {
+        spans.push(Span::styled(format!(" !{e}"), t.error));
+    }
+    Line::from(spans)
 }
 
 /// Groups screen.
@@ -403,11 +465,25 @@ pub(crate) fn draw_groups(app: &App, scr: &GroupsScreen, area: Rect, buf: &mut B
         .take(inner_h)
         .map(|(i, g)| group_row(app, g, i == scr.cursor))
         .collect();
+    // Names as long as the longest needs, leaving the operations column ten columns:
+    // a name is cut only when the terminal has no room for it.
+    const FIXED: u16 = 7 + 7 + 16 + VERDICT_W + 5 + 2;
+    let longest = app
+        .view
+        .groups
+        .iter()
+        .map(|g| Line::from(g.group_id.as_str()).width() as u16)
+        .max()
+        .unwrap_or(0);
+    let name_w = longest
+        .max(5)
+        .min(area.width.saturating_sub(FIXED + 10).max(12));
     let widths = [
-        Constraint::Length(24),
+        Constraint::Length(name_w),
         Constraint::Length(7),
         Constraint::Length(7),
         Constraint::Length(16),
+        Constraint::Length(VERDICT_W),
         Constraint::Min(10),
     ];
     if app.view.groups.is_empty() {
@@ -436,6 +512,7 @@ pub(crate) fn draw_groups(app: &App, scr: &GroupsScreen, area: Rect, buf: &mut B
                 "Agents",
                 "Oracles",
                 "Todo Acc Edt Rej",
+                "Verdict",
                 "Operations",
             ])
             .style(t.title),
@@ -446,57 +523,4 @@ pub(crate) fn draw_groups(app: &App, scr: &GroupsScreen, area: Rect, buf: &mut B
             true,
         ))
         .render(area, buf);
-}
-
-fn usage_row<'a>(name: &str, u: &Usage) -> Row<'a> {
-    Row::new(vec![
-        Cell::from(name.to_string()),
-        Cell::from(u.calls.to_string()),
-        Cell::from(fmt_tokens(u.tokens_in)),
-        Cell::from(fmt_tokens(u.tokens_out)),
-        Cell::from(fmt_cost(u.cost_usd)),
-        Cell::from(fmt_ms(u.wall_ms)),
-    ])
-}
-
-/// Costs screen: per agent and per phase, from events and call records.
-pub(crate) fn draw_costs(app: &App, area: Rect, buf: &mut Buffer) {
-    let t = &app.theme;
-    let [agents_area, phases_area] =
-        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
-    let widths = [
-        Constraint::Min(18),
-        Constraint::Length(6),
-        Constraint::Length(10),
-        Constraint::Length(10),
-        Constraint::Length(10),
-        Constraint::Length(9),
-    ];
-    let header = Row::new(["", "Calls", "Tokens in", "Tokens out", "Cost", "Time"]).style(t.title);
-    let mut rows: Vec<Row> = app
-        .view
-        .agent_usage
-        .iter()
-        .map(|(a, u)| {
-            let records = app.view.calls.iter().filter(|c| &c.agent == a).count();
-            let mut u = *u;
-            u.calls = u.calls.max(records as u64);
-            usage_row(a, &u)
-        })
-        .collect();
-    rows.push(usage_row("total", &app.view.totals()).style(t.accent));
-    Table::new(rows, widths)
-        .header(header.clone())
-        .block(block(app, "Cost per agent", true))
-        .render(agents_area, buf);
-    let rows: Vec<Row> = app
-        .view
-        .phase_usage
-        .iter()
-        .map(|(p, u)| usage_row(p, u))
-        .collect();
-    Table::new(rows, widths)
-        .header(header)
-        .block(block(app, "Cost per phase", false))
-        .render(phases_area, buf);
 }

@@ -122,16 +122,34 @@ fn empty_list_lines<'a>(app: &App, items: &ItemList) -> Vec<Line<'a>> {
     vec![Line::styled(text, t.muted)]
 }
 
+/// Every filter narrowing `items`, for the list's title: a list that looks short
+/// says why (` /text [review: accepted] [verdict: failing]`).
+fn filter_tags(app: &App, items: &ItemList) -> String {
+    let f = &app.filters;
+    let mut tags = String::new();
+    if !items.filter.is_empty() {
+        tags.push_str(&format!(" /{}", items.filter));
+    }
+    if let Some(s) = f.state {
+        tags.push_str(&format!(" [review: {}]", super::state_label(s)));
+    }
+    if let Some(v) = f.verdict {
+        tags.push_str(&format!(" [verdict: {}]", v.label()));
+    }
+    if let Some(j) = f.judged {
+        tags.push_str(&format!(" [{}]", j.label()));
+    }
+    if let Some(m) = f.mutation {
+        tags.push_str(&format!(" [{}]", m.label()));
+    }
+    tags
+}
+
 /// Oracles tab of the operation screen.
 pub(super) fn draw_oracles(app: &App, scr: &OperationScreen, area: Rect, buf: &mut Buffer) {
     let items = &scr.items;
     let mut title = format!("Oracles ({})", items.visible.len());
-    if !items.filter.is_empty() {
-        title.push_str(&format!(" /{}", items.filter));
-    }
-    if let Some(f) = app.filters.mutation {
-        title.push_str(&format!(" [{}]", f.label()));
-    }
+    title.push_str(&filter_tags(app, items));
     if app.view.mutation.is_some() {
         title.push_str(" · kills/unique");
     }
@@ -144,7 +162,12 @@ pub(crate) fn draw_group(app: &App, scr: &GroupScreen, area: Rect, buf: &mut Buf
     let Some(g) = app.view.groups.get(scr.group) else {
         return;
     };
-    let title = format!("Group {} ({})", g.group_id, items.visible.len());
+    let title = format!(
+        "Group {} ({}){}",
+        g.group_id,
+        items.visible.len(),
+        filter_tags(app, items)
+    );
     review_panes(app, items, scr.detail, area, buf, title);
 }
 

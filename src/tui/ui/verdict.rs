@@ -55,10 +55,15 @@ pub(crate) fn failing(app: &App, o_id: &str) -> bool {
 
 /// One line per assertion or step that did not pass: `✗ status: expected 200, got
 /// 404`. The runner's message already says expected and actual; where it is empty the
-/// values are written out. Steps are named only for multi-step verdicts.
+/// values are written out. Steps are named only for multi-step verdicts. A step that
+/// was never sent (an earlier step failed, a capture or the reset did not work) is one
+/// line, not one per assertion repeating its reason; steps left out for the same
+/// reason share it, after the step that failed, so the cause reads first.
 pub(crate) fn failure_lines(v: &Verdict) -> Vec<String> {
     let multi = v.steps.len() > 1;
     let mut out = Vec::new();
+    // (reason, steps left unrun for it), in step order.
+    let mut unrun: Vec<(&str, Vec<String>)> = Vec::new();
     for (n, s) in v.steps.iter().enumerate() {
         if s.outcome == Outcome::Pass {
             continue;
@@ -68,6 +73,14 @@ pub(crate) fn failure_lines(v: &Verdict) -> Vec<String> {
         } else {
             String::new()
         };
+        if never_sent(s) {
+            let name = format!("{} {}", n + 1, s.op_id);
+            match unrun.iter_mut().find(|(why, _)| *why == s.message) {
+                Some((_, steps)) => steps.push(name),
+                None => unrun.push((&s.message, vec![name])),
+            }
+            continue;
+        }
         let failed: Vec<&AssertionVerdict> = s
             .assertions
             .iter()
@@ -80,7 +93,24 @@ pub(crate) fn failure_lines(v: &Verdict) -> Vec<String> {
             out.push(format!("✗ {at}#{} {}", a.index + 1, assertion_words(a)));
         }
     }
+    for (why, steps) in unrun {
+        let at = match steps.as_slice() {
+            _ if !multi => String::new(),
+            [one] => format!("step {one}: "),
+            many => format!("steps {}: ", many.join(", ")),
+        };
+        out.push(format!("✗ {at}{why}"));
+    }
     out
+}
+
+/// A step the runner never sent: no exchange, and every assertion carries the step's
+/// own reason.
+fn never_sent(s: &StepVerdict) -> bool {
+    s.exchange.is_none()
+        && !s.message.is_empty()
+        && !s.assertions.is_empty()
+        && s.assertions.iter().all(|a| a.message == s.message)
 }
 
 /// A step message that is not just one of its assertions' messages (a connection

@@ -22,6 +22,7 @@ pub fn options(dir: &Path) -> Options {
     Options {
         theme: Some("dark".into()),
         keymap: Some(dir.join("no-keymap.toml")),
+        settings: Some(dir.join("no-settings.toml")),
         mouse: false,
     }
 }
