@@ -37,6 +37,7 @@ fn main() {
         in_diff: None,
         shard: None,
         build: None,
+        classpath: None,
         start: None,
         ready: "/".into(),
         ready_timeout: Duration::from_secs(30),
