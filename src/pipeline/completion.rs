@@ -10,13 +10,13 @@ use crate::model::SourceContext;
 use crate::pipeline::orchestrator::{OpState, Orchestrator};
 
 /// Whether a source context says nothing at all: no parameter, field, error case or
-/// success status (what junk model answers normalize to).
+/// success status (what junk model answers normalize to). The framework's statuses are
+/// added to every context of its operations, so they do not count.
 pub fn context_is_empty(c: &SourceContext) -> bool {
     let r = &c.response_schema;
     c.request_params.is_empty()
         && r.fields.is_empty()
-        && r.error_cases.is_empty()
-        && r.success_status.is_none()
+        && !r.names_code_status()
 }
 
 /// Why an operation whose agents all answered has still not completed, as
