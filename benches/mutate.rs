@@ -180,7 +180,10 @@ fn spring() {
     };
     println!("shop-spring-run, reference suite, 2 workers, {n} mutants");
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    for (name, opts) in [("javac fast path (--classpath)", fast), ("--build (a copy per mutant)", copy)] {
+    for (name, opts) in [
+        ("javac fast path (--classpath)", fast),
+        ("--build (a copy per mutant)", copy),
+    ] {
         let target = analysis::load_target(&opts).expect("reference suite and bundles");
         let (mutants, _) = analysis::list_mutants(&target, &opts).expect("mutants");
         let quiet = |_: &Mutant, _: &MutantOutcome| {};
@@ -224,7 +227,10 @@ fn spring_classpath(project: &std::path::Path, dir: &std::path::Path) -> String 
         .arg(project.join("support/asm-shim/org/springframework/cglib/core/AsmApi.java"))
         .status()
         .expect("javac runs");
-    assert!(ok.success(), "the shim compiles (the Debian jars installed?)");
+    assert!(
+        ok.success(),
+        "the shim compiles (the Debian jars installed?)"
+    );
     format!("{}:{}", shim.display(), jars.join(":"))
 }
 

@@ -101,7 +101,8 @@ pub fn of_project(project: &Path, lib_allowed: bool) -> Result<Option<Classpath>
     if !lib_allowed || !lib.is_dir() {
         return Ok(None);
     }
-    let read = std::fs::read_dir(&lib).map_err(|e| format!("cannot read {}: {e}", lib.display()))?;
+    let read =
+        std::fs::read_dir(&lib).map_err(|e| format!("cannot read {}: {e}", lib.display()))?;
     let mut jars: Vec<PathBuf> = read
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -215,11 +216,19 @@ mod tests {
         let cp = of_project(p, true).unwrap().unwrap();
         assert_eq!(cp.entries, vec![p.join("lib/a.jar"), p.join("lib/b.jar")]);
         assert_eq!(cp.origin, "lib/");
-        assert_eq!(of_project(p, false).unwrap(), None, "lib/ only when allowed");
+        assert_eq!(
+            of_project(p, false).unwrap(),
+            None,
+            "lib/ only when allowed"
+        );
         std::fs::write(p.join(CLASSPATH_FILE), "lib/b.jar\n").unwrap();
         let cp = of_project(p, true).unwrap().unwrap();
         assert_eq!(cp.entries, vec![p.join("lib/b.jar")]);
         std::fs::write(p.join(CLASSPATH_FILE), "# nothing\n").unwrap();
-        assert!(of_project(p, true).unwrap_err().contains("names no class path entry"));
+        assert!(
+            of_project(p, true)
+                .unwrap_err()
+                .contains("names no class path entry")
+        );
     }
 }

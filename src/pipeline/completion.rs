@@ -14,9 +14,7 @@ use crate::pipeline::orchestrator::{OpState, Orchestrator};
 /// added to every context of its operations, so they do not count.
 pub fn context_is_empty(c: &SourceContext) -> bool {
     let r = &c.response_schema;
-    c.request_params.is_empty()
-        && r.fields.is_empty()
-        && !r.names_code_status()
+    c.request_params.is_empty() && r.fields.is_empty() && !r.names_code_status()
 }
 
 /// Why an operation whose agents all answered has still not completed, as

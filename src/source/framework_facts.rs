@@ -242,7 +242,11 @@ pub fn for_operation(
     let Some(route) = routes
         .iter()
         .filter(|r| same_handler(&r.handler, entry))
-        .find(|r| r.method.as_deref().is_none_or(|m| m.eq_ignore_ascii_case(method)))
+        .find(|r| {
+            r.method
+                .as_deref()
+                .is_none_or(|m| m.eq_ignore_ascii_case(method))
+        })
     else {
         return Vec::new();
     };
@@ -341,10 +345,11 @@ impl Shape {
                 .collect()
         };
         let body_param = match fw {
-            Framework::Spring => m
-                .params
-                .iter()
-                .find(|p| p.annotations.iter().any(|a| a.simple_name() == "RequestBody")),
+            Framework::Spring => m.params.iter().find(|p| {
+                p.annotations
+                    .iter()
+                    .any(|a| a.simple_name() == "RequestBody")
+            }),
             _ => m.params.iter().find(|p| {
                 !p.annotations
                     .iter()

@@ -40,7 +40,13 @@ fn facts_of(dir: &Path, op_id: &str) -> Vec<Found> {
     let p = Prepared::load(dir, None, &Exclusions::default(), &[]).expect("fixture loads");
     let entry = p.static_entry(op_id).expect("a handler").clone();
     let method = p.op(op_id).expect("a spec operation").method.clone();
-    for_operation(&p.analysis.files, &p.analysis.routes, &p.root, &entry, &method)
+    for_operation(
+        &p.analysis.files,
+        &p.analysis.routes,
+        &p.root,
+        &entry,
+        &method,
+    )
 }
 
 /// A request that should meet a row.
@@ -82,7 +88,10 @@ fn row(
     unreached: Option<&str>,
     probe: Probe,
 ) {
-    let fact = FACTS.iter().find(|f| f.id == id).expect("a row of the table");
+    let fact = FACTS
+        .iter()
+        .find(|f| f.id == id)
+        .expect("a row of the table");
     let root = project(dir);
     let found = facts_of(&root, reached);
     let case = &found
@@ -111,7 +120,10 @@ fn row(
         probe.method, probe.path
     );
     let envelope = serde_json::from_str::<Value>(&body).is_ok_and(|v| v.is_object());
-    assert!(!envelope, "{id}: the framework's body, not an envelope: {body}");
+    assert!(
+        !envelope,
+        "{id}: the framework's body, not an envelope: {body}"
+    );
 }
 
 const PLAIN: &[(&str, &str)] = &[("Content-Type", "text/plain")];
@@ -393,7 +405,11 @@ fn facts_script() -> Script {
          "assertions": [{"type": "status", "expected": 415}]}]});
     Script {
         rules: vec![
-            rule("extraction", get, context(200, &[(404, "no product with id")])),
+            rule(
+                "extraction",
+                get,
+                context(200, &[(404, "no product with id")]),
+            ),
             rule(
                 "extraction",
                 place,

@@ -97,7 +97,11 @@ fn spring_mutants_build_by_javac_against_the_classpath_with_hand_checked_outcome
     let matrix = read_json(&out.join("matrix.json"));
     let mut expected = vec![
         (format!("{PRODUCT_SERVICE}:50"), "remove_throw", "caught"),
-        (format!("{PRODUCT_SERVICE}:60"), "remove_field_write", "missed"),
+        (
+            format!("{PRODUCT_SERVICE}:60"),
+            "remove_field_write",
+            "missed",
+        ),
         (format!("{ADVICE}:24"), "status_swap", "not_covered"),
         (format!("{ADVICE}:39"), "status_swap", "not_covered"),
     ]
@@ -234,7 +238,9 @@ fn a_projects_lib_jars_are_its_classpath_for_the_original_and_each_mutant() {
         Workspace::default_mode(&project).unwrap(),
     );
     ws.classpath = found.entries.clone();
-    let original = rt.block_on(ws.build_original()).expect("compiles with lib/");
+    let original = rt
+        .block_on(ws.build_original())
+        .expect("compiles with lib/");
     let jar = project.join("lib/greeting.jar").display().to_string();
     assert!(original.classpath.ends_with(&jar), "{}", original.classpath);
     let BuildOutcome::Built(built) = rt.block_on(ws.build_mutant(&mutant, &original)).unwrap()
@@ -246,10 +252,7 @@ fn a_projects_lib_jars_are_its_classpath_for_the_original_and_each_mutant() {
         parts,
         vec![
             built.dir.join("classes").to_str().unwrap(),
-            tmp.path()
-                .join("work/original/classes")
-                .to_str()
-                .unwrap(),
+            tmp.path().join("work/original/classes").to_str().unwrap(),
             jar.as_str()
         ]
     );

@@ -141,7 +141,11 @@ fn statuses(spec: Option<&SpecOperation>, ctx: Option<&SourceContext>) -> Option
         _ => out.extend(spec_codes),
     }
     if let Some(c) = ctx {
-        let framework = c.response_schema.error_cases.iter().filter(|e| e.is_framework());
+        let framework = c
+            .response_schema
+            .error_cases
+            .iter()
+            .filter(|e| e.is_framework());
         out.extend(framework.map(|e| e.status));
     }
     out.retain(|c| (100..=599).contains(c));
