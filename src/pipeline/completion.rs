@@ -137,6 +137,22 @@ mod tests {
     }
 
     #[test]
+    fn framework_facts_alone_leave_a_context_empty() {
+        let mut c = context();
+        c.response_schema.error_cases.push(crate::model::ErrorCase {
+            status: 405,
+            framework: Some("Spring MVC".into()),
+            ..Default::default()
+        });
+        assert!(context_is_empty(&c), "the model's answer held nothing");
+        c.response_schema.error_cases.push(crate::model::ErrorCase {
+            status: 404,
+            ..Default::default()
+        });
+        assert!(!context_is_empty(&c));
+    }
+
+    #[test]
     fn no_oracle_where_the_spec_documents_responses_is_not_complete() {
         let mut c = context();
         c.response_schema.success_status = Some(200);

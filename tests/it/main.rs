@@ -59,6 +59,7 @@ mod mutate_classpath;
 mod mutate_e2e_model;
 mod mutate_fixture;
 mod mutate_regen;
+mod normalize_framework;
 mod normalize_multi;
 mod normalize_props;
 mod normalize_raw_input;
