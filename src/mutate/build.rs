@@ -381,12 +381,16 @@ pub fn java_files_checked(root: &Path) -> (Vec<PathBuf>, Vec<(String, String)>) 
     (out, skipped)
 }
 
+/// `javac` as the fast path runs it. `-parameters` keeps parameter names in the class
+/// files, as Spring Boot's and most framework builds do: a bare `@PathVariable long id`
+/// or `@RequestParam String q` is resolved by that name at run time.
 fn javac(out_dir: &Path, classpath: Option<&str>, encoding: Encoding) -> Command {
     let mut cmd = Command::new("javac");
     cmd.args([
         "-encoding",
         encoding.javac_name(),
         "-nowarn",
+        "-parameters",
         "-proc:none",
         "-implicit:none",
         "-d",

@@ -189,7 +189,10 @@ fn project_with_lib(root: &Path) -> PathBuf {
         "package app;\n\
          public class Main {\n\
          \x20   public static int status() { return greet.Greeting.text().isEmpty() ? 500 : 200; }\n\
-         \x20   public static void main(String[] args) { System.out.println(status()); }\n\
+         \x20   public static void main(String[] args) throws Exception {\n\
+         \x20       String name = Main.class.getMethod(\"main\", String[].class).getParameters()[0].getName();\n\
+         \x20       System.out.println(status() + \" \" + name);\n\
+         \x20   }\n\
          }\n",
     )
     .unwrap();
@@ -256,12 +259,13 @@ fn a_projects_lib_jars_are_its_classpath_for_the_original_and_each_mutant() {
             jar.as_str()
         ]
     );
-    // The mutant runs: its class first, the jar found.
+    // The mutant runs: its class first, the jar found, parameter names kept (`args`,
+    // not `arg0`: frameworks resolve a bare @PathVariable by it).
     let out = Command::new("java")
         .args(["-cp", &built.classpath, "app.Main"])
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "201");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "201 args");
 }
 
 #[test]
