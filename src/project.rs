@@ -377,6 +377,24 @@ impl Prepared {
         self.analysis.bundles.extend(slices);
     }
 
+    /// The statuses the framework itself answers for `op_id` (`source::framework_facts`),
+    /// as error cases naming the framework; none for a JDK server or an unknown handler.
+    pub fn framework_facts(&self, op_id: &str) -> Vec<crate::model::ErrorCase> {
+        let (Some(entry), Some(op)) = (self.static_entry(op_id), self.op(op_id)) else {
+            return Vec::new();
+        };
+        crate::source::framework_facts::for_operation(
+            &self.analysis.files,
+            &self.analysis.routes,
+            &self.root,
+            entry,
+            &op.method,
+        )
+        .into_iter()
+        .map(|f| f.case)
+        .collect()
+    }
+
     /// The spec's parameters, request body and responses of `op_id`, as prompt JSON.
     pub fn spec_fragment(&self, op_id: &str) -> String {
         let Some(op) = self.op(op_id) else {

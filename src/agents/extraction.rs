@@ -4,7 +4,9 @@
 //!
 //! The model's answer is sanitised, not trusted: the op_id is ours, parameter locations
 //! and status codes must be real, and whatever is removed is written down as pending with
-//! the reason, so nothing disappears unexplained.
+//! the reason, so nothing disappears unexplained. The framework's own statuses for the
+//! operation (`source::framework_facts`) are added as error cases naming the framework;
+//! the model is shown them and cannot claim one itself.
 
 use crate::agents::generation::Var;
 use crate::agents::runtime::AgentCtx;
@@ -40,6 +42,7 @@ pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
     let discovered = ctx.board().discovered.get(op_id).cloned();
     let vars = prompt_vars(&ctx.project, op_id, discovered.as_ref())?;
     let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let facts = ctx.project.framework_facts(op_id);
     let answer = ctx
         .call::<Answer>(
             crate::agents::Agent::Extraction,
@@ -48,7 +51,8 @@ pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
             Some(schemas::context()),
         )
         .await?;
-    let context = sanitise(op_id, answer.value, &ctx.project.analysis.envelopes);
+    let mut context = sanitise(op_id, answer.value, &ctx.project.analysis.envelopes);
+    context.response_schema.error_cases.extend(facts);
     let record = context.clone();
     ctx.write(move |s| s.write_context(&record)).await?;
     ctx.board().contexts.insert(op_id.to_string(), context);
@@ -76,6 +80,7 @@ pub fn prompt_vars(
         ("handler", handler),
         ("spec_fragment", project.spec_fragment(op_id)),
         ("envelopes", envelopes_text(&project.analysis.envelopes)),
+        ("framework_facts", facts_text(&project.framework_facts(op_id))),
         ("seed_data", project.seed_data_for(&bundle.files)),
         ("bundle", bundle.text.clone()),
     ])
@@ -87,6 +92,21 @@ fn envelopes_text(envelopes: &[ErrorEnvelope]) -> String {
         return "(none found in the code)".into();
     }
     serde_json::to_string_pretty(envelopes).unwrap_or_default()
+}
+
+/// The framework's statuses as the extraction prompt shows them.
+fn facts_text(facts: &[ErrorCase]) -> String {
+    if facts.is_empty() {
+        return "(none)".into();
+    }
+    facts
+        .iter()
+        .map(|f| {
+            let by = f.framework.as_deref().unwrap_or_default();
+            format!("- {} ({by}): {}", f.status, f.condition)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The context from the model's answer. `envelopes` are the project's, read by the scan:
@@ -141,7 +161,10 @@ fn sanitise(op_id: &str, a: Answer, envelopes: &[ErrorEnvelope]) -> SourceContex
     }
     for e in a.response_schema.error_cases {
         if (100..=599).contains(&e.status) {
-            let mut e = ErrorCase { ..e };
+            let mut e = ErrorCase {
+                framework: None,
+                ..e
+            };
             e.body.retain(|f| !f.name.trim().is_empty());
             let known = |n: &String| ctx.error_envelopes.iter().any(|v| &v.name == n);
             if e.envelope.as_ref().is_some_and(|n| !known(n)) {

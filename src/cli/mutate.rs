@@ -108,6 +108,14 @@ pub struct MutateRunArgs {
     /// Maven or Gradle: javac of the changed file against the original classes.
     #[arg(long, value_name = "CMD")]
     pub build: Option<String>,
+    /// The project's dependencies for the javac fast path: jars and class directories
+    /// joined by `:` (a `dir/*` entry is every jar in dir), or `@FILE` naming a file of
+    /// them (`:` or one a line; `mvn dependency:build-classpath` output). Without it,
+    /// `classpath.txt` in the project, else its `lib/*.jar` (no Maven or Gradle), is used.
+    /// Each mutant compiles its changed file against the original classes plus these;
+    /// `{classpath}` in --start carries both.
+    #[arg(long, value_name = "CP")]
+    pub classpath: Option<String>,
     /// Longest wait for one build, in seconds (the original's or a mutant's); past it
     /// the build's whole process group is killed.
     #[arg(long, default_value_t = 600.0, value_name = "SECS")]
@@ -117,7 +125,9 @@ pub struct MutateRunArgs {
     #[arg(long, default_value = "UTF-8", value_name = "NAME")]
     pub encoding: crate::mutate::encoding::Encoding,
     /// Start command ({dir}, {port}, {classpath}; PORT is set too); default for javac
-    /// builds: `java -cp {classpath} <the main class> {port}`.
+    /// builds: `java -cp {classpath} <the main class> {port}`. With javac, {classpath} is
+    /// the mutant's classes, the original classes, src/main/resources and the
+    /// dependencies; with --build, the --classpath entries.
     #[arg(long, value_name = "CMD")]
     pub start: Option<String>,
     /// Path requested until the API answers (any status).
@@ -204,6 +214,19 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         eprintln!("error: --fail-under must be a percentage from 0 to 100, got {p}");
         return Ok(EXIT_INPUT);
     }
+    // Resolved once, to absolute entries: the stored options of a session then replay
+    // the same class path from any directory.
+    let classpath = match a.classpath.as_deref().map(|v| {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        crate::mutate::classpath::given(v, &cwd)
+    }) {
+        None => None,
+        Some(Ok(cp)) => Some(cp.joined()),
+        Some(Err(e)) => {
+            eprintln!("error: {}", escape_controls(&e));
+            return Ok(EXIT_INPUT);
+        }
+    };
     let opts = Options {
         input,
         project: a.project,
@@ -217,6 +240,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         in_diff: a.in_diff,
         shard: a.shard,
         build: a.build,
+        classpath,
         start: a.start,
         ready: a.ready,
         ready_timeout: Duration::from_secs_f64(a.ready_timeout),
@@ -263,6 +287,11 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
             );
         }
         return Ok(EXIT_OK);
+    }
+    // How to build and start is an input question: answered before anything runs.
+    if let Err(e) = analysis::setup(&target, &opts) {
+        eprintln!("error: {}", escape_controls(&e));
+        return Ok(EXIT_INPUT);
     }
     let _lock = if opts.input.is_dir() {
         Some(SessionLock::acquire(&opts.input, "mastor mutate")?)

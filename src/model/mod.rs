@@ -160,6 +160,19 @@ pub struct ErrorCase {
     pub body: Vec<ErrorField>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence_refs: Vec<EvidenceRef>,
+    /// Set when the framework itself returns this status (`Spring MVC`, `JAX-RS`), before
+    /// or around the handler: the framework is the evidence, its body is the framework's
+    /// (no envelope of the project), and the case is not the code's. Only the table in
+    /// `source::framework_facts` sets it; a model's answer cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub framework: Option<String>,
+}
+
+impl ErrorCase {
+    /// Whether the framework, not the project's code, returns this status.
+    pub fn is_framework(&self) -> bool {
+        self.framework.is_some()
+    }
 }
 
 /// The verified response schema.
@@ -171,6 +184,18 @@ pub struct ResponseSchema {
     pub fields: Vec<ContextField>,
     #[serde(default)]
     pub error_cases: Vec<ErrorCase>,
+}
+
+impl ResponseSchema {
+    /// The error cases the project's code returns (the framework's left out).
+    pub fn code_cases(&self) -> impl Iterator<Item = &ErrorCase> {
+        self.error_cases.iter().filter(|e| !e.is_framework())
+    }
+
+    /// Whether the code shows any status: a success status or an error case of its own.
+    pub fn names_code_status(&self) -> bool {
+        self.success_status.is_some() || self.code_cases().next().is_some()
+    }
 }
 
 /// A spec claim the code does not show.

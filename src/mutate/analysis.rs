@@ -44,6 +44,8 @@ pub struct Options {
     pub in_diff: Option<PathBuf>,
     pub shard: Option<Shard>,
     pub build: Option<String>,
+    /// `--classpath`: the project's dependencies (entries joined by `:`, or `@FILE`).
+    pub classpath: Option<String>,
     pub start: Option<String>,
     pub ready: String,
     pub ready_timeout: Duration,
@@ -357,17 +359,41 @@ pub fn list_mutants(
 }
 
 /// The build and start settings for the project.
+///
+/// The `javac` fast path serves a project without Maven or Gradle, and any project whose
+/// dependencies are named (`--classpath`, `classpath.txt`, or for a project without
+/// Maven or Gradle `lib/`); `--build` copies the project per mutant, and then only an
+/// explicit `--classpath` fills `{classpath}`.
 pub fn setup(target: &Target, opts: &Options) -> Result<Setup, String> {
-    let mode = match &opts.build {
-        Some(cmd) => BuildMode::Command {
-            template: cmd.clone(),
-        },
-        None => Workspace::default_mode(&target.project).ok_or_else(|| {
-            format!(
-                "{} is built with Maven or Gradle: pass --build 'CMD {{dir}}' (and --start)",
-                target.project.display()
-            )
-        })?,
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let given = opts
+        .classpath
+        .as_deref()
+        .map(|v| super::classpath::given(v, &cwd))
+        .transpose()?;
+    let managed = Workspace::is_managed(&target.project);
+    let (mode, classpath) = match &opts.build {
+        Some(cmd) => (
+            BuildMode::Command {
+                template: cmd.clone(),
+            },
+            given,
+        ),
+        None => {
+            let named = match given {
+                Some(cp) => Some(cp),
+                None => super::classpath::of_project(&target.project, !managed)?,
+            };
+            if managed && named.is_none() {
+                return Err(format!(
+                    "{} is built with Maven or Gradle: pass --classpath with its dependencies \
+                     (or name them in {}), or --build 'CMD {{dir}}' (and --start)",
+                    target.project.display(),
+                    super::classpath::CLASSPATH_FILE
+                ));
+            }
+            (Workspace::javac_mode(&target.project), named)
+        }
     };
     let start = match (&opts.start, &mode) {
         (Some(s), _) => s.clone(),
@@ -388,6 +414,7 @@ pub fn setup(target: &Target, opts: &Options) -> Result<Setup, String> {
             build_timeout: opts.build_timeout,
             encoding: opts.encoding,
             notes: Default::default(),
+            classpath: classpath.map(|c| c.entries).unwrap_or_default(),
         },
         start: StartSpec {
             template: start,
@@ -426,12 +453,13 @@ pub async fn execute(
         .collect();
     let sources = sources_hash(&target.project);
     let base_key = hex::encode(Sha256::digest(format!(
-        "{}\n{}\n{:?}\n{}\n{}",
+        "{}\n{}\n{:?}\n{}\n{}{}",
         target.suite_hash,
         sources,
         setup.workspace.mode,
         setup.start.template,
-        setup.start.ready_path
+        setup.start.ready_path,
+        super::classpath::key(&setup.workspace.classpath)
     )));
     let stored = target.results.read_baseline().ok().flatten();
     let (baseline, original, baseline_reused) = match stored.filter(|b| b.key == base_key) {
@@ -534,8 +562,11 @@ pub async fn execute(
     );
     let (matrix, summary) = target.results.write_all(&mutants, &baseline, &runs)?;
     let commands = format!(
-        "{:?}\n{}\n{}",
-        setup.workspace.mode, setup.start.template, setup.start.ready_path
+        "{:?}\n{}\n{}{}",
+        setup.workspace.mode,
+        setup.start.template,
+        setup.start.ready_path,
+        super::classpath::key(&setup.workspace.classpath)
     );
     target.results.write_provenance(&Provenance {
         shard: opts.shard.map(|s| format!("{}/{}", s.k, s.n)),

@@ -1,11 +1,14 @@
 //! Builds the original program and each mutant in a scratch overlay.
 //!
-//! A JDK-only project (no Maven or Gradle file) is built with `javac` alone: the original
-//! once, then each mutant by compiling only the changed file against the original
-//! classes into its own directory, which comes first on the class path. A mutant so
-//! builds in about one `javac` start. Constants another class inlined at compile time
-//! keep their original value (the same limit as any incremental Java build). Any other
-//! project is copied per mutant and built by the user's `--build 'CMD {dir}'`.
+//! A JDK-only project (no Maven or Gradle file), or one whose dependencies are jars
+//! (`--classpath`, `classpath.txt`, `lib/`: see `classpath`), is built with `javac` alone:
+//! the original once against those jars, then each mutant by compiling only the changed
+//! file against the original classes plus the jars into its own directory, which comes
+//! first on the class path. A mutant so builds in about one `javac` start. Constants
+//! another class inlined at compile time keep their original value (the same limit as any
+//! incremental Java build), and annotation processors do not run (`-proc:none`: a Lombok
+//! project needs `--build`). Any other project is copied per mutant and built by the
+//! user's `--build 'CMD {dir}'`.
 //!
 //! A mutant that does not compile is *unviable*, with the compiler's first lines as the
 //! reason. Builds are kept and reused when the same mutant is asked for again.
@@ -46,7 +49,9 @@ pub enum BuildMode {
 pub struct Built {
     /// The build directory (`{dir}` in the start command).
     pub dir: PathBuf,
-    /// `{classpath}` in the start command (`javac` mode; empty otherwise).
+    /// `{classpath}` in the start command: in `javac` mode the mutant's classes, the
+    /// original classes, `src/main/resources` when there is one, then the dependencies;
+    /// in command mode the dependencies alone (empty without `--classpath`).
     pub classpath: String,
 }
 
@@ -70,6 +75,8 @@ pub struct Workspace {
     pub encoding: Encoding,
     /// What the builds left out and why (links out of the project), once each.
     pub notes: Arc<Mutex<Vec<String>>>,
+    /// The project's dependencies (jars, class directories), absolute, in order.
+    pub classpath: Vec<PathBuf>,
 }
 
 impl Workspace {
@@ -82,24 +89,32 @@ impl Workspace {
             build_timeout: BUILD_TIMEOUT,
             encoding: Encoding::Utf8,
             notes: Default::default(),
+            classpath: Vec::new(),
         }
     }
 
-    /// The build mode a project gets by default: `javac` when it has no Maven or Gradle
-    /// file, with its sources under `src/main/java` (or the project root).
-    pub fn default_mode(project: &Path) -> Option<BuildMode> {
-        let managed = ["pom.xml", "build.gradle", "build.gradle.kts"]
+    /// Whether the project names Maven or Gradle as its build.
+    pub fn is_managed(project: &Path) -> bool {
+        ["pom.xml", "build.gradle", "build.gradle.kts"]
             .iter()
-            .any(|f| project.join(f).exists());
-        if managed {
-            return None;
-        }
+            .any(|f| project.join(f).exists())
+    }
+
+    /// The `javac` build mode whatever the project's build tool (its dependencies come
+    /// from a class path): sources under `src/main/java`, else the project root.
+    pub fn javac_mode(project: &Path) -> BuildMode {
         let src = if project.join("src/main/java").is_dir() {
             PathBuf::from("src/main/java")
         } else {
             PathBuf::new()
         };
-        Some(BuildMode::Javac { src_root: src })
+        BuildMode::Javac { src_root: src }
+    }
+
+    /// The build mode a project gets by default: `javac` when it has no Maven or Gradle
+    /// file, with its sources under `src/main/java` (or the project root).
+    pub fn default_mode(project: &Path) -> Option<BuildMode> {
+        (!Self::is_managed(project)).then(|| Self::javac_mode(project))
     }
 
     /// Builds the unmutated program (reused while the sources are unchanged).
@@ -112,21 +127,29 @@ impl Workspace {
                 if files.is_empty() {
                     return Err(format!("no .java files under {}", root.display()));
                 }
-                let hash = hash_files(&files)?;
+                let deps = super::classpath::join(&self.classpath);
+                let hash = format!("{}\n{deps}", hash_files(&files)?);
                 let classes = dir.join("classes");
                 let marker = dir.join(".sources-hash");
                 if std::fs::read_to_string(&marker).ok().as_deref() != Some(hash.as_str()) {
                     let _ = std::fs::remove_dir_all(&dir);
                     mkdir(&classes)?;
-                    let mut cmd = javac(&classes, None, self.encoding);
+                    let cp = (!deps.is_empty()).then_some(deps.as_str());
+                    let mut cmd = javac(&classes, cp, self.encoding);
                     cmd.args(&files);
                     if let Err(why) = self.run(cmd, &dir.join("build.log")).await {
                         return Err(format!("the original program does not compile: {why}"));
                     }
                     write(&marker, &hash)?;
                 }
+                let resources = self.project.join("src/main/resources");
+                let mut start = vec![classes];
+                if src_root == Path::new("src/main/java") && resources.is_dir() {
+                    start.push(resources);
+                }
+                start.extend(self.classpath.iter().cloned());
                 Ok(Built {
-                    classpath: classes.display().to_string(),
+                    classpath: super::classpath::join(&start),
                     dir,
                 })
             }
@@ -140,7 +163,7 @@ impl Workspace {
                     .map_err(|why| format!("the original program does not build: {why}"))?;
                 Ok(Built {
                     dir: copy,
-                    classpath: String::new(),
+                    classpath: super::classpath::join(&self.classpath),
                 })
             }
         }
@@ -167,7 +190,11 @@ impl Workspace {
         let mutated = mutant.apply(&source);
         let key = format!(
             "{:x}",
-            Sha256::digest(format!("{}\n{mutated}", original.dir.display()))
+            Sha256::digest(format!(
+                "{}\n{}\n{mutated}",
+                original.dir.display(),
+                original.classpath
+            ))
         );
         let built_marker = dir.join(".built");
         let unviable_marker = dir.join(".unviable");
@@ -291,7 +318,7 @@ impl Workspace {
             },
             BuildMode::Command { .. } => Built {
                 dir: dir.join("project"),
-                classpath: String::new(),
+                classpath: original.classpath.clone(),
             },
         }
     }
@@ -354,12 +381,16 @@ pub fn java_files_checked(root: &Path) -> (Vec<PathBuf>, Vec<(String, String)>) 
     (out, skipped)
 }
 
+/// `javac` as the fast path runs it. `-parameters` keeps parameter names in the class
+/// files, as Spring Boot's and most framework builds do: a bare `@PathVariable long id`
+/// or `@RequestParam String q` is resolved by that name at run time.
 fn javac(out_dir: &Path, classpath: Option<&str>, encoding: Encoding) -> Command {
     let mut cmd = Command::new("javac");
     cmd.args([
         "-encoding",
         encoding.javac_name(),
         "-nowarn",
+        "-parameters",
         "-proc:none",
         "-implicit:none",
         "-d",

@@ -16,6 +16,7 @@
 
 pub mod analysis;
 pub mod build;
+pub mod classpath;
 pub mod diff;
 pub mod encoding;
 pub mod execute;

@@ -25,6 +25,9 @@ pub struct Settings {
     pub seed: u64,
     pub in_diff: Option<PathBuf>,
     pub build: Option<String>,
+    /// `--classpath`, resolved to absolute entries (absent in files written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classpath: Option<String>,
     pub start: Option<String>,
     pub ready: String,
     pub ready_timeout_s: f64,
@@ -59,6 +62,7 @@ impl Settings {
             seed: opts.seed,
             in_diff: opts.in_diff.clone(),
             build: opts.build.clone(),
+            classpath: opts.classpath.clone(),
             start: opts.start.clone(),
             ready: opts.ready.clone(),
             ready_timeout_s: opts.ready_timeout.as_secs_f64(),
@@ -85,6 +89,7 @@ impl Settings {
             in_diff: self.in_diff.clone(),
             shard: None,
             build: self.build.clone(),
+            classpath: self.classpath.clone(),
             start: self.start.clone(),
             ready: self.ready.clone(),
             ready_timeout: Duration::from_secs_f64(self.ready_timeout_s),

@@ -10,13 +10,11 @@ use crate::model::SourceContext;
 use crate::pipeline::orchestrator::{OpState, Orchestrator};
 
 /// Whether a source context says nothing at all: no parameter, field, error case or
-/// success status (what junk model answers normalize to).
+/// success status (what junk model answers normalize to). The framework's statuses are
+/// added to every context of its operations, so they do not count.
 pub fn context_is_empty(c: &SourceContext) -> bool {
     let r = &c.response_schema;
-    c.request_params.is_empty()
-        && r.fields.is_empty()
-        && r.error_cases.is_empty()
-        && r.success_status.is_none()
+    c.request_params.is_empty() && r.fields.is_empty() && !r.names_code_status()
 }
 
 /// Why an operation whose agents all answered has still not completed, as
@@ -136,6 +134,22 @@ mod tests {
         assert_eq!(agent, "extraction");
         assert!(why.contains("empty"), "{why}");
         assert!(hollow_reason(None, 3, 0, 2).is_some());
+    }
+
+    #[test]
+    fn framework_facts_alone_leave_a_context_empty() {
+        let mut c = context();
+        c.response_schema.error_cases.push(crate::model::ErrorCase {
+            status: 405,
+            framework: Some("Spring MVC".into()),
+            ..Default::default()
+        });
+        assert!(context_is_empty(&c), "the model's answer held nothing");
+        c.response_schema.error_cases.push(crate::model::ErrorCase {
+            status: 404,
+            ..Default::default()
+        });
+        assert!(!context_is_empty(&c));
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod closure;
 pub mod entries;
 pub mod envelope;
 pub mod evidence;
+pub mod framework_facts;
 pub mod index;
 pub mod java;
 pub mod redact;

@@ -102,6 +102,7 @@ pub fn options(session_dir: &Path, project: &Path, s: &MutateSettings, only: Onl
         in_diff: None,
         shard: None,
         build: cmd(&s.build),
+        classpath: None,
         start: cmd(&s.start),
         ready: "/".into(),
         ready_timeout: Duration::from_secs(30),

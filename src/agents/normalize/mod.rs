@@ -40,7 +40,11 @@
 //!    oracle when the context lists no error case (the framework's own type-conversion
 //!    400, as in paper Listing 4); any 2xx when the context has no `success_status`; no
 //!    check without a context or when it names no status at all; an input sent with
-//!    another method (`input.method`: the router answers, not the handler).
+//!    another method (`input.method`: the router answers, not the handler). The
+//!    framework's own statuses (error cases marked `framework`, from
+//!    `source::framework_facts`: Spring's 400/415/405/406, JAX-RS's 404/415/405/406) are
+//!    known statuses; they do not count as the code's error cases for these exceptions,
+//!    and rule 5 reads their bodies as the framework's (unverified), not the envelope's.
 //!
 //!    Rules 5 and 6 remove only what contradicts the context (we depart from paper
 //!    §7.3.2, which removes every oracle naming what the context lacks: measured with a

@@ -116,10 +116,11 @@ fn error_fields(
     prefix: &str,
     out: &mut Findings,
 ) {
+    // A status the framework answers has the framework's body: the project's envelopes
+    // say nothing about it.
     let cases: Vec<_> = ctx
         .response_schema
-        .error_cases
-        .iter()
+        .code_cases()
         .filter(|c| c.status == status)
         .collect();
     let named: BTreeSet<&str> = cases.iter().filter_map(|c| c.envelope.as_deref()).collect();
@@ -180,7 +181,7 @@ fn unknown_statuses(
     prefix: &str,
 ) -> Vec<Problem> {
     let schema = &ctx.response_schema;
-    if schema.success_status.is_none() && schema.error_cases.is_empty() {
+    if !schema.names_code_status() {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -190,7 +191,8 @@ fn unknown_statuses(
         };
         let known = schema.success_status == Some(expected)
             || schema.error_cases.iter().any(|e| e.status == expected);
-        let framework_400 = expected == 400 && invalid_input && schema.error_cases.is_empty();
+        let framework_400 =
+            expected == 400 && invalid_input && schema.code_cases().next().is_none();
         let unknown_success = schema.success_status.is_none() && (200..300).contains(&expected);
         if !known && !framework_400 && !unknown_success {
             out.push((

@@ -110,6 +110,7 @@ impl OpShape {
 /// Statuses of the verified context; where it names none, the spec's numeric response
 /// codes. Mirrors `unknown_status`'s exceptions: 400 when the context lists no error case
 /// (the framework's own conversion error), the spec's 2xx when it has no success status.
+/// The framework's own statuses (`framework_facts`) are always in.
 fn statuses(spec: Option<&SpecOperation>, ctx: Option<&SourceContext>) -> Option<Vec<u16>> {
     let spec_codes: Vec<u16> = spec
         .map(|op| {
@@ -122,10 +123,10 @@ fn statuses(spec: Option<&SpecOperation>, ctx: Option<&SourceContext>) -> Option
         .unwrap_or_default();
     let mut out = BTreeSet::new();
     match ctx.map(|c| &c.response_schema) {
-        Some(r) if r.success_status.is_some() || !r.error_cases.is_empty() => {
+        Some(r) if r.names_code_status() => {
             out.extend(r.success_status);
             out.extend(r.error_cases.iter().map(|e| e.status));
-            if r.error_cases.is_empty() {
+            if r.code_cases().next().is_none() {
                 out.insert(400);
             }
             if r.success_status.is_none() {
@@ -138,6 +139,14 @@ fn statuses(spec: Option<&SpecOperation>, ctx: Option<&SourceContext>) -> Option
             }
         }
         _ => out.extend(spec_codes),
+    }
+    if let Some(c) = ctx {
+        let framework = c
+            .response_schema
+            .error_cases
+            .iter()
+            .filter(|e| e.is_framework());
+        out.extend(framework.map(|e| e.status));
     }
     out.retain(|c| (100..=599).contains(c));
     (!out.is_empty()).then(|| out.into_iter().collect())

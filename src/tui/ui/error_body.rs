@@ -8,12 +8,19 @@ use crate::text::escape_controls;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 
-/// One error case: the status and condition, then its envelope and body fields.
+/// One error case: the status and condition, then its envelope and body fields. A status
+/// the framework itself answers is marked so, naming the framework (its evidence: no
+/// line of the project's code returns it).
 pub fn case_lines<'a>(t: &Theme, e: &ErrorCase, out: &mut Vec<Line<'a>>) {
-    out.push(Line::from(vec![
-        Span::styled(format!("  {} ", e.status), t.fail),
-        Span::raw(escape_controls(&e.condition).to_string()),
-    ]));
+    let mut spans = vec![Span::styled(format!("  {} ", e.status), t.fail)];
+    if let Some(fw) = &e.framework {
+        spans.push(Span::styled(
+            format!("[framework fact: {}] ", escape_controls(fw)),
+            t.accent,
+        ));
+    }
+    spans.push(Span::raw(escape_controls(&e.condition).to_string()));
+    out.push(Line::from(spans));
     if let Some(env) = &e.envelope {
         out.push(Line::from(Span::styled(
             format!("      body rendered by {}", escape_controls(env)),
