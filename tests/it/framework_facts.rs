@@ -537,6 +537,7 @@ fn the_context_tab_marks_framework_facts() {
     let options = Options {
         theme: Some("dark".into()),
         keymap: Some(dir.path().join("no-keymap.toml")),
+        settings: Some(dir.path().join("no-settings.toml")),
         mouse: false,
     };
     let (session, mut app) = open_session(dir.path(), &options).unwrap();
