@@ -402,18 +402,49 @@ impl Prepared {
     }
 }
 
-/// Files and line counts of a bundle, for checking evidence refs.
+/// Files and line counts of a bundle, for checking evidence refs; for a file of a slice
+/// (one with `... ~ lines A-B left out` markers), also the lines that were shown.
 pub fn bundle_index(bundle: &Bundle) -> BundleIndex {
     let mut files = Vec::new();
+    let mut shown = std::collections::BTreeMap::new();
+    // The file being read: its path, shown ranges, and whether a line was left out.
+    let mut current: Option<(String, Vec<(usize, usize)>, bool)> = None;
+    let mut close = |cur: Option<(String, Vec<(usize, usize)>, bool)>| {
+        if let Some((path, ranges, partial)) = cur
+            && partial
+        {
+            shown.insert(path, ranges);
+        }
+    };
     for line in bundle.text.lines() {
         if let Some(rest) = line.strip_prefix("// ===== FILE: ")
             && let Some((path, tail)) = rest.rsplit_once(" (")
             && let Some(n) = tail.split_whitespace().next()
         {
             files.push((path.to_string(), n.parse().unwrap_or(0)));
+            close(current.take());
+            current = Some((path.to_string(), Vec::new(), false));
+            continue;
+        }
+        let Some((_, ranges, partial)) = current.as_mut() else {
+            continue;
+        };
+        let t = line.trim_start();
+        if t.starts_with("... ~ line") {
+            *partial = true;
+        } else if let Some((num, _)) = t.split_once(" | ")
+            && let Ok(n) = num.parse::<usize>()
+        {
+            match ranges.last_mut() {
+                Some(last) if last.1 + 1 == n => last.1 = n,
+                _ => ranges.push((n, n)),
+            }
         }
     }
-    BundleIndex::from_files(files)
+    close(current);
+    let mut index = BundleIndex::from_files(files);
+    index.shown = shown;
+    index
 }
 
 /// One unset replacement slot per spec operation.

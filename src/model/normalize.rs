@@ -10,6 +10,10 @@ use std::collections::BTreeMap;
 pub struct BundleIndex {
     /// Project-relative `/`-separated path → number of lines.
     pub files: BTreeMap<String, usize>,
+    /// Files of which only some lines were sent (a slice), with the line ranges that were
+    /// (1-based, inclusive, sorted). A file absent here was sent whole.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub shown: BTreeMap<String, Vec<(usize, usize)>>,
 }
 
 impl BundleIndex {
@@ -21,7 +25,27 @@ impl BundleIndex {
     {
         BundleIndex {
             files: files.into_iter().map(|(p, n)| (p.into(), n)).collect(),
+            shown: BTreeMap::new(),
         }
+    }
+
+    /// The first line of `start..=end` of `file` that was left out of what was sent, if
+    /// any (`None` for a file sent whole).
+    pub fn left_out(&self, file: &str, start: usize, end: usize) -> Option<usize> {
+        let ranges = self.shown.get(file)?;
+        let mut line = start;
+        for &(a, b) in ranges {
+            if line < a {
+                return Some(line);
+            }
+            if line <= b {
+                line = b + 1;
+            }
+            if line > end {
+                return None;
+            }
+        }
+        (line <= end).then_some(line)
     }
 }
 

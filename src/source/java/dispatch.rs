@@ -41,12 +41,15 @@ pub(super) fn unqualified_calls(node: Node, src: &[u8]) -> Vec<String> {
 }
 
 /// Variables holding the request method, the request path and the path's `split` parts;
-/// path and parts remember the prefix cut off the request path first, if any.
+/// path and parts remember the prefix cut off the request path first, if any. A local a
+/// project helper fills from the exchange (`String[] seg = Http.segments(ex)`) is both,
+/// cut by [`Strip::Helper`]: how it is used says which, the routes stage says what the
+/// helper returns.
 #[derive(Default)]
-struct Roles {
+pub(super) struct Roles {
     method: HashSet<String>,
-    path: HashMap<String, Option<Strip>>,
-    parts: HashMap<String, Option<Strip>>,
+    pub(super) path: HashMap<String, Option<Strip>>,
+    pub(super) parts: HashMap<String, Option<Strip>>,
 }
 
 /// `cond` as read on the path after `strip` (unchanged when nothing was cut off).
@@ -69,7 +72,8 @@ pub(super) fn dispatch_of(body: Node, src: &[u8]) -> Vec<DispatchLeaf> {
     leaves
 }
 
-fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
+pub(super) fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
+    let exchanges = exchanges(body, src);
     let mut stack = vec![body];
     let mut decls = Vec::new();
     while let Some(n) = stack.pop() {
@@ -89,11 +93,77 @@ fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
             roles.parts.insert(name, strip);
         } else if let Some(strip) = path_expr(value, src, roles) {
             roles.path.insert(name, strip);
+        } else if let Some(call) = helper_call(value, src, &exchanges) {
+            let strip = Some(Strip::Helper(call));
+            roles.path.insert(name.clone(), strip.clone());
+            roles.parts.insert(name, strip);
         }
     }
 }
 
-fn invocation_name<'a>(node: Node, src: &'a [u8]) -> Option<&'a str> {
+/// Names the body knows the exchange by: parameters typed `HttpExchange` of the method or
+/// lambda the body belongs to, a lambda's parameters, and receivers of request accessors.
+fn exchanges(body: Node, src: &[u8]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    if let Some(parent) = body.parent() {
+        if let Some(params) = parent.field("parameters") {
+            let mut c = params.walk();
+            for p in params.named_children(&mut c) {
+                let typed = p
+                    .field("type")
+                    .is_some_and(|t| text(t, src).ends_with("HttpExchange"));
+                let untyped = parent.kind() == "lambda_expression" && p.kind() == "identifier";
+                if untyped {
+                    out.insert(text(p, src).to_string());
+                } else if let Some(n) = p.field("name").filter(|_| typed) {
+                    out.insert(text(n, src).to_string());
+                }
+            }
+            if parent.kind() == "lambda_expression" && params.kind() == "identifier" {
+                out.insert(text(params, src).to_string());
+            }
+        }
+    }
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if let Some(name) = invocation_name(n, src)
+            && name.starts_with("getRequest")
+            && let Some(o) = n.field("object").filter(|o| o.kind() == "identifier")
+        {
+            out.insert(text(o, src).to_string());
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    out
+}
+
+/// `Http.segments` for `Http.segments(exchange)`, `segments` for `segments(exchange)`: a
+/// call of a static-looking project method given the exchange, which may return the path.
+fn helper_call(node: Node, src: &[u8], exchanges: &HashSet<String>) -> Option<String> {
+    let name = invocation_name(node, src)?;
+    let args = node.field("arguments")?;
+    let mut c = args.walk();
+    let given = args
+        .named_children(&mut c)
+        .any(|a| a.kind() == "identifier" && exchanges.contains(text(a, src)));
+    if !given {
+        return None;
+    }
+    match node.field("object") {
+        None => Some(name.to_string()),
+        Some(o) if o.kind() == "this" => Some(name.to_string()),
+        Some(o)
+            if o.kind() == "identifier"
+                && text(o, src).starts_with(|c: char| c.is_ascii_uppercase()) =>
+        {
+            Some(format!("{}.{name}", text(o, src)))
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn invocation_name<'a>(node: Node, src: &'a [u8]) -> Option<&'a str> {
     (node.kind() == "method_invocation")
         .then(|| node.field("name").map(|n| text(n, src)))
         .flatten()
@@ -117,7 +187,7 @@ fn is_method_expr(node: Node, src: &[u8], roles: &Roles) -> bool {
 }
 
 /// `Some(strip)` when `node` is the request path, with the prefix cut off it if any.
-fn path_expr(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
+pub(super) fn path_expr(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
     match node.kind() {
         "identifier" => roles.path.get(text(node, src)).cloned(),
         "parenthesized_expression" => path_expr(node.named_child(0)?, src, roles),
@@ -185,7 +255,7 @@ fn strip_len(arg: Node, src: &[u8]) -> Option<Option<Strip>> {
 }
 
 /// `Some(strip)` when `node` is `path.split("/")` (of a possibly cut path).
-fn split_of(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
+pub(super) fn split_of(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
     if invocation_name(node, src) != Some("split") {
         return None;
     }
@@ -218,7 +288,7 @@ fn parts_length(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> 
     roles.parts.get(text(o, src)).cloned()
 }
 
-fn string_value(node: Node, src: &[u8]) -> Option<String> {
+pub(super) fn string_value(node: Node, src: &[u8]) -> Option<String> {
     (node.kind() == "string_literal").then(|| decode_string_literal(text(node, src)))
 }
 
