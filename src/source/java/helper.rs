@@ -63,10 +63,10 @@ pub(super) fn path_view_of(body: Node, src: &[u8]) -> Option<PathView> {
         if matches!(strip, Some(Strip::Helper(_))) {
             return None;
         }
-        match &view {
-            None => view = Some(v),
-            Some(prev) if *prev == v => {}
-            Some(_) => return None,
+        if view.is_none() {
+            view = Some(v);
+        } else if view.as_ref() != Some(&v) {
+            return None;
         }
     }
     view

@@ -76,9 +76,6 @@ fn eval(cond: &Cond, method: &str, path: &str, context: &str) -> Option<bool> {
 
 /// [`eval`], with segment conditions read on the non-empty parts when `non_empty`.
 fn eval_in(cond: &Cond, method: &str, path: &str, context: &str, non_empty: bool) -> Option<bool> {
-    let eval = |c: &Cond, method: &str, path: &str, context: &str| {
-        eval_in(c, method, path, context, non_empty)
-    };
     Some(match cond {
         Cond::Method(m) => m == method,
         Cond::PathEquals(p) => p == path,
@@ -110,12 +107,12 @@ fn eval_in(cond: &Cond, method: &str, path: &str, context: &str, non_empty: bool
             path.split('/').nth(*index).is_some_and(|s| s == value)
         }
         Cond::NonEmptyParts(c) => return eval_in(c, method, path, context, true),
-        Cond::Not(c) => !eval(c, method, path, context)?,
-        Cond::Or(cs) => return any3(cs.iter().map(|c| eval(c, method, path, context))),
-        Cond::And(cs) => return all3(cs.iter().map(|c| eval(c, method, path, context))),
+        Cond::Not(c) => !eval_in(c, method, path, context, non_empty)?,
+        Cond::Or(cs) => return any3(cs.iter().map(|c| eval_in(c, method, path, context, non_empty))),
+        Cond::And(cs) => return all3(cs.iter().map(|c| eval_in(c, method, path, context, non_empty))),
         Cond::Stripped { strip, cond } => {
             let rest = cut(strip, path, context)?;
-            return eval(cond, method, &rest, context);
+            return eval_in(cond, method, &rest, context, non_empty);
         }
     })
 }

@@ -114,24 +114,22 @@ impl Slicer<'_> {
 
     /// Keeps the methods of the statically found error envelopes in every slice.
     pub fn keep_renderers(&mut self, envelopes: &[ErrorEnvelope]) {
+        let mut keys = Vec::new();
         for r in envelopes.iter().flat_map(|e| &e.evidence_refs) {
             let Some(fi) = self.index.file_index(&r.file) else {
                 continue;
             };
-            for tf in &self.facts[fi].types {
-                let Some(pos) = tf.members.iter().position(|m| {
+            let found = self.facts[fi].types.iter().find_map(|tf| {
+                let pos = tf.members.iter().position(|m| {
                     m.kind == MemberKind::Method && m.start <= r.start_line && r.start_line <= m.end
-                }) else {
-                    continue;
-                };
-                let Some(id) = self.type_id_of(fi, &tf.nested_name) else {
-                    continue;
-                };
-                let key = (id, pos);
-                if !self.roots.contains(&key) {
-                    self.roots.push(key);
-                }
-                break;
+                })?;
+                Some((self.type_id_of(fi, &tf.nested_name)?, pos))
+            });
+            keys.extend(found);
+        }
+        for key in keys {
+            if !self.roots.contains(&key) {
+                self.roots.push(key);
             }
         }
     }
