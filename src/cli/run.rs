@@ -104,10 +104,11 @@ pub struct PipelineArgs {
     /// --refresh-from single_op_challenger` re-reviews one suite without re-extracting.
     #[arg(long, value_name = "AGENT")]
     pub refresh_from: Option<String>,
-    /// What the model reads per operation: `closure`, the handler file's whole import
-    /// closure, or `slice`, the handler, the methods it reaches, the types they use and
-    /// the exception handlers, with original line numbers (much smaller). A resumed session
-    /// keeps the mode it started with unless this is given.
+    /// What the model reads per operation: `slice` (the default), the handler, its
+    /// callers, the methods it reaches, the types they use, the exception handlers and
+    /// error renderers, with original line numbers, or `closure`, the handler file's whole
+    /// import closure. A resumed session keeps the mode it started with unless this is
+    /// given.
     #[arg(long, value_enum, value_name = "MODE")]
     pub bundle: Option<BundleMode>,
     #[command(flatten)]
@@ -223,8 +224,9 @@ pub fn prepare(
 pub const BUNDLE_SETTING: &str = "bundle";
 
 /// The bundle mode of this run: `flag` when given, else the one the session was started
-/// with, else `closure`. A mode other than `closure` (or a change) is written to the
-/// manifest so the next resume reads the same text.
+/// with, else `closure` for a session that ran before the mode was recorded (it has
+/// operations but no setting), else the default (`slice`). A mode other than `closure`
+/// (or a change) is written to the manifest so the next resume reads the same text.
 fn bundle_mode(
     session: &crate::store::Session,
     flag: Option<BundleMode>,
@@ -241,7 +243,17 @@ fn bundle_mode(
             })
         })
         .transpose()?;
-    let mode = flag.or(stored).unwrap_or_default();
+    let earlier_run = stored.is_none()
+        && session
+            .read_operations::<serde_json::Value>()
+            .map_err(|e| eyre!("{}: {e}", session.dir().display()))?
+            .is_some();
+    let unrecorded = if earlier_run {
+        BundleMode::Closure
+    } else {
+        BundleMode::default()
+    };
+    let mode = flag.or(stored).unwrap_or(unrecorded);
     if stored != Some(mode) && (stored.is_some() || mode != BundleMode::Closure) {
         session.update_manifest(|m| {
             m.config.settings.insert(
