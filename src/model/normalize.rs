@@ -30,22 +30,20 @@ impl BundleIndex {
     }
 
     /// The first line of `start..=end` of `file` that was left out of what was sent, if
-    /// any (`None` for a file sent whole).
+    /// any (`None` for a file sent whole). The first and the last line of a longer range
+    /// may be left out when the line next to them inside the range was shown: the blank
+    /// line or brace a citation of a whole method often takes in.
     pub fn left_out(&self, file: &str, start: usize, end: usize) -> Option<usize> {
         let ranges = self.shown.get(file)?;
-        let mut line = start;
-        for &(a, b) in ranges {
-            if line < a {
-                return Some(line);
-            }
-            if line <= b {
-                line = b + 1;
-            }
-            if line > end {
-                return None;
-            }
+        let shown = |l: usize| ranges.iter().any(|&(a, b)| a <= l && l <= b);
+        let (mut from, mut to) = (start, end);
+        if to > from && !shown(from) && shown(from + 1) {
+            from += 1;
         }
-        (line <= end).then_some(line)
+        if to > from && !shown(to) && shown(to - 1) {
+            to -= 1;
+        }
+        (from..=to).find(|&l| !shown(l))
     }
 }
 

@@ -211,6 +211,11 @@ fn an_evidence_ref_to_a_line_the_slice_left_out_is_removed() {
     let index = bundle_index(&slice);
     assert_eq!(index.left_out(h, 96, 99), None);
     assert_eq!(index.left_out(h, 60, 70), Some(64));
+    // A blank line or brace at either end of a longer citation may be left out.
+    assert_eq!(index.left_out(h, 96, 100), None);
+    assert_eq!(index.left_out(h, 95, 100), None);
+    assert_eq!(index.left_out(h, 100, 100), Some(100));
+    assert_eq!(index.left_out(h, 96, 101), Some(100));
     let out = normalize_single(op, &json!([oracle.clone()]), None, &index);
     assert_eq!(
         serde_json::to_value(&out.kept[0].evidence_refs).unwrap(),
