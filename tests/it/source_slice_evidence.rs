@@ -240,3 +240,39 @@ fn an_evidence_ref_to_a_line_the_slice_left_out_is_removed() {
     assert_eq!(out.kept[0].evidence_refs.len(), 3);
     assert_eq!(out.count(rule::EVIDENCE_OUT_OF_BUNDLE), 0);
 }
+
+#[test]
+fn a_slice_keeps_a_filter_that_answers_before_the_handler() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "openapi.json",
+            r#"{"openapi": "3.0.1", "info": {"title": "t", "version": "1"}, "paths": {"/items": {"get": {"responses": {"200": {"description": "ok"}, "401": {"description": "no key"}}}}}}"#,
+        ),
+        (
+            "src/main/java/app/Main.java",
+            "package app;\n\nimport com.sun.net.httpserver.*;\nimport java.net.InetSocketAddress;\n\npublic class Main {\n    public static void main(String[] a) throws Exception {\n        HttpServer s = HttpServer.create(new InetSocketAddress(8080), 0);\n        HttpContext c = s.createContext(\"/items\", new ItemHandler());\n        c.getFilters().add(new KeyFilter());\n        s.start();\n    }\n}\n",
+        ),
+        (
+            "src/main/java/app/ItemHandler.java",
+            "package app;\n\nimport com.sun.net.httpserver.*;\n\npublic class ItemHandler implements HttpHandler {\n    public void handle(HttpExchange ex) throws java.io.IOException {\n        ex.sendResponseHeaders(200, -1);\n    }\n}\n",
+        ),
+        (
+            "src/main/java/app/KeyFilter.java",
+            "package app;\n\nimport com.sun.net.httpserver.*;\n\npublic class KeyFilter extends Filter {\n    public void doFilter(HttpExchange ex, Chain chain) throws java.io.IOException {\n        if (ex.getRequestHeaders().getFirst(\"X-Key\") == null) {\n            ex.sendResponseHeaders(401, -1);\n            return;\n        }\n        chain.doFilter(ex);\n    }\n\n    public String description() {\n        return \"key\";\n    }\n}\n",
+        ),
+    ];
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let loaded = mastor::spec::load(&dir.path().join("openapi.json")).unwrap();
+    let analysis = analyse(dir.path(), &loaded, &AnalyseOptions::default()).unwrap();
+    let slicer = ProjectSlicer::new(dir.path(), &analysis);
+    let slice = slicer.slice("GET /items").unwrap();
+    let filter = "src/main/java/app/KeyFilter.java";
+    // `doFilter` (the 401) is kept, `description` is not.
+    assert!(slice.shows(filter, 8), "{}", slice.outline());
+    assert!(!slice.shows(filter, 15), "{}", slice.outline());
+}
