@@ -24,7 +24,12 @@ fn main() {
     dirs.sort();
     println!(
         "{:<22} {:>4}  {:>15}  {:>15}  {:>13}  {:>21}",
-        "project", "ops", "closure med/max", "slice med/max", "closure/slice", "cited lines cl / sl"
+        "project",
+        "ops",
+        "closure med/max",
+        "slice med/max",
+        "closure/slice",
+        "cited lines cl / sl"
     );
     let mut missing = Vec::new();
     for dir in &dirs {
@@ -36,7 +41,10 @@ fn main() {
     let cites = synthetic(tmp.path());
     missing.extend(measure("synthetic (202 cls)", tmp.path(), &cites));
     for (project, c) in &missing {
-        println!("left out by the slice: {project}: {}: {}:{}", c.op, c.file, c.line);
+        println!(
+            "left out by the slice: {project}: {}: {}:{}",
+            c.op, c.file, c.line
+        );
     }
 }
 
@@ -69,7 +77,12 @@ fn measure(name: &str, root: &Path, cites: &[Cite]) -> Vec<(String, Cite)> {
     let evidence = if cites.is_empty() {
         "n/a".to_string()
     } else {
-        format!("{}/{n} / {}/{n}", cov.in_closure, cov.in_slice, n = cov.cited)
+        format!(
+            "{}/{n} / {}/{n}",
+            cov.in_closure,
+            cov.in_slice,
+            n = cov.cited
+        )
     };
     println!(
         "{name:<22} {:>4}  {:>15}  {:>15}  {ratio:>13}  {evidence:>21}",

@@ -405,17 +405,20 @@ impl Prepared {
 /// Files and line counts of a bundle, for checking evidence refs; for a file of a slice
 /// (one with `... ~ lines A-B left out` markers), also the lines that were shown.
 pub fn bundle_index(bundle: &Bundle) -> BundleIndex {
+    /// The file being read: its path, the lines shown, whether a line was left out.
+    struct Reading {
+        path: String,
+        ranges: Vec<(usize, usize)>,
+        partial: bool,
+    }
     let mut files = Vec::new();
     let mut shown = std::collections::BTreeMap::new();
-    // The file being read: its path, shown ranges, and whether a line was left out.
-    let mut current: Option<(String, Vec<(usize, usize)>, bool)> = None;
-    let mut close = |cur: Option<(String, Vec<(usize, usize)>, bool)>| {
-        if let Some((path, ranges, partial)) = cur
-            && partial
-        {
-            shown.insert(path, ranges);
+    let mut close = |cur: Option<Reading>| {
+        if let Some(r) = cur.filter(|r| r.partial) {
+            shown.insert(r.path, r.ranges);
         }
     };
+    let mut current: Option<Reading> = None;
     for line in bundle.text.lines() {
         if let Some(rest) = line.strip_prefix("// ===== FILE: ")
             && let Some((path, tail)) = rest.rsplit_once(" (")
@@ -423,21 +426,25 @@ pub fn bundle_index(bundle: &Bundle) -> BundleIndex {
         {
             files.push((path.to_string(), n.parse().unwrap_or(0)));
             close(current.take());
-            current = Some((path.to_string(), Vec::new(), false));
+            current = Some(Reading {
+                path: path.to_string(),
+                ranges: Vec::new(),
+                partial: false,
+            });
             continue;
         }
-        let Some((_, ranges, partial)) = current.as_mut() else {
+        let Some(r) = current.as_mut() else {
             continue;
         };
         let t = line.trim_start();
         if t.starts_with("... ~ line") {
-            *partial = true;
+            r.partial = true;
         } else if let Some((num, _)) = t.split_once(" | ")
             && let Ok(n) = num.parse::<usize>()
         {
-            match ranges.last_mut() {
+            match r.ranges.last_mut() {
                 Some(last) if last.1 + 1 == n => last.1 = n,
-                _ => ranges.push((n, n)),
+                _ => r.ranges.push((n, n)),
             }
         }
     }

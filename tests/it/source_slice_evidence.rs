@@ -50,7 +50,11 @@ fn every_hand_checked_citation_is_in_the_slice() {
             .iter()
             .map(|c| format!("{} {}:{}", c.op, c.file, c.line))
             .collect();
-        assert_eq!(missing, Vec::<String>::new(), "{name}: left out by the slice");
+        assert_eq!(
+            missing,
+            Vec::<String>::new(),
+            "{name}: left out by the slice"
+        );
         assert_eq!(cov.in_slice, cov.cited, "{name}");
         assert!(cov.in_closure <= cov.in_slice, "{name}: {cov:?}");
         checked.push(name);
@@ -75,7 +79,10 @@ fn a_malformed_evidence_file_is_an_error_naming_it() {
     )
     .unwrap();
     let err = hand_checked(dir.path()).unwrap_err();
-    assert!(err.contains("evidence.json") && err.contains("note"), "{err}");
+    assert!(
+        err.contains("evidence.json") && err.contains("note"),
+        "{err}"
+    );
     std::fs::write(
         dir.path().join("evidence.json"),
         r#"{"operations": {"GET /x": [{"file": "A.java", "start_line": 5, "end_line": 2, "why": "w"}]}}"#,

@@ -73,7 +73,7 @@ pub(super) fn dispatch_of(body: Node, src: &[u8]) -> Vec<DispatchLeaf> {
 }
 
 pub(super) fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
-    let exchanges = exchanges(body, src);
+    let exchanges = super::helper::exchanges(body, src);
     let mut stack = vec![body];
     let mut decls = Vec::new();
     while let Some(n) = stack.pop() {
@@ -93,73 +93,11 @@ pub(super) fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
             roles.parts.insert(name, strip);
         } else if let Some(strip) = path_expr(value, src, roles) {
             roles.path.insert(name, strip);
-        } else if let Some(call) = helper_call(value, src, &exchanges) {
+        } else if let Some(call) = super::helper::helper_call(value, src, &exchanges) {
             let strip = Some(Strip::Helper(call));
             roles.path.insert(name.clone(), strip.clone());
             roles.parts.insert(name, strip);
         }
-    }
-}
-
-/// Names the body knows the exchange by: parameters typed `HttpExchange` of the method or
-/// lambda the body belongs to, a lambda's parameters, and receivers of request accessors.
-fn exchanges(body: Node, src: &[u8]) -> HashSet<String> {
-    let mut out = HashSet::new();
-    if let Some(parent) = body.parent() {
-        if let Some(params) = parent.field("parameters") {
-            let mut c = params.walk();
-            for p in params.named_children(&mut c) {
-                let typed = p
-                    .field("type")
-                    .is_some_and(|t| text(t, src).ends_with("HttpExchange"));
-                let untyped = parent.kind() == "lambda_expression" && p.kind() == "identifier";
-                if untyped {
-                    out.insert(text(p, src).to_string());
-                } else if let Some(n) = p.field("name").filter(|_| typed) {
-                    out.insert(text(n, src).to_string());
-                }
-            }
-            if parent.kind() == "lambda_expression" && params.kind() == "identifier" {
-                out.insert(text(params, src).to_string());
-            }
-        }
-    }
-    let mut stack = vec![body];
-    while let Some(n) = stack.pop() {
-        if let Some(name) = invocation_name(n, src)
-            && name.starts_with("getRequest")
-            && let Some(o) = n.field("object").filter(|o| o.kind() == "identifier")
-        {
-            out.insert(text(o, src).to_string());
-        }
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-    }
-    out
-}
-
-/// `Http.segments` for `Http.segments(exchange)`, `segments` for `segments(exchange)`: a
-/// call of a static-looking project method given the exchange, which may return the path.
-fn helper_call(node: Node, src: &[u8], exchanges: &HashSet<String>) -> Option<String> {
-    let name = invocation_name(node, src)?;
-    let args = node.field("arguments")?;
-    let mut c = args.walk();
-    let given = args
-        .named_children(&mut c)
-        .any(|a| a.kind() == "identifier" && exchanges.contains(text(a, src)));
-    if !given {
-        return None;
-    }
-    match node.field("object") {
-        None => Some(name.to_string()),
-        Some(o) if o.kind() == "this" => Some(name.to_string()),
-        Some(o)
-            if o.kind() == "identifier"
-                && text(o, src).starts_with(|c: char| c.is_ascii_uppercase()) =>
-        {
-            Some(format!("{}.{name}", text(o, src)))
-        }
-        _ => None,
     }
 }
 

@@ -14,7 +14,12 @@
 use super::dispatch::{Roles, find_roles, invocation_name, path_expr, split_of};
 use super::fields::FieldExt;
 use super::{PathView, Strip};
+use std::collections::HashSet;
 use tree_sitter::Node;
+
+fn text<'a>(node: Node, src: &'a [u8]) -> &'a str {
+    node.utf8_text(src).unwrap_or_default()
+}
 
 /// The view `body` returns, when it is such a helper.
 pub(super) fn path_view_of(body: Node, src: &[u8]) -> Option<PathView> {
@@ -123,4 +128,66 @@ fn any_node(node: Node, pred: &dyn Fn(Node) -> bool) -> bool {
         stack.extend(n.named_children(&mut c));
     }
     false
+}
+
+/// Names the body knows the exchange by: parameters typed `HttpExchange` of the method or
+/// lambda the body belongs to, a lambda's parameters, and receivers of request accessors.
+pub(super) fn exchanges(body: Node, src: &[u8]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    if let Some(parent) = body.parent()
+        && let Some(params) = parent.field("parameters")
+    {
+        let mut c = params.walk();
+        for p in params.named_children(&mut c) {
+            let typed = p
+                .field("type")
+                .is_some_and(|t| text(t, src).ends_with("HttpExchange"));
+            let untyped = parent.kind() == "lambda_expression" && p.kind() == "identifier";
+            if untyped {
+                out.insert(text(p, src).to_string());
+            } else if let Some(n) = p.field("name").filter(|_| typed) {
+                out.insert(text(n, src).to_string());
+            }
+        }
+        if parent.kind() == "lambda_expression" && params.kind() == "identifier" {
+            out.insert(text(params, src).to_string());
+        }
+    }
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if let Some(name) = invocation_name(n, src)
+            && name.starts_with("getRequest")
+            && let Some(o) = n.field("object").filter(|o| o.kind() == "identifier")
+        {
+            out.insert(text(o, src).to_string());
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    out
+}
+
+/// `Http.segments` for `Http.segments(exchange)`, `segments` for `segments(exchange)`: a
+/// call of a static-looking project method given the exchange, which may return the path.
+pub(super) fn helper_call(node: Node, src: &[u8], exchanges: &HashSet<String>) -> Option<String> {
+    let name = invocation_name(node, src)?;
+    let args = node.field("arguments")?;
+    let mut c = args.walk();
+    let given = args
+        .named_children(&mut c)
+        .any(|a| a.kind() == "identifier" && exchanges.contains(text(a, src)));
+    if !given {
+        return None;
+    }
+    match node.field("object") {
+        None => Some(name.to_string()),
+        Some(o) if o.kind() == "this" => Some(name.to_string()),
+        Some(o)
+            if o.kind() == "identifier"
+                && text(o, src).starts_with(|c: char| c.is_ascii_uppercase()) =>
+        {
+            Some(format!("{}.{name}", text(o, src)))
+        }
+        _ => None,
+    }
 }

@@ -108,8 +108,18 @@ fn eval_in(cond: &Cond, method: &str, path: &str, context: &str, non_empty: bool
         }
         Cond::NonEmptyParts(c) => return eval_in(c, method, path, context, true),
         Cond::Not(c) => !eval_in(c, method, path, context, non_empty)?,
-        Cond::Or(cs) => return any3(cs.iter().map(|c| eval_in(c, method, path, context, non_empty))),
-        Cond::And(cs) => return all3(cs.iter().map(|c| eval_in(c, method, path, context, non_empty))),
+        Cond::Or(cs) => {
+            return any3(
+                cs.iter()
+                    .map(|c| eval_in(c, method, path, context, non_empty)),
+            );
+        }
+        Cond::And(cs) => {
+            return all3(
+                cs.iter()
+                    .map(|c| eval_in(c, method, path, context, non_empty)),
+            );
+        }
         Cond::Stripped { strip, cond } => {
             let rest = cut(strip, path, context)?;
             return eval_in(cond, method, &rest, context, non_empty);

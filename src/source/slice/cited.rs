@@ -90,7 +90,10 @@ pub fn hand_checked(dir: &Path) -> Result<Vec<Cite>, String> {
                     r["start_line"].as_u64(),
                     r["end_line"].as_u64(),
                 ) else {
-                    return Err(format!("{}: {op}: malformed evidence ref {r}", suite.display()));
+                    return Err(format!(
+                        "{}: {op}: malformed evidence ref {r}",
+                        suite.display()
+                    ));
                 };
                 add(op, file, a as usize, b as usize);
             }

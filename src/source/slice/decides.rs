@@ -30,7 +30,10 @@ const GLUE: &[(&str, Option<&[&str]>)] = &[
     ("Filter", Some(&["doFilter"])),
     ("Authenticator", Some(&["authenticate"])),
     ("HttpFilter", Some(&["doFilter"])),
-    ("OncePerRequestFilter", Some(&["doFilterInternal", "shouldNotFilter"])),
+    (
+        "OncePerRequestFilter",
+        Some(&["doFilterInternal", "shouldNotFilter"]),
+    ),
     ("GenericFilterBean", Some(&["doFilter"])),
     // Spring MVC.
     ("HandlerInterceptor", Some(&["preHandle"])),
