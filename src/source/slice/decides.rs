@@ -11,7 +11,7 @@
 //!   servlet filters, Spring interceptors and MVC configuration, JAX-RS request filters,
 //!   `@InitBinder` methods.
 
-use super::facts::{Member, MemberKind};
+use super::facts::{Member, MemberKind, Recv};
 use super::reach::{Key, Slicer, Walk};
 use crate::model::{EntryRef, ErrorEnvelope};
 use crate::source::index::TypeId;
@@ -169,8 +169,12 @@ impl Walk<'_, '_> {
                         if !callable(m) || self.done.contains(&key) {
                             continue;
                         }
+                        // A caller names its receiver: `this`, a typed local or field, a
+                        // project type (`HttpServer.create(..)` is no call of `create`).
                         let calls_it = m.uses.calls.iter().any(|c| {
                             c.name == name
+                                && (matches!(c.recv, Recv::Implicit | Recv::This | Recv::Super)
+                                    || !self.recv_types(key, m, &c.recv).is_empty())
                                 && self
                                     .resolve_call(key, m, c)
                                     .iter()

@@ -297,7 +297,7 @@ impl Walk<'_, '_> {
     /// The types a receiver expression may have, when they can be told without data
     /// flow: several when locals of different scopes share its name (`catch (A e)` next
     /// to `catch (B e)`), none when unknown.
-    fn recv_types(&self, key: Key, m: &Member, recv: &Recv) -> Vec<TypeId> {
+    pub(super) fn recv_types(&self, key: Key, m: &Member, recv: &Recv) -> Vec<TypeId> {
         if let Recv::Name(x) = recv {
             let mut out: Vec<TypeId> = Vec::new();
             for (_, ty) in m.uses.locals.iter().filter(|(n, _)| n == x) {
