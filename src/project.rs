@@ -405,6 +405,11 @@ impl Prepared {
 /// Files and line counts of a bundle, for checking evidence refs; for a file of a slice
 /// (one with `... ~ lines A-B left out` markers), also the lines that were shown.
 pub fn bundle_index(bundle: &Bundle) -> BundleIndex {
+    text_index(&bundle.text)
+}
+
+/// [`bundle_index`] of rendered bundle text (several bundles' files joined, each once).
+pub fn text_index(text: &str) -> BundleIndex {
     /// The file being read: its path, the lines shown, whether a line was left out.
     struct Reading {
         path: String,
@@ -419,7 +424,7 @@ pub fn bundle_index(bundle: &Bundle) -> BundleIndex {
         }
     };
     let mut current: Option<Reading> = None;
-    for line in bundle.text.lines() {
+    for line in text.lines() {
         if let Some(rest) = line.strip_prefix("// ===== FILE: ")
             && let Some((path, tail)) = rest.rsplit_once(" (")
             && let Some(n) = tail.split_whitespace().next()

@@ -62,6 +62,9 @@ impl Target for GroupTarget {
                 }
             }
         }
+        // Each file is sent once, as the first operation's bundle has it: for a slice,
+        // only the lines that one showed can be cited.
+        files.shown = crate::project::text_index(&bundle_text).shown;
         Ok(GroupTarget {
             group_id: group_id.to_string(),
             group,
