@@ -1,18 +1,17 @@
 //! Closure bundles against per-operation slices (`--bundle closure|slice`): for every
 //! fixture under `tests/fixtures/` and a synthetic Spring project of 202 classes, the
 //! estimated tokens per operation (median and max, the bundle's bytes / 4) in both modes,
-//! and the evidence coverage: of the source lines cited by hand-checked evidence refs
-//! (a fixture's `suites/reference.json`; the synthetic project's known lines), how many
-//! each mode shows. Run with `cargo bench --bench slice`.
+//! and the evidence coverage: of the source lines a correct oracle cites, hand-checked
+//! (a fixture's `evidence.json` and `suites/reference.json`, see
+//! `mastor::source::slice::cited`; the synthetic project's known lines), how many each
+//! mode shows. Cited lines a slice leaves out are listed under the table. Run with
+//! `cargo bench --bench slice`.
 
 use mastor::source::slice::ProjectSlicer;
+use mastor::source::slice::cited::{Cite, coverage, hand_checked};
 use mastor::source::{AnalyseOptions, analyse};
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
-
-/// One cited line: operation, file, line.
-type Cite = (String, String, usize);
 
 fn main() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -24,20 +23,33 @@ fn main() {
         .collect();
     dirs.sort();
     println!(
-        "{:<22} {:>4}  {:>15}  {:>15}  {:>19}",
-        "project", "ops", "closure med/max", "slice med/max", "evidence cl / sl"
+        "{:<22} {:>4}  {:>15}  {:>15}  {:>13}  {:>21}",
+        "project",
+        "ops",
+        "closure med/max",
+        "slice med/max",
+        "closure/slice",
+        "cited lines cl / sl"
     );
+    let mut missing = Vec::new();
     for dir in &dirs {
         let name = dir.file_name().unwrap_or_default().to_string_lossy();
-        let cites = reference_cites(&dir.join("suites/reference.json"));
-        measure(&name, dir, &cites);
+        let cites = hand_checked(dir).unwrap_or_else(|e| panic!("{e}"));
+        missing.extend(measure(&name, dir, &cites));
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let cites = synthetic(tmp.path());
-    measure("synthetic (202 cls)", tmp.path(), &cites);
+    missing.extend(measure("synthetic (202 cls)", tmp.path(), &cites));
+    for (project, c) in &missing {
+        println!(
+            "left out by the slice: {project}: {}: {}:{}",
+            c.op, c.file, c.line
+        );
+    }
 }
 
-fn measure(name: &str, root: &Path, cites: &[Cite]) {
+/// Prints one row; returns the cited lines the slice leaves out.
+fn measure(name: &str, root: &Path, cites: &[Cite]) -> Vec<(String, Cite)> {
     let spec = match std::fs::read_to_string(root.join("expected.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -50,31 +62,38 @@ fn measure(name: &str, root: &Path, cites: &[Cite]) {
     let analysis = analyse(root, &loaded, &AnalyseOptions::default()).expect("analyse");
     let slicer = ProjectSlicer::new(root, &analysis);
     let (mut closure, mut slice) = (Vec::new(), Vec::new());
-    let (mut in_closure, mut in_slice) = (0, 0);
-    let cited_ops: BTreeSet<&str> = cites.iter().map(|c| c.0.as_str()).collect();
     for (op, bundle) in &analysis.bundles {
         let Some(s) = slicer.slice(op) else { continue };
         closure.push(bundle.tokens_est);
         slice.push(slicer.bundle(&s).tokens_est);
-        if !cited_ops.contains(op.as_str()) {
-            continue;
-        }
-        for (_, file, line) in cites.iter().filter(|c| &c.0 == op) {
-            in_closure += usize::from(bundle.files.contains(file));
-            in_slice += usize::from(s.shows(file, *line));
-        }
     }
+    let ratio = if closure.is_empty() {
+        "-".to_string()
+    } else {
+        let (c, s): (usize, usize) = (closure.iter().sum(), slice.iter().sum());
+        format!("{:.2}", c as f64 / s.max(1) as f64)
+    };
+    let cov = coverage(&analysis, &slicer, cites);
     let evidence = if cites.is_empty() {
         "n/a".to_string()
     } else {
-        format!("{in_closure}/{n} / {in_slice}/{n}", n = cites.len())
+        format!(
+            "{}/{n} / {}/{n}",
+            cov.in_closure,
+            cov.in_slice,
+            n = cov.cited
+        )
     };
     println!(
-        "{name:<22} {:>4}  {:>15}  {:>15}  {evidence:>19}",
+        "{name:<22} {:>4}  {:>15}  {:>15}  {ratio:>13}  {evidence:>21}",
         closure.len(),
         med_max(&mut closure),
         med_max(&mut slice)
     );
+    cov.missing
+        .into_iter()
+        .map(|c| (name.to_string(), c))
+        .collect()
 }
 
 fn med_max(v: &mut [usize]) -> String {
@@ -83,26 +102,6 @@ fn med_max(v: &mut [usize]) -> String {
     }
     v.sort_unstable();
     format!("{}/{}", v[v.len() / 2], v[v.len() - 1])
-}
-
-/// Every (operation, file, line) cited by the evidence refs of a reference suite.
-fn reference_cites(path: &Path) -> Vec<Cite> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let suite: serde_json::Value = serde_json::from_str(&text).expect("suite JSON");
-    let mut out = BTreeSet::new();
-    for o in suite["oracles"].as_array().into_iter().flatten() {
-        let op = o["op_id"].as_str().unwrap_or_default();
-        for r in o["evidence_refs"].as_array().into_iter().flatten() {
-            let file = r["file"].as_str().unwrap_or_default();
-            let (a, b) = (r["start_line"].as_u64(), r["end_line"].as_u64());
-            for line in a.unwrap_or(0)..=b.unwrap_or(0) {
-                out.insert((op.to_string(), file.to_string(), line as usize));
-            }
-        }
-    }
-    out.into_iter().collect()
 }
 
 const DOMAINS: usize = 25;
@@ -139,11 +138,7 @@ fn synthetic(root: &Path) -> Vec<Cite> {
             "{head}import org.springframework.web.bind.annotation.*;\n\n@RestController\n@RequestMapping(\"/d{d}\")\npublic class Item{d}Controller {{\n    private final Item{d}Service service;\n\n    public Item{d}Controller(Item{d}Service service) {{ this.service = service; }}\n\n    @GetMapping(\"/items\")\n    public List<Item{d}Dto> list() {{ return service.list(); }}\n\n    @GetMapping(\"/items/{{id}}\")\n    public Item{d}Dto get(@PathVariable long id) {{ return service.get(id); }}\n\n    @PostMapping(\"/items\")\n    public Item{d}Dto create(@RequestBody Item{d}Dto dto) {{ return service.create(dto); }}\n"
         );
         let get_line = line_of(&controller, "Dto get(");
-        cites.push((
-            format!("GET /d{d}/items/{{id}}"),
-            file("Controller"),
-            get_line,
-        ));
+        cites.push(cite(d, file("Controller"), get_line));
         write(&file("Controller"), &pad(controller));
         write(
             &file("Service"),
@@ -155,13 +150,9 @@ fn synthetic(root: &Path) -> Vec<Cite> {
             "{head}public class Item{d}ServiceImpl implements Item{d}Service {{\n    private final Item{d}Repository repo = new Item{d}Repository();\n    private final Item{d}Mapper mapper = new Item{d}Mapper();\n\n    public List<Item{d}Dto> list() {{ return new ArrayList<>(); }}\n\n    public Item{d}Dto get(long id) {{\n        Item{d}Entity e = repo.find(id);\n        if (e == null) throw new Item{d}NotFound(id);\n        return mapper.toDto(e);\n    }}\n\n    public Item{d}Dto create(Item{d}Dto dto) {{ return mapper.toDto(repo.save(mapper.toEntity(dto))); }}\n"
         );
         let throw_line = line_of(&service, "throw new");
-        cites.push((
-            format!("GET /d{d}/items/{{id}}"),
-            file("ServiceImpl"),
-            throw_line,
-        ));
-        cites.push((
-            format!("GET /d{d}/items/{{id}}"),
+        cites.push(cite(d, file("ServiceImpl"), throw_line));
+        cites.push(cite(
+            d,
             format!("{base}/web/Errors.java"),
             line_of(advice, "status(404)"),
         ));
@@ -209,6 +200,14 @@ fn synthetic(root: &Path) -> Vec<Cite> {
     )
     .expect("spec");
     cites
+}
+
+fn cite(domain: usize, file: String, line: usize) -> Cite {
+    Cite {
+        op: format!("GET /d{domain}/items/{{id}}"),
+        file,
+        line,
+    }
 }
 
 /// 1-based line of the first line of `text` containing `needle` after the class line.

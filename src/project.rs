@@ -420,18 +420,61 @@ impl Prepared {
     }
 }
 
-/// Files and line counts of a bundle, for checking evidence refs.
+/// Files and line counts of a bundle, for checking evidence refs; for a file of a slice
+/// (one with `... ~ lines A-B left out` markers), also the lines that were shown.
 pub fn bundle_index(bundle: &Bundle) -> BundleIndex {
+    text_index(&bundle.text)
+}
+
+/// [`bundle_index`] of rendered bundle text (several bundles' files joined, each once).
+pub fn text_index(text: &str) -> BundleIndex {
+    /// The file being read: its path, the lines shown, whether a line was left out.
+    struct Reading {
+        path: String,
+        ranges: Vec<(usize, usize)>,
+        partial: bool,
+    }
     let mut files = Vec::new();
-    for line in bundle.text.lines() {
+    let mut shown = std::collections::BTreeMap::new();
+    let mut close = |cur: Option<Reading>| {
+        if let Some(r) = cur.filter(|r| r.partial) {
+            shown.insert(r.path, r.ranges);
+        }
+    };
+    let mut current: Option<Reading> = None;
+    for line in text.lines() {
         if let Some(rest) = line.strip_prefix("// ===== FILE: ")
             && let Some((path, tail)) = rest.rsplit_once(" (")
             && let Some(n) = tail.split_whitespace().next()
         {
             files.push((path.to_string(), n.parse().unwrap_or(0)));
+            close(current.take());
+            current = Some(Reading {
+                path: path.to_string(),
+                ranges: Vec::new(),
+                partial: false,
+            });
+            continue;
+        }
+        let Some(r) = current.as_mut() else {
+            continue;
+        };
+        let t = line.trim_start();
+        if t.starts_with("... ~ line") {
+            r.partial = true;
+        } else if let Some((num, _)) = t.split_once(" | ")
+            && let Ok(n) = num.parse::<usize>()
+        {
+            match r.ranges.last_mut() {
+                Some(last) if last.1 + 1 == n => last.1 = n,
+                _ => r.ranges.push((n, n)),
+            }
         }
     }
-    BundleIndex::from_files(files)
+    close(current);
+    let mut index = BundleIndex::from_files(files);
+    index.shown = shown;
+    index
 }
 
 /// One unset replacement slot per spec operation.

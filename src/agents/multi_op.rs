@@ -50,6 +50,9 @@ pub fn group_source(
             }
         }
     }
+    // Each file is sent once, as the first operation's bundle has it: for a slice, only
+    // the lines that one showed can be cited.
+    files.shown = crate::project::text_index(&text).shown;
     let seed = project.seed_data_for(&files.files.keys().cloned().collect::<Vec<_>>());
     (files, text, seed)
 }

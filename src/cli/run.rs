@@ -104,10 +104,11 @@ pub struct PipelineArgs {
     /// --refresh-from single_op_challenger` re-reviews one suite without re-extracting.
     #[arg(long, value_name = "AGENT")]
     pub refresh_from: Option<String>,
-    /// What the model reads per operation: `closure`, the handler file's whole import
-    /// closure, or `slice`, the handler, the methods it reaches, the types they use and
-    /// the exception handlers, with original line numbers (much smaller). A resumed session
-    /// keeps the mode it started with unless this is given.
+    /// What the model reads per operation: `slice` (the default), the handler, its
+    /// callers, the methods it reaches, the types they use, the exception handlers and
+    /// error renderers, with original line numbers, or `closure`, the handler file's whole
+    /// import closure. A resumed session keeps the mode it started with unless this is
+    /// given.
     #[arg(long, value_enum, value_name = "MODE")]
     pub bundle: Option<BundleMode>,
     #[command(flatten)]
@@ -177,7 +178,21 @@ pub fn load(project_dir: &Path, args: &PipelineArgs) -> color_eyre::Result<Loade
         Some(s) => stored_bundle_mode(s)?,
         None => None,
     };
-    let mode = args.bundle.or(stored).unwrap_or_default();
+    // A session with operations but no recorded mode ran before the setting existed: it
+    // read closures, and keeps them. A new session takes the default (`slice`).
+    let earlier_run = match &existing {
+        Some(s) if stored.is_none() => s
+            .read_operations::<serde_json::Value>()
+            .map_err(|e| eyre!("{}: {e}", s.dir().display()))?
+            .is_some(),
+        _ => false,
+    };
+    let unrecorded = if earlier_run {
+        BundleMode::Closure
+    } else {
+        BundleMode::default()
+    };
+    let mode = args.bundle.or(stored).unwrap_or(unrecorded);
     project.use_bundle_mode(mode);
     if let Some(s) = &existing {
         for problem in project.apply_handler_choices(s.read_handler_choices()?.values()) {

@@ -33,7 +33,7 @@ pub struct ScanArgs {
     pub exclude: Vec<String>,
     /// Which bundle the per-operation figures (files, lines, tokens) describe: the
     /// handler's import `closure` or the operation's `slice` (see `mastor run --bundle`).
-    #[arg(long, value_enum, value_name = "MODE", default_value = "closure")]
+    #[arg(long, value_enum, value_name = "MODE", default_value = "slice")]
     pub bundle: crate::source::bundle::BundleMode,
 }
 

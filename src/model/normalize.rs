@@ -10,6 +10,10 @@ use std::collections::BTreeMap;
 pub struct BundleIndex {
     /// Project-relative `/`-separated path → number of lines.
     pub files: BTreeMap<String, usize>,
+    /// Files of which only some lines were sent (a slice), with the line ranges that were
+    /// (1-based, inclusive, sorted). A file absent here was sent whole.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub shown: BTreeMap<String, Vec<(usize, usize)>>,
 }
 
 impl BundleIndex {
@@ -21,7 +25,25 @@ impl BundleIndex {
     {
         BundleIndex {
             files: files.into_iter().map(|(p, n)| (p.into(), n)).collect(),
+            shown: BTreeMap::new(),
         }
+    }
+
+    /// The first line of `start..=end` of `file` that was left out of what was sent, if
+    /// any (`None` for a file sent whole). The first and the last line of a longer range
+    /// may be left out when the line next to them inside the range was shown: the blank
+    /// line or brace a citation of a whole method often takes in.
+    pub fn left_out(&self, file: &str, start: usize, end: usize) -> Option<usize> {
+        let ranges = self.shown.get(file)?;
+        let shown = |l: usize| ranges.iter().any(|&(a, b)| a <= l && l <= b);
+        let (mut from, mut to) = (start, end);
+        if to > from && !shown(from) && shown(from + 1) {
+            from += 1;
+        }
+        if to > from && !shown(to) && shown(to - 1) {
+            to -= 1;
+        }
+        (from..=to).find(|&l| !shown(l))
     }
 }
 

@@ -14,13 +14,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What the extraction step reads per operation: the handler file's whole import closure
-/// (the paper's bundle, the default) or the operation's slice (`source::slice`), much
-/// smaller, for models with small context windows or per-token prices. Recorded in the
-/// session so a resumed run reads the same text (sessions without it used `closure`).
+/// (the paper's bundle) or the operation's slice (`source::slice`, the default): much
+/// smaller, and on every fixture with hand-checked evidence it shows every cited line
+/// (`source::slice::cited`). Recorded in the session so a resumed run reads the same text
+/// (sessions from before it was recorded used `closure`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum BundleMode {
-    #[default]
     Closure,
+    #[default]
     Slice,
 }
 

@@ -86,6 +86,7 @@ mod secrets;
 mod seed_java;
 mod source_perf;
 mod source_slice;
+mod source_slice_evidence;
 mod spec_corpus;
 mod spec_exclude;
 mod spec_find;

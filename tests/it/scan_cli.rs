@@ -76,6 +76,8 @@ fn json_output_is_one_object_with_the_documented_keys() {
         "--json",
         "--exclude",
         "/internal/**",
+        "--bundle",
+        "closure",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");

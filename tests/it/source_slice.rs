@@ -51,8 +51,9 @@ fn spec(paths: &[&str]) -> String {
 /// `badRequest` via `Http.pathId`, `methodNotAllowed`, `status()` in the catch); Http's
 /// `sendJson`, `sendError` and `pathId`, not `sendNoContent`, `readBody`, `query`; Json's
 /// `write` → `writeValue` → `writeString`, not the parser; Owner's declaration (a PetStore
-/// field type); Pet's declaration with `copy`, `setStatus`, `ageCategory`, `toJson`, not
-/// the getters; PetStore's declaration (constructor with the seed data) and `readPet`.
+/// field type); Pet's declaration with `copy`, `setStatus`, `ageCategory`, `toJson` and
+/// `getId` (the seeding `add` calls it), not the other getters; PetStore's declaration
+/// (constructor with the seed data), the `add` it seeds through, and `readPet`.
 const PETSTORE_GET: &str = "\
 src/main/java/petstore/handlers/PetHandler.java: 1-63, 96-99, 130
 src/main/java/petstore/http/ApiException.java: 1-28
@@ -60,8 +61,8 @@ src/main/java/petstore/http/Http.java: 1-26, 34-39, 47-55, 80
 src/main/java/petstore/json/Json.java: 1-20, 33-37, 212-268
 src/main/java/petstore/json/JsonException.java: 1-9
 src/main/java/petstore/store/Owner.java: 1-16, 38
-src/main/java/petstore/store/Pet.java: 1-31, 57-59, 69-94
-src/main/java/petstore/store/PetStore.java: 1-32, 45-56, 126
+src/main/java/petstore/store/Pet.java: 1-35, 57-59, 69-94
+src/main/java/petstore/store/PetStore.java: 1-39, 45-56, 126
 ";
 
 #[test]
@@ -390,10 +391,27 @@ async fn run_sends_slices_and_a_resumed_session_keeps_the_mode() {
     let closure_out = dir.path().join("c");
     let closure_out = closure_out.to_str().unwrap();
     let before = server.requests().len();
-    tokio::task::block_in_place(|| run(closure_out, &[]));
+    tokio::task::block_in_place(|| run(closure_out, &["--bundle", "closure"]));
     assert!(server.requests().len() > before);
     assert!(!sent_slice(before));
     assert_eq!(manifest_bundle(Path::new(closure_out)), None);
+    // A session without the setting ran before it was recorded: it keeps closures.
+    let before = server.requests().len();
+    tokio::task::block_in_place(|| run(closure_out, &["--refresh-from", "extraction"]));
+    assert!(server.requests().len() > before);
+    assert!(!sent_slice(before));
+    assert_eq!(manifest_bundle(Path::new(closure_out)), None);
+
+    // A new session reads slices by default, and records it.
+    let default_out = dir.path().join("d");
+    let default_out = default_out.to_str().unwrap();
+    let before = server.requests().len();
+    tokio::task::block_in_place(|| run(default_out, &[]));
+    assert!(sent_slice(before));
+    assert_eq!(
+        manifest_bundle(Path::new(default_out)).as_deref(),
+        Some("slice")
+    );
 }
 
 /// `GET /products/{productId}` of the Spring fixture, checked by hand: the controller's
@@ -425,7 +443,7 @@ fn shop_spring_get_product_slice_is_exact() {
     );
 }
 
-/// `scan --bundle slice` reports the slices' figures; the default, the closures'.
+/// `scan` reports the slices' figures by default; `--bundle closure`, the closures'.
 #[test]
 fn scan_reports_the_figures_of_the_chosen_mode() {
     let tokens = |extra: &[&str]| -> u64 {
@@ -449,7 +467,7 @@ fn scan_reports_the_figures_of_the_chosen_mode() {
             .unwrap();
         op["bundle"]["tokens_est"].as_u64().unwrap()
     };
-    let closure = tokens(&[]);
-    let slice = tokens(&["--bundle", "slice"]);
+    let closure = tokens(&["--bundle", "closure"]);
+    let slice = tokens(&[]);
     assert!(slice * 2 < closure, "slice {slice}, closure {closure}");
 }

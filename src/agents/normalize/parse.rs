@@ -405,7 +405,8 @@ pub(super) fn parse_input(
     input
 }
 
-/// Reads evidence refs and keeps those inside the bundle (rule `evidence_out_of_bundle`).
+/// Reads evidence refs and keeps those inside the bundle (rule `evidence_out_of_bundle`):
+/// a file that was sent, lines within its length and, for a slice, lines it showed.
 pub(super) fn parse_refs(
     v: Option<&Value>,
     bundle: &BundleIndex,
@@ -461,7 +462,17 @@ pub(super) fn parse_refs(
                     ),
                 )
             }
-            Some(_) => out.push(r),
+            Some(_) => match bundle.left_out(&r.file, r.start_line, r.end_line) {
+                Some(line) => rec.flag(
+                    test_id,
+                    rule::EVIDENCE_OUT_OF_BUNDLE,
+                    format!(
+                        "evidence ref `{}` lines {}-{} removed: line {line} was left out of the slice sent",
+                        r.file, r.start_line, r.end_line
+                    ),
+                ),
+                None => out.push(r),
+            },
         }
     }
     out

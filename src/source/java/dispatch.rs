@@ -41,12 +41,15 @@ pub(super) fn unqualified_calls(node: Node, src: &[u8]) -> Vec<String> {
 }
 
 /// Variables holding the request method, the request path and the path's `split` parts;
-/// path and parts remember the prefix cut off the request path first, if any.
+/// path and parts remember the prefix cut off the request path first, if any. A local a
+/// project helper fills from the exchange (`String[] seg = Http.segments(ex)`) is both,
+/// cut by [`Strip::Helper`]: how it is used says which, the routes stage says what the
+/// helper returns.
 #[derive(Default)]
-struct Roles {
+pub(super) struct Roles {
     method: HashSet<String>,
-    path: HashMap<String, Option<Strip>>,
-    parts: HashMap<String, Option<Strip>>,
+    pub(super) path: HashMap<String, Option<Strip>>,
+    pub(super) parts: HashMap<String, Option<Strip>>,
 }
 
 /// `cond` as read on the path after `strip` (unchanged when nothing was cut off).
@@ -69,7 +72,8 @@ pub(super) fn dispatch_of(body: Node, src: &[u8]) -> Vec<DispatchLeaf> {
     leaves
 }
 
-fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
+pub(super) fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
+    let exchanges = super::helper::exchanges(body, src);
     let mut stack = vec![body];
     let mut decls = Vec::new();
     while let Some(n) = stack.pop() {
@@ -89,11 +93,15 @@ fn find_roles(body: Node, src: &[u8], roles: &mut Roles) {
             roles.parts.insert(name, strip);
         } else if let Some(strip) = path_expr(value, src, roles) {
             roles.path.insert(name, strip);
+        } else if let Some(call) = super::helper::helper_call(value, src, &exchanges) {
+            let strip = Some(Strip::Helper(call));
+            roles.path.insert(name.clone(), strip.clone());
+            roles.parts.insert(name, strip);
         }
     }
 }
 
-fn invocation_name<'a>(node: Node, src: &'a [u8]) -> Option<&'a str> {
+pub(super) fn invocation_name<'a>(node: Node, src: &'a [u8]) -> Option<&'a str> {
     (node.kind() == "method_invocation")
         .then(|| node.field("name").map(|n| text(n, src)))
         .flatten()
@@ -117,7 +125,7 @@ fn is_method_expr(node: Node, src: &[u8], roles: &Roles) -> bool {
 }
 
 /// `Some(strip)` when `node` is the request path, with the prefix cut off it if any.
-fn path_expr(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
+pub(super) fn path_expr(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
     match node.kind() {
         "identifier" => roles.path.get(text(node, src)).cloned(),
         "parenthesized_expression" => path_expr(node.named_child(0)?, src, roles),
@@ -185,7 +193,7 @@ fn strip_len(arg: Node, src: &[u8]) -> Option<Option<Strip>> {
 }
 
 /// `Some(strip)` when `node` is `path.split("/")` (of a possibly cut path).
-fn split_of(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
+pub(super) fn split_of(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> {
     if invocation_name(node, src) != Some("split") {
         return None;
     }
@@ -218,7 +226,7 @@ fn parts_length(node: Node, src: &[u8], roles: &Roles) -> Option<Option<Strip>> 
     roles.parts.get(text(o, src)).cloned()
 }
 
-fn string_value(node: Node, src: &[u8]) -> Option<String> {
+pub(super) fn string_value(node: Node, src: &[u8]) -> Option<String> {
     (node.kind() == "string_literal").then(|| decode_string_literal(text(node, src)))
 }
 

@@ -11,6 +11,7 @@ pub mod depth;
 mod dispatch;
 mod expr;
 mod fields;
+mod helper;
 mod parse;
 mod refs;
 
@@ -120,6 +121,10 @@ pub enum Cond {
         strip: Strip,
         cond: Box<Cond>,
     },
+    /// The segment conditions inside (`SegCount`, `SegmentEquals`) read on the path's
+    /// non-empty parts, as a helper that drops them returns (`seg[0]` is the first
+    /// segment after the cut, `seg.length == 0` the bare context).
+    NonEmptyParts(Box<Cond>),
 }
 
 /// How a handler cut the front off the request path before routing on the rest.
@@ -135,6 +140,25 @@ pub enum Strip {
     Context,
     /// `replace(lit, "")` / `replaceFirst(lit, "")`: the first occurrence of `lit` removed.
     Remove(String),
+    /// What a project helper returns (`String[] seg = Http.segments(exchange)`), the call
+    /// as written: the routes stage replaces it with the helper's [`PathView`], else the
+    /// conditions on it stay unknown.
+    Helper(String),
+}
+
+/// What a project helper method returns about the request path, read from its body: the
+/// path (after a cut, if any) or its `/`-separated parts. Only one level deep: a helper
+/// calling another helper has no view.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathView {
+    Path(Option<Strip>),
+    /// `split("/")` of the (cut) path; `non_empty` when empty parts are dropped
+    /// (`filter(s -> !s.isEmpty())`, a loop skipping them).
+    Parts {
+        strip: Option<Strip>,
+        non_empty: bool,
+    },
 }
 
 /// A branch of a dispatch chain that contains no further dispatch: the conditions that
@@ -208,6 +232,9 @@ pub struct Method {
     /// Unqualified (or `this.`) calls in the body, in order: for handler bodies without
     /// branches.
     pub calls: Vec<String>,
+    /// What the method returns about the request path, when it is such a helper.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_view: Option<PathView>,
 }
 
 impl Method {

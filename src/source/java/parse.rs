@@ -431,9 +431,13 @@ fn method_of(node: Node, src: &[u8], in_interface: bool, jdk: bool) -> Method {
         }
     }
     let body = node.field("body");
-    let (dispatch, calls) = match body {
-        Some(b) if jdk => (dispatch_of(b, src), unqualified_calls(b, src)),
-        _ => (Vec::new(), Vec::new()),
+    let (dispatch, calls, path_view) = match body {
+        Some(b) if jdk => (
+            dispatch_of(b, src),
+            unqualified_calls(b, src),
+            super::helper::path_view_of(b, src),
+        ),
+        _ => (Vec::new(), Vec::new(), None),
     };
     Method {
         name,
@@ -452,5 +456,6 @@ fn method_of(node: Node, src: &[u8], in_interface: bool, jdk: bool) -> Method {
         end_line: node.end_position().row + 1,
         dispatch,
         calls,
+        path_view,
     }
 }

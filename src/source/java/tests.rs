@@ -285,3 +285,75 @@ fn parse_all_keeps_order() {
     let expected: Vec<String> = (0..20).map(|i| format!("F{i}")).collect();
     assert_eq!(names, expected);
 }
+
+#[test]
+fn path_helpers_say_what_they_return_and_handlers_read_through_them() {
+    let src = r#"import com.sun.net.httpserver.HttpExchange;
+class Http {
+    static String rest(HttpExchange ex) { return ex.getRequestURI().getPath().substring(4); }
+    static String[] parts(HttpExchange ex) { String p = ex.getRequestURI().getPath(); return p.split("/"); }
+    static String[] segs(HttpExchange ex) {
+        String p = ex.getRequestURI().getPath().substring(ex.getHttpContext().getPath().length());
+        if (p.isEmpty()) { return new String[0]; }
+        return Arrays.stream(p.split("/")).filter(s -> !s.isEmpty()).toArray(String[]::new);
+    }
+    static String[] other(HttpExchange ex) { String p = ex.getRequestURI().getPath(); return segs(ex); }
+    static String both(HttpExchange ex, boolean b) { if (b) { return ex.getRequestURI().getPath(); } return "x"; }
+    static String body(HttpExchange ex) { return "b"; }
+}
+class H {
+    public void handle(HttpExchange ex) {
+        String[] seg = Http.segs(ex);
+        String b = Http.body(ex);
+        if (seg.length == 1 && seg[0].equals("x")) { one(ex); } else { two(ex); }
+    }
+}
+"#;
+    let f = parse_file("Http.java", src);
+    let view = |name: &str| {
+        f.types[0]
+            .methods
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap()
+            .path_view
+            .clone()
+    };
+    assert_eq!(view("rest"), Some(PathView::Path(Some(Strip::Chars(4)))));
+    assert_eq!(
+        view("parts"),
+        Some(PathView::Parts {
+            strip: None,
+            non_empty: false
+        })
+    );
+    assert_eq!(
+        view("segs"),
+        Some(PathView::Parts {
+            strip: Some(Strip::Context),
+            non_empty: true
+        })
+    );
+    // A helper calling a helper, a path on one return only, no path at all: no view.
+    assert_eq!(view("other"), None);
+    assert_eq!(view("both"), None);
+    assert_eq!(view("body"), None);
+    let handle = &f.types[1].methods[0];
+    let helper = |cond: Cond| Cond::Stripped {
+        strip: Strip::Helper("Http.segs".into()),
+        cond: Box::new(cond),
+    };
+    assert_eq!(
+        handle.dispatch[0].conds,
+        vec![Cond::And(vec![
+            helper(Cond::SegCount {
+                op: "==".into(),
+                n: 1
+            }),
+            helper(Cond::SegmentEquals {
+                index: 0,
+                value: "x".into()
+            }),
+        ])]
+    );
+}

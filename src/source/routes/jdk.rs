@@ -6,7 +6,7 @@ use super::{PathMatcher, Route};
 use crate::model::EntryRef;
 use crate::source::entries::Framework;
 use crate::source::index::{TypeId, TypeIndex};
-use crate::source::java::{Cond, DispatchLeaf, HandlerExpr, Method, Strip};
+use crate::source::java::{Cond, DispatchLeaf, HandlerExpr, Method, PathView, Strip};
 
 /// Whether `cond` constrains positively rather than by negation.
 fn is_positive(cond: &Cond) -> bool {
@@ -89,8 +89,9 @@ fn leaves_of<'a>(index: &TypeIndex<'a>, id: TypeId, method: &'a Method) -> &'a [
 }
 
 /// `cond` with `substring(NAME.length())` cuts resolved to a number of characters where
-/// `NAME` is a string constant seen from `ctx`; unresolved cuts stay (matching treats them
-/// as unknown).
+/// `NAME` is a string constant seen from `ctx`, and helper results (`Http.segments(ex)`)
+/// replaced by what the helper returns; unresolved ones stay (matching treats them as
+/// unknown).
 fn resolve_cuts(index: &TypeIndex, ctx: TypeId, cond: &Cond) -> Cond {
     let each = |cs: &[Cond]| cs.iter().map(|c| resolve_cuts(index, ctx, c)).collect();
     match cond {
@@ -104,10 +105,69 @@ fn resolve_cuts(index: &TypeIndex, ctx: TypeId, cond: &Cond) -> Cond {
             },
             cond: cond.clone(),
         },
+        Cond::Stripped {
+            strip: Strip::Helper(call),
+            cond: inner,
+        } => match helper_view(index, ctx, call) {
+            Some(view) => match on_view(view, (**inner).clone()) {
+                Some(c) => resolve_cuts(index, ctx, &c),
+                None => cond.clone(),
+            },
+            None => cond.clone(),
+        },
         Cond::Not(c) => Cond::Not(Box::new(resolve_cuts(index, ctx, c))),
+        Cond::NonEmptyParts(c) => Cond::NonEmptyParts(Box::new(resolve_cuts(index, ctx, c))),
         Cond::Or(cs) => Cond::Or(each(cs)),
         Cond::And(cs) => Cond::And(each(cs)),
         other => other.clone(),
+    }
+}
+
+/// What the project helper `call` (`Http.segments`, or `segments` on the handler's class
+/// or a supertype) returns about the request path, read from its body.
+fn helper_view<'a>(index: &TypeIndex<'a>, ctx: TypeId, call: &str) -> Option<&'a PathView> {
+    let (owner, name) = match call.rsplit_once('.') {
+        Some((owner, name)) => (index.resolve_type(ctx.file, owner)?, name),
+        None => (ctx, call),
+    };
+    find_method(index, owner, name)?.1.path_view.as_ref()
+}
+
+/// `cond`, read on a helper's result, as a condition on the request path: `None` when
+/// the helper's view does not fit how the handler uses it (a path compared as parts).
+fn on_view(view: &PathView, cond: Cond) -> Option<Cond> {
+    match view {
+        // A path helper: the handler compares it, or splits it itself (Java's `split`).
+        PathView::Path(strip) => Some(stripped(strip.clone(), cond)),
+        PathView::Parts { strip, non_empty } if on_parts_only(&cond) => {
+            let cond = if *non_empty {
+                Cond::NonEmptyParts(Box::new(cond))
+            } else {
+                cond
+            };
+            Some(stripped(strip.clone(), cond))
+        }
+        PathView::Parts { .. } => None,
+    }
+}
+
+/// Whether `c` is about split parts only (counts and segment values).
+fn on_parts_only(c: &Cond) -> bool {
+    match c {
+        Cond::SegCount { .. } | Cond::SegmentEquals { .. } => true,
+        Cond::Not(c) => on_parts_only(c),
+        Cond::Or(cs) | Cond::And(cs) => cs.iter().all(on_parts_only),
+        _ => false,
+    }
+}
+
+fn stripped(strip: Option<Strip>, cond: Cond) -> Cond {
+    match strip {
+        None => cond,
+        Some(strip) => Cond::Stripped {
+            strip,
+            cond: Box::new(cond),
+        },
     }
 }
 

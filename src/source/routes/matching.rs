@@ -64,13 +64,18 @@ fn cut<'a>(strip: &Strip, path: &'a str, context: &str) -> Option<std::borrow::C
         Strip::Chars(n) => path.get(*n..).map(Cow::Borrowed),
         Strip::Context => path.get(context.len()..).map(Cow::Borrowed),
         Strip::Remove(lit) => Some(Cow::Owned(path.replacen(lit.as_str(), "", 1))),
-        Strip::Len(_) => None,
+        Strip::Len(_) | Strip::Helper(_) => None,
     }
 }
 
 /// Whether `cond` holds for `method` and `path` under `context`: `Some(b)` when known,
 /// `None` when it depends on something the scan could not read.
 fn eval(cond: &Cond, method: &str, path: &str, context: &str) -> Option<bool> {
+    eval_in(cond, method, path, context, false)
+}
+
+/// [`eval`], with segment conditions read on the non-empty parts when `non_empty`.
+fn eval_in(cond: &Cond, method: &str, path: &str, context: &str, non_empty: bool) -> Option<bool> {
     Some(match cond {
         Cond::Method(m) => m == method,
         Cond::PathEquals(p) => p == path,
@@ -78,7 +83,11 @@ fn eval(cond: &Cond, method: &str, path: &str, context: &str) -> Option<bool> {
         Cond::PathStartsWith(p) => path.starts_with(p.as_str()),
         Cond::PathEndsWith(p) => path.ends_with(p.as_str()),
         Cond::SegCount { op, n } => {
-            let len = java_split_len(path);
+            let len = if non_empty {
+                path.split('/').filter(|p| !p.is_empty()).count() as i64
+            } else {
+                java_split_len(path)
+            };
             match op.as_str() {
                 "==" => len == *n,
                 "!=" => len != *n,
@@ -89,15 +98,31 @@ fn eval(cond: &Cond, method: &str, path: &str, context: &str) -> Option<bool> {
                 _ => false,
             }
         }
+        Cond::SegmentEquals { index, value } if non_empty => path
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .nth(*index)
+            .is_some_and(|s| s == value),
         Cond::SegmentEquals { index, value } => {
             path.split('/').nth(*index).is_some_and(|s| s == value)
         }
-        Cond::Not(c) => !eval(c, method, path, context)?,
-        Cond::Or(cs) => return any3(cs.iter().map(|c| eval(c, method, path, context))),
-        Cond::And(cs) => return all3(cs.iter().map(|c| eval(c, method, path, context))),
+        Cond::NonEmptyParts(c) => return eval_in(c, method, path, context, true),
+        Cond::Not(c) => !eval_in(c, method, path, context, non_empty)?,
+        Cond::Or(cs) => {
+            return any3(
+                cs.iter()
+                    .map(|c| eval_in(c, method, path, context, non_empty)),
+            );
+        }
+        Cond::And(cs) => {
+            return all3(
+                cs.iter()
+                    .map(|c| eval_in(c, method, path, context, non_empty)),
+            );
+        }
         Cond::Stripped { strip, cond } => {
             let rest = cut(strip, path, context)?;
-            return eval(cond, method, &rest, context);
+            return eval_in(cond, method, &rest, context, non_empty);
         }
     })
 }

@@ -9,7 +9,10 @@
 //! - the declarations of the types those methods name: header, fields, enum constants,
 //!   constructors and initializers (initial state and seed data), not unrelated methods;
 //! - the exception handlers that map its exceptions to statuses (`@ExceptionHandler` in
-//!   `@ControllerAdvice` classes or the controller, JAX-RS `ExceptionMapper`s).
+//!   `@ControllerAdvice` classes or the controller, JAX-RS `ExceptionMapper`s);
+//! - what else decides the response ([`decides`]): the callers up to the framework's
+//!   callback (argument parsing, catch blocks), constructors with what they call (seed
+//!   data), the project's error renderers and the framework glue (filters, interceptors).
 //!
 //! Format: each file keeps the bundle's header `// ===== FILE: path (N lines) =====`,
 //! where N is the ORIGINAL file's line count, and its kept lines keep their original
@@ -21,6 +24,8 @@
 //! The slice reads the same redacted text as the closure bundle and the scan's summaries,
 //! plus one more tree-sitter parse per file ([`facts`]).
 
+pub mod cited;
+mod decides;
 pub mod facts;
 pub mod reach;
 
@@ -157,8 +162,10 @@ impl<'a> ProjectSlicer<'a> {
             })
             .collect();
         let facts = texts.par_iter().map(|t| facts::file_facts(t)).collect();
+        let mut slicer = Slicer::new(&analysis.files, facts);
+        slicer.keep_renderers(&analysis.envelopes);
         ProjectSlicer {
-            slicer: Slicer::new(&analysis.files, facts),
+            slicer,
             texts,
             analysis,
         }

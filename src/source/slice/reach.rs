@@ -15,7 +15,7 @@ use crate::source::java::{JavaFile, TypeKind};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 /// A member: its type and its index in that type's [`TypeFacts::members`].
-type Key = (TypeId, usize);
+pub(super) type Key = (TypeId, usize);
 
 /// How many levels of field types a slice declares below a type a reached member names:
 /// a response's nested objects, not a whole entity graph.
@@ -53,6 +53,11 @@ pub struct Slicer<'a> {
     by_id: HashMap<TypeId, usize>,
     /// Concrete (non-abstract class, enum, record) project subtypes of each type.
     concrete_subtypes: HashMap<TypeId, Vec<TypeId>>,
+    /// Members every slice keeps: the project's error renderers and the framework glue
+    /// that decides a status before a handler runs ([`Slicer::keep_renderers`]).
+    pub(super) roots: Vec<Key>,
+    /// Glue types declared in every slice even without members (`@EnableWebMvc` config).
+    pub(super) glue_types: Vec<TypeId>,
 }
 
 impl<'a> Slicer<'a> {
@@ -81,24 +86,28 @@ impl<'a> Slicer<'a> {
                 }
             }
         }
-        Slicer {
+        let mut slicer = Slicer {
             index,
             facts,
             by_id,
             concrete_subtypes,
-        }
+            roots: Vec::new(),
+            glue_types: Vec::new(),
+        };
+        slicer.find_glue();
+        slicer
     }
 
-    fn tf(&self, id: TypeId) -> Option<&TypeFacts> {
+    pub(super) fn tf(&self, id: TypeId) -> Option<&TypeFacts> {
         self.by_id.get(&id).map(|&i| &self.facts[id.file].types[i])
     }
 
-    fn member(&self, key: Key) -> Option<&Member> {
+    pub(super) fn member(&self, key: Key) -> Option<&Member> {
         self.tf(key.0).and_then(|t| t.members.get(key.1))
     }
 
     /// The type `class` (nested name) declared in `file`.
-    fn type_in(&self, file: &str, class: &str) -> Option<TypeId> {
+    pub(super) fn type_in(&self, file: &str, class: &str) -> Option<TypeId> {
         let fi = self.index.file_index(file)?;
         let types = &self.index.files[fi].types;
         let ty = types
@@ -155,23 +164,24 @@ impl<'a> Slicer<'a> {
         {
             w.declare(TypeId { file: fi, ty: 0 }, 0);
         }
-        // Who calls the handler: the framework's dispatcher, and methods of its own
-        // class that call it (a JDK `handle` branching to it, with its catch blocks).
-        if let Some(d) = dispatcher.and_then(|d| self.entry_member(d)) {
+        // Who calls the handler: the framework's dispatcher (declared in the class serving
+        // the context or a supertype), and every method that calls it, up the chain (a JDK
+        // `handle` branching to it, with its argument parsing and catch blocks).
+        if let Some(d) = dispatcher.and_then(|d| self.inherited_member(d)) {
+            w.skip.remove(&d);
             w.include(d);
         }
-        if let Some(tf) = self.tf(start.0) {
-            let name = &tf.members[start.1].name;
-            for (i, m) in tf.members.iter().enumerate() {
-                let calls_it = m
-                    .uses
-                    .calls
-                    .iter()
-                    .any(|c| &c.name == name && matches!(c.recv, Recv::Implicit | Recv::This));
-                if calls_it && !w.skip.contains(&(start.0, i)) {
-                    w.include((start.0, i));
-                }
-            }
+        w.callers(start);
+        w.run();
+        // What decides the response besides the call graph: the state the constructors of
+        // reached types set up, the project's error renderers, and the framework glue that
+        // answers before the handler runs.
+        w.constructors();
+        for &k in &self.roots {
+            w.include(k);
+        }
+        for &t in &self.glue_types {
+            w.declare(t, 0);
         }
         w.run();
         // Exception handlers, until no new one is reached through another.
@@ -186,18 +196,18 @@ impl<'a> Slicer<'a> {
     }
 }
 
-struct Walk<'s, 'a> {
-    s: &'s Slicer<'a>,
+pub(super) struct Walk<'s, 'a> {
+    pub(super) s: &'s Slicer<'a>,
     ranges: Ranges,
     /// Declared types, with the nearest field-type distance from a reached member.
-    declared: HashMap<TypeId, usize>,
-    done: HashSet<Key>,
+    pub(super) declared: HashMap<TypeId, usize>,
+    pub(super) done: HashSet<Key>,
     queue: VecDeque<Key>,
-    skip: HashSet<Key>,
+    pub(super) skip: HashSet<Key>,
 }
 
 impl Walk<'_, '_> {
-    fn include(&mut self, key: Key) {
+    pub(super) fn include(&mut self, key: Key) {
         if self.skip.contains(&key) || !self.done.insert(key) {
             return;
         }
@@ -212,7 +222,7 @@ impl Walk<'_, '_> {
     /// constructors and initializers (the initial state, seed data included); then its
     /// supertypes, its enclosing types and, up to [`FIELD_DEPTH`] levels from a type a
     /// reached member names, the types of its fields.
-    fn declare(&mut self, id: TypeId, depth: usize) {
+    pub(super) fn declare(&mut self, id: TypeId, depth: usize) {
         if self.declared.get(&id).is_some_and(|&d| d <= depth) {
             return;
         }
@@ -266,7 +276,7 @@ impl Walk<'_, '_> {
         }
     }
 
-    fn run(&mut self) {
+    pub(super) fn run(&mut self) {
         while let Some(key) = self.queue.pop_front() {
             let Some(m) = self.s.member(key) else {
                 continue;
@@ -287,7 +297,7 @@ impl Walk<'_, '_> {
     /// The types a receiver expression may have, when they can be told without data
     /// flow: several when locals of different scopes share its name (`catch (A e)` next
     /// to `catch (B e)`), none when unknown.
-    fn recv_types(&self, key: Key, m: &Member, recv: &Recv) -> Vec<TypeId> {
+    pub(super) fn recv_types(&self, key: Key, m: &Member, recv: &Recv) -> Vec<TypeId> {
         if let Recv::Name(x) = recv {
             let mut out: Vec<TypeId> = Vec::new();
             for (_, ty) in m.uses.locals.iter().filter(|(n, _)| n == x) {
@@ -344,7 +354,7 @@ impl Walk<'_, '_> {
         }
     }
 
-    fn resolve_call(&self, key: Key, m: &Member, call: &Call) -> Vec<Key> {
+    pub(super) fn resolve_call(&self, key: Key, m: &Member, call: &Call) -> Vec<Key> {
         let s = self.s;
         let types = self.recv_types(key, m, &call.recv);
         if types.len() > 1 {
@@ -487,7 +497,7 @@ impl Slicer<'_> {
         out
     }
 
-    fn own_methods(&self, t: TypeId, name: &str, argc: usize) -> Vec<Key> {
+    pub(super) fn own_methods(&self, t: TypeId, name: &str, argc: usize) -> Vec<Key> {
         let Some(tf) = self.tf(t) else {
             return Vec::new();
         };
