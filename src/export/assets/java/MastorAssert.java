@@ -46,13 +46,19 @@ public final class MastorAssert {
 
     private MastorAssert() {}
 
-    /** The API's base URL from the system property {@code mastor.baseUrl}. */
+    /**
+     * The API's base URL: the system property {@code mastor.baseUrl}, else the environment
+     * variable {@code MASTOR_SUITE_BASE_URL}.
+     */
     public static String baseUrl() {
         String base = System.getProperty("mastor.baseUrl");
         if (base == null || base.isBlank()) {
+            base = System.getenv("MASTOR_SUITE_BASE_URL");
+        }
+        if (base == null || base.isBlank()) {
             throw new IllegalStateException(
                     "system property mastor.baseUrl is not set: run the tests with"
-                            + " -Dmastor.baseUrl=http://host:port");
+                            + " -Dmastor.baseUrl=http://host:port (or set MASTOR_SUITE_BASE_URL)");
         }
         return base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
     }
@@ -184,6 +190,19 @@ public final class MastorAssert {
                 out.requestBody = body;
             }
             return out;
+        }
+
+        /** Sends a request built with {@link MastorRequest#request}. */
+        public Response send(MastorRequest request) throws Exception {
+            return send(request.method, request.template, request.input.toString());
+        }
+
+        /**
+         * One field of the response, to state one expectation about it:
+         * {@code c.field(r, "name").equalTo("Rex")}. Failures are collected like every other.
+         */
+        public Field field(Response r, String path) {
+            return new Field(this, r, path);
         }
 
         /** Checks the HTTP status. */
@@ -328,6 +347,58 @@ public final class MastorAssert {
             }
             return value;
         }
+    }
+
+    /**
+     * One expectation about one field, named as a reviewer reads it; each method is one of
+     * mastor's operators ({@code atLeast} is {@code gte}, {@code hasLength} is {@code length}).
+     * Values are Java literals (text, whole numbers, booleans) or {@link #json} for any other
+     * JSON (decimals keep their digits, objects and arrays stay JSON).
+     */
+    public static final class Field {
+        private final Checks checks;
+        private final Response r;
+        private final String path;
+
+        Field(Checks checks, Response r, String path) {
+            this.checks = checks;
+            this.r = r;
+            this.path = path;
+        }
+
+        public void equalTo(Object e) { check("equals", e); }
+        public void notEqualTo(Object e) { check("not_equals", e); }
+        public void isNull() { check("is_null", null); }
+        public void notNull() { check("not_null", null); }
+        public void greaterThan(Object e) { check("gt", e); }
+        public void atLeast(Object e) { check("gte", e); }
+        public void lessThan(Object e) { check("lt", e); }
+        public void atMost(Object e) { check("lte", e); }
+        public void matches(Object regex) { check("matches", regex); }
+        public void hasType(Object type) { check("type", type); }
+        public void contains(Object e) { check("contains", e); }
+        public void hasLength(Object e) { check("length", e); }
+
+        private void check(String op, Object expected) {
+            checks.field(r, path, op, node(expected).toString());
+        }
+    }
+
+    /** A JSON value from its JSON text (for values a Java literal cannot state exactly). */
+    public static JsonNode json(String text) {
+        return parse(text);
+    }
+
+    /** A Java literal (or a {@link #json} value) as JSON. */
+    static JsonNode node(Object value) {
+        if (value == null) return JSON.getNodeFactory().nullNode();
+        if (value instanceof JsonNode) return (JsonNode) value;
+        if (value instanceof String) return TextNode.valueOf((String) value);
+        if (value instanceof Integer || value instanceof Long) {
+            return JSON.getNodeFactory().numberNode(((Number) value).longValue());
+        }
+        if (value instanceof Boolean) return JSON.getNodeFactory().booleanNode((Boolean) value);
+        throw new IllegalArgumentException("not a JSON literal: " + value + "; use json(\"...\")");
     }
 
     /**

@@ -1,0 +1,190 @@
+//! Exports a team would commit: the petstore-jdk reference suite exported as JUnit 5 and as
+//! a Postman collection, each run twice in a row against ONE live server, as a team runs a
+//! committed suite again and again.
+//!
+//! - With the reset hook (JUnit: `-Dmastor.reset=CMD`, a restart of the fixture on its
+//!   port; Postman: `resetUrl`, an endpoint that runs the same command), both runs pass in
+//!   every runner and each runner's verdict per oracle equals `mastor check --reset`'s.
+//! - Without a reset, the oracles that need the seed data are marked `fresh_state`: the
+//!   JUnit export tags them `fresh-state`, the rest pass twice in a row on one server, the
+//!   tagged ones pass in a job of their own on a freshly started server, and the whole
+//!   suite run a third time without a reset fails on exactly those.
+//!
+//! Needs what scripts/setup.sh installs (junit5, libjackson2-databind-java, newman).
+
+use crate::cross_runner::{Mark, Verdicts, junit_verdicts, load, mark, newman_verdicts, suite_path};
+use crate::export_common::runs::{ResetEndpoint, launch_junit_with, newman_with, resettable_api};
+use crate::export_common::{compile_junit, o_ids};
+use crate::runner_support::private_fixture;
+use mastor::export::{self, ExportInput, Format, Selection};
+use mastor::model::Outcome;
+use mastor::runner::RunReport;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::Ordering;
+
+/// `mastor check SUITE --only all --json --reset CMD`: exit code and verdicts.
+fn check_with_reset(suite: &Path, url: &str, reset: &str) -> (i32, Verdicts) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mastor"))
+        .arg("check")
+        .arg(suite)
+        .args(["--only", "all", "--json", "--base-url", url, "--reset", reset])
+        .output()
+        .expect("run mastor");
+    let report: RunReport = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check --json: {e}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let verdicts = report
+        .verdicts
+        .iter()
+        .map(|v| {
+            let m = match v.outcome {
+                Outcome::Pass => Mark::Pass,
+                Outcome::Fail => Mark::Fail,
+                Outcome::Error | Outcome::Skipped => Mark::Error,
+            };
+            (v.o_id.clone(), m)
+        })
+        .collect();
+    (out.status.code().unwrap_or(-1), verdicts)
+}
+
+#[test]
+fn reference_suite_passes_twice_on_one_server_in_every_runner_with_the_reset_hook() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let path = suite_path("reference");
+    let suite = load(&path);
+    let input = ExportInput::from_suite(suite.clone(), Selection::All);
+    let server = resettable_api();
+    let url = server.api.base_url.as_str();
+
+    let mut runs: Vec<(String, i32, Verdicts)> = Vec::new();
+    for n in 1..=2 {
+        let (code, v) = check_with_reset(&path, url, &server.reset);
+        runs.push((format!("check {n}"), code, v));
+    }
+
+    let junit_dir = work.path().join("junit");
+    let report = compile_junit(&input, &junit_dir);
+    for n in 1..=2 {
+        let props = [("mastor.baseUrl", url), ("mastor.reset", server.reset.as_str())];
+        let (code, xml, text) =
+            launch_junit_with(&junit_dir, "mastor.suite", &props, &[], &format!("run-{n}"));
+        if code != 0 {
+            eprintln!("--- junit run {n}:\n{text}");
+        }
+        runs.push((format!("junit {n}"), code, junit_verdicts(&report, &xml)));
+    }
+
+    let endpoint = ResetEndpoint::start(&server.reset);
+    let postman_dir = work.path().join("postman");
+    let preport = export::export(&input, Format::Postman, &postman_dir).expect("postman export");
+    for n in 1..=2 {
+        let before = endpoint.calls.load(Ordering::SeqCst);
+        let vars = [("baseUrl", url), ("resetUrl", endpoint.url.as_str())];
+        let json = postman_dir.join(format!("newman-{n}.json"));
+        let (code, parsed, text) = newman_with(&preport.files[0], &vars, &json);
+        if code != 0 {
+            eprintln!("--- newman run {n}:\n{text}");
+        }
+        assert!(
+            endpoint.calls.load(Ordering::SeqCst) > before,
+            "newman run {n} never called the reset URL"
+        );
+        runs.push((format!("newman {n}"), code, newman_verdicts(&preport, &parsed)));
+    }
+
+    let ids = o_ids(&suite);
+    let mut table = String::from("| o_id |");
+    for (name, _, _) in &runs {
+        let _ = write!(table, " {name} |");
+    }
+    table.push('\n');
+    let mut wrong = Vec::new();
+    for o_id in &ids {
+        let _ = write!(table, "| {o_id} |");
+        for (name, _, v) in &runs {
+            let _ = write!(table, " {} |", mark(v.get(o_id)));
+            if v.get(o_id) != Some(&Mark::Pass) {
+                wrong.push(format!("{o_id} in {name}"));
+            }
+        }
+        table.push('\n');
+    }
+    eprintln!("{table}");
+    assert!(ids.len() >= 40, "the reference suite has {} oracles", ids.len());
+    for (name, code, v) in &runs {
+        assert_eq!(*code, 0, "{name} exited {code}");
+        assert_eq!(v.len(), ids.len(), "{name} judged {} of {} oracles", v.len(), ids.len());
+    }
+    // Every runner's verdict per oracle equals check's (all pass, twice).
+    assert!(wrong.is_empty(), "not passing: {wrong:?}\n{table}");
+}
+
+/// The reference oracles that need the seed data: run after the suite's own writers, they
+/// see pets the earlier run created (lists, counts, the next id).
+const FRESH: [&str; 0] = [];
+
+#[test]
+fn without_a_reset_fresh_state_tests_run_apart_and_the_rest_pass_twice() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let mut suite = load(&suite_path("reference"));
+    for o in &mut suite.oracles {
+        o.fresh_state = FRESH.contains(&o.o_id().as_str());
+    }
+    let input = ExportInput::from_suite(suite.clone(), Selection::All);
+    let dir = work.path().join("junit");
+    let report = compile_junit(&input, &dir);
+    let fresh: BTreeSet<String> = FRESH.iter().map(|s| s.to_string()).collect();
+
+    let shared = private_fixture();
+    let props = [("mastor.baseUrl", shared.url())];
+    for n in 1..=2 {
+        let (code, xml, text) = launch_junit_with(
+            &dir,
+            "mastor.suite",
+            &props,
+            &["--exclude-tag", "fresh-state"],
+            &format!("rest-{n}"),
+        );
+        let v = junit_verdicts(&report, &xml);
+        assert_eq!(code, 0, "run {n} without the fresh-state tests failed:\n{text}");
+        let ran: BTreeSet<String> = v.keys().cloned().collect();
+        assert!(ran.is_disjoint(&fresh), "run {n} ran fresh-state tests: {ran:?}");
+        assert_eq!(ran.len(), o_ids(&suite).len() - FRESH.len(), "run {n}: {ran:?}");
+        assert!(v.values().all(|m| *m == Mark::Pass), "run {n}: {v:?}");
+    }
+
+    // Their own job, on a freshly started server.
+    let own = private_fixture();
+    let (code, xml, text) = launch_junit_with(
+        &dir,
+        "mastor.suite",
+        &[("mastor.baseUrl", own.url())],
+        &["--include-tag", "fresh-state"],
+        "fresh",
+    );
+    let v = junit_verdicts(&report, &xml);
+    assert_eq!(code, 0, "the fresh-state job failed:\n{text}");
+    assert_eq!(v.keys().cloned().collect::<BTreeSet<_>>(), fresh);
+
+    // What the tag is for: the whole suite once more on the used server, without a reset,
+    // fails, and only on fresh-state tests.
+    let (code, xml, _) = launch_junit_with(&dir, "mastor.suite", &props, &[], "all-again");
+    let v = junit_verdicts(&report, &xml);
+    let failed: BTreeSet<String> = v
+        .iter()
+        .filter(|(_, m)| **m != Mark::Pass)
+        .map(|(o, _)| o.clone())
+        .collect();
+    assert_ne!(code, 0, "a third run without a reset passed: {v:?}");
+    assert!(
+        !failed.is_empty() && failed.is_subset(&fresh),
+        "failed outside the fresh-state tests: {failed:?}"
+    );
+}
