@@ -195,7 +195,7 @@ mod tests {
         );
         // With a reset the reading fresh_state oracle runs after its own reset.
         let plan = ordered(&suite, 0, true);
-        assert_eq!(plan[1].unit, Unit::Single(3));
-        assert_eq!(plan[1].stage, Stage::Fresh);
+        assert_eq!(plan[2].unit, Unit::Single(3));
+        assert_eq!(plan[2].stage, Stage::Fresh);
     }
 }

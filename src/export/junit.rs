@@ -229,10 +229,11 @@ pub(super) fn class_source(spec: &ClassSpec<'_>, body: &str) -> String {
          @BeforeEach\n    \
          void resetIfDue(TestInfo test) throws Exception {{\n        \
          MastorReset.before(test.getTags(), test.getDisplayName());\n    \
-         }}\n\n{body}}}\n",
+         }}\n\n{}\n}}\n",
         comment(&spec.what),
         java_str(display),
         java_str(display),
+        body.trim_end_matches('\n'),
     );
     out
 }
