@@ -278,13 +278,27 @@ fn postman_collection_shape() {
     assert_eq!(c["variable"][0]["key"], "baseUrl");
     let folders = c["item"].as_array().expect("folders");
     let names: Vec<&str> = folders.iter().filter_map(|f| f["name"].as_str()).collect();
-    assert_eq!(names[0], "GET /pets");
-    assert!(names.contains(&"sequence pet-lifecycle#create_read_delete"));
+    // Folders in the execution order: readers, writers, then the sequence groups.
+    assert_eq!(names[0], "1. read-only: GET /pets");
+    assert!(names[names.len() - 2].ends_with(". sequences: pet-lifecycle"), "{names:?}");
+    assert!(names[names.len() - 1].ends_with(". sequences: owner-pets"), "{names:?}");
+    let first_writer = names.iter().position(|n| n.contains(". writers: "));
+    let last_reader = names.iter().rposition(|n| n.contains(". read-only: "));
+    assert!(first_writer.is_some() && last_reader < first_writer, "{names:?}");
     let get_pets = folders[0]["item"].as_array().expect("requests");
     assert_eq!(get_pets.len(), 5);
     assert_eq!(get_pets[1]["name"], "GET /pets#fi_bad_limit");
     assert_eq!(get_pets[1]["request"]["url"], "{{baseUrl}}/pets?limit=abc");
-    let seq = folders
+    let sequences: Vec<&Value> = folders
+        .iter()
+        .flat_map(|f| f["item"].as_array().into_iter().flatten())
+        .collect();
+    assert!(
+        sequences
+            .iter()
+            .any(|f| f["name"] == "sequence pet-lifecycle#create_read_delete")
+    );
+    let seq = sequences
         .iter()
         .find(|f| f["name"] == "sequence owner-pets#create_for_owner")
         .expect("sequence");
