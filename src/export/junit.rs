@@ -32,8 +32,9 @@ use std::path::{Path, PathBuf};
 pub const PACKAGE: &str = "mastor.suite";
 
 /// The support classes, verbatim but for their package line.
-const SUPPORT: [(&str, &str); 3] = [
+const SUPPORT: [(&str, &str); 4] = [
     ("MastorAssert", include_str!("assets/java/MastorAssert.java")),
+    ("MastorJson", include_str!("assets/java/MastorJson.java")),
     ("MastorRequest", include_str!("assets/java/MastorRequest.java")),
     ("MastorReset", include_str!("assets/java/MastorReset.java")),
 ];

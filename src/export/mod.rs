@@ -395,25 +395,6 @@ pub(crate) fn mr_op_ids(t: &MetamorphicTest) -> String {
         .join(" -> ")
 }
 
-/// Groups items by a key while keeping the order in which keys first appear.
-pub(crate) fn group_in_order<'a, T>(
-    items: impl IntoIterator<Item = &'a T>,
-    key: impl Fn(&T) -> &str,
-) -> Vec<(String, Vec<&'a T>)>
-where
-    T: 'a,
-{
-    let mut groups: Vec<(String, Vec<&'a T>)> = Vec::new();
-    for item in items {
-        let k = key(item);
-        match groups.iter_mut().find(|(name, _)| name == k) {
-            Some((_, list)) => list.push(item),
-            None => groups.push((k.to_string(), vec![item])),
-        }
-    }
-    groups
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

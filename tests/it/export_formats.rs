@@ -198,7 +198,8 @@ fn readable_has_contents_sections_sentences_and_refs() {
     let report = export::export(&input, Format::Readable, dir.path()).expect("export");
     let md = std::fs::read_to_string(&report.files[0]).expect("read");
 
-    // Table of contents links to one section per operation, plus the sequences section.
+    // Table of contents links to one section per block of the run order: one per
+    // operation here, then one per sequence group.
     let contents = md
         .split("## Contents")
         .nth(1)
@@ -213,13 +214,24 @@ fn readable_has_contents_sections_sentences_and_refs() {
         "GET /owners/{ownerId}/pets",
     ] {
         assert!(
-            contents.contains(&format!("[{op}]")),
+            contents.contains(&format!(". read-only: {op}](#run-")),
             "toc misses {op}:\n{contents}"
         );
-        assert!(md.contains(&format!("\n## {op}\n")), "no section for {op}");
+        assert!(
+            md.contains(&format!(". read-only: {op}\n")),
+            "no section for {op}"
+        );
     }
-    assert!(contents.contains("[Multi-operation sequences](#multi-op)"));
-    assert!(md.contains("### Group pet-lifecycle"));
+    assert!(contents.contains(". sequences: pet-lifecycle](#run-"));
+    assert!(md.contains(". sequences: pet-lifecycle\n"));
+    // Read-only sections come before every writer's.
+    let headings: Vec<&str> = md.lines().filter(|l| l.starts_with("## ")).collect();
+    let last_reader = headings.iter().rposition(|h| h.contains(". read-only: "));
+    let first_writer = headings.iter().position(|h| h.contains(". writers: "));
+    assert!(
+        first_writer.is_some() && last_reader < first_writer,
+        "{headings:?}"
+    );
     // The rejected oracle is not there; the proposed one is, marked as such.
     assert!(
         !md.contains("GET /pets#fi_bad_limit"),

@@ -127,3 +127,49 @@ fn junit_class_and_postman_request_read_as_the_reviewer_left_them() {
         serde_json::to_string_pretty(item).unwrap()
     );
 }
+
+#[test]
+fn export_cli_takes_the_package_and_base_url_and_refuses_a_bad_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite.json");
+    std::fs::write(&suite, serde_json::to_string(&petstore_suite(false)).unwrap()).unwrap();
+    let export = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_mastor"))
+            .arg("export")
+            .arg(&suite)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = dir.path().join("bad");
+    let bad = export(&["--format", "junit", "--package", "com.new.api", "--out", out.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("--package: 'com.new.api' is not a Java package name: 'new' is a reserved word"),
+        "{err}"
+    );
+    assert!(!out.join("com").exists(), "nothing written");
+
+    let out = dir.path().join("good");
+    let good = export(&[
+        "--format",
+        "junit,postman",
+        "--package",
+        "org.example.petstore",
+        "--base-url",
+        "http://api.test:8080/",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(good.status.code(), Some(0), "{}", String::from_utf8_lossy(&good.stderr));
+    let class = std::fs::read_to_string(out.join("org/example/petstore/GetStatsTest.java")).unwrap();
+    assert!(class.starts_with("package org.example.petstore;"), "{class}");
+    let support = std::fs::read_to_string(out.join("org/example/petstore/MastorReset.java")).unwrap();
+    assert!(support.starts_with("package org.example.petstore;"));
+    let c: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("mastor.postman_collection.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(c["variable"][0]["value"], "http://api.test:8080");
+}
