@@ -179,8 +179,10 @@ mod tests {
             oracle("PUT /a", false),
         ];
         let plan = ordered(&suite, 2, false);
-        let got: Vec<(Unit, Stage, bool)> =
-            plan.iter().map(|p| (p.unit, p.stage, p.fresh_state)).collect();
+        let got: Vec<(Unit, Stage, bool)> = plan
+            .iter()
+            .map(|p| (p.unit, p.stage, p.fresh_state))
+            .collect();
         assert_eq!(
             got,
             vec![

@@ -173,7 +173,10 @@ mod tests {
         );
         assert!(text.contains("Given seed \"list_stable\": the seed requests are sent"));
         assert!(text.contains("When follow-up: the list is read again"));
-        assert!(text.contains("@mr_list_stable\n"), "read-only: no @writes\n{text}");
+        assert!(
+            text.contains("@mr_list_stable\n"),
+            "read-only: no @writes\n{text}"
+        );
         assert!(text.contains("# Run order: as `mastor check` runs them"));
         let mut writing = t.clone();
         writing.follow_up[0].op_id = "DELETE /pets".into();

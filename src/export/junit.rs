@@ -17,8 +17,8 @@
 //! It does not compile or run anything and writes no build file: the README written beside
 //! the sources shows the Maven and Gradle dependencies and the console launcher command.
 
-use super::junit_code::{method_stem, sequence_test, single_test};
 pub(super) use super::junit_code::{assertion_code, input_json};
+use super::junit_code::{method_stem, sequence_test, single_test};
 pub use super::junit_names::{MAX_CLASS_NAME, camel, check_package, class_name, java_str};
 pub(super) use super::junit_names::{comment, snake, unique};
 use super::order::{Block, Entry, blocks};
@@ -33,9 +33,15 @@ pub const PACKAGE: &str = "mastor.suite";
 
 /// The support classes, verbatim but for their package line.
 const SUPPORT: [(&str, &str); 4] = [
-    ("MastorAssert", include_str!("assets/java/MastorAssert.java")),
+    (
+        "MastorAssert",
+        include_str!("assets/java/MastorAssert.java"),
+    ),
     ("MastorJson", include_str!("assets/java/MastorJson.java")),
-    ("MastorRequest", include_str!("assets/java/MastorRequest.java")),
+    (
+        "MastorRequest",
+        include_str!("assets/java/MastorRequest.java"),
+    ),
     ("MastorReset", include_str!("assets/java/MastorReset.java")),
 ];
 
@@ -68,7 +74,9 @@ pub(super) fn in_package(source: &str, package: &str) -> String {
 /// Writes the JUnit sources; see the module docs for the layout.
 pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, ExportError> {
     let package = package_of(input)?;
-    let pkg_dir: PathBuf = package.split('.').fold(out_dir.to_path_buf(), |d, s| d.join(s));
+    let pkg_dir: PathBuf = package
+        .split('.')
+        .fold(out_dir.to_path_buf(), |d, s| d.join(s));
     create_dir(&pkg_dir)?;
     remove_stale_classes(&pkg_dir)?;
     let mut report = ExportReport::default();
@@ -106,7 +114,10 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
                 Entry::Single(o) => (single_test(input, o, placed, &method)?, o.op_id.clone()),
                 Entry::Sequence(m) => {
                     let op_ids: Vec<&str> = m.steps.iter().map(|s| s.op_id.as_str()).collect();
-                    (sequence_test(input, m, placed, &method)?, op_ids.join(" -> "))
+                    (
+                        sequence_test(input, m, placed, &method)?,
+                        op_ids.join(" -> "),
+                    )
                 }
             };
             body.push_str(&code);
@@ -122,13 +133,24 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
             class: &class,
             display: &block.key,
             what: what(block),
-            constant: if block.stage == Stage::Sequence { "GROUP_ID" } else { "OP_ID" },
+            constant: if block.stage == Stage::Sequence {
+                "GROUP_ID"
+            } else {
+                "OP_ID"
+            },
             order: n + 1,
         };
         write_file(&file, &class_source(&spec, &body))?;
         report.files.push(file);
     }
-    super::junit_mr::export(input, package, &pkg_dir, all.len() + 1, &mut class_names, &mut report)?;
+    super::junit_mr::export(
+        input,
+        package,
+        &pkg_dir,
+        all.len() + 1,
+        &mut class_names,
+        &mut report,
+    )?;
     Ok(report)
 }
 

@@ -103,7 +103,11 @@ fn expects_line(out: &mut String, assertions: &[Assertion]) {
         return;
     }
     let sentences: Vec<String> = assertions.iter().map(super::readable::sentence).collect();
-    let _ = writeln!(out, "     * <p>Expects: {}.", comment(&sentences.join("; ")));
+    let _ = writeln!(
+        out,
+        "     * <p>Expects: {}.",
+        comment(&sentences.join("; "))
+    );
 }
 
 /// Most changed fields named in the Javadoc of an edited oracle; the rest are counted.

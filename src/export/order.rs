@@ -126,7 +126,11 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (Stage::Reader, "GET /a".into(), vec![e("GET /a#r1", 1), e("GET /a#r2", 2)]),
+                (
+                    Stage::Reader,
+                    "GET /a".into(),
+                    vec![e("GET /a#r1", 1), e("GET /a#r2", 2)]
+                ),
                 (Stage::Fresh, "POST /a".into(), vec![e("POST /a#f", 3)]),
                 (Stage::Writer, "DELETE /a".into(), vec![e("DELETE /a#d", 4)]),
                 (Stage::Writer, "POST /a".into(), vec![e("POST /a#p", 5)]),

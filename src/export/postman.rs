@@ -19,11 +19,11 @@
 //! It does not run newman and does not cover Postman features mastor has no use for
 //! (auth helpers, environments, examples).
 
+use super::order::{Block, Entry, Placed, blocks};
 use super::request::{
     CAPTURE_RE, check_path_params, encode_component, query_pairs, step_o_id, string_form,
     substitute_path, whole_capture,
 };
-use super::order::{Block, Entry, Placed, blocks};
 use super::{ExportError, ExportInput, ExportReport, ExportedItem, split_op_id, write_file};
 use crate::execution::Stage;
 use crate::model::{Assertion, MultiOpOracle, OracleInput, Step};
@@ -59,8 +59,7 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
                         bind: false,
                         mr: None,
                     };
-                    let mut item =
-                        request_item(&o_id, &oracle.op_id, &oracle.input, &spec, false)?;
+                    let mut item = request_item(&o_id, &oracle.op_id, &oracle.input, &spec, false)?;
                     add_prerequest(&mut item, reset_line(&o_id, &tags(placed)));
                     items.push(item);
                     report.items.push(ExportedItem {
@@ -71,8 +70,7 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
                 }
                 Entry::Sequence(multi) => {
                     items.push(sequence_folder(multi, &tags(placed))?);
-                    let op_ids: Vec<&str> =
-                        multi.steps.iter().map(|s| s.op_id.as_str()).collect();
+                    let op_ids: Vec<&str> = multi.steps.iter().map(|s| s.op_id.as_str()).collect();
                     report.items.push(ExportedItem {
                         o_id: multi.o_id(),
                         op_id: op_ids.join(" -> "),
@@ -436,7 +434,11 @@ fn readable_tests(spec: &TestSpec<'_>) -> Vec<String> {
         });
     }
     for (name, path) in spec.captures.into_iter().flatten() {
-        exec.push(format!("check.capture({}, {});", js_str(name), js_str(path)));
+        exec.push(format!(
+            "check.capture({}, {});",
+            js_str(name),
+            js_str(path)
+        ));
     }
     exec
 }
@@ -511,9 +513,7 @@ fn library_script(with_relations: bool) -> Vec<String> {
     exec.extend(LIBRARY.lines().map(str::to_string));
     if with_relations {
         exec.extend(super::postman_mr::LIBRARY.lines().map(str::to_string));
-        exec.push(
-            "return { check: mastorCheck, run: mastorRun, mrStep: mastorMrStep };".into(),
-        );
+        exec.push("return { check: mastorCheck, run: mastorRun, mrStep: mastorMrStep };".into());
     } else {
         exec.push("return { check: mastorCheck, run: mastorRun };".into());
     }

@@ -8,13 +8,13 @@
 
 use super::request::step_o_id;
 use super::{ExportError, ExportInput, ExportReport, ExportedItem, write_file};
-use std::collections::BTreeSet;
 use crate::model::content_hash_of;
 use crate::model::{
     Assertion, EvidenceRef, FieldOp, MetamorphicTest, MultiOpOracle, Oracle, OracleInput, Outcome,
     Relation, RelationOp, Strategy,
 };
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -98,8 +98,7 @@ pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
                 super::order::Entry::Sequence(multi) => {
                     let id = anchor("sequence", &multi.o_id());
                     sequence_section(&mut out, input, multi, &id);
-                    let op_ids: Vec<&str> =
-                        multi.steps.iter().map(|s| s.op_id.as_str()).collect();
+                    let op_ids: Vec<&str> = multi.steps.iter().map(|s| s.op_id.as_str()).collect();
                     items.push(ExportedItem {
                         o_id: multi.o_id(),
                         op_id: op_ids.join(" -> "),

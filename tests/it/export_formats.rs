@@ -292,11 +292,20 @@ fn postman_collection_shape() {
     let names: Vec<&str> = folders.iter().filter_map(|f| f["name"].as_str()).collect();
     // Folders in the execution order: readers, writers, then the sequence groups.
     assert_eq!(names[0], "1. read-only: GET /pets");
-    assert!(names[names.len() - 2].ends_with(". sequences: pet-lifecycle"), "{names:?}");
-    assert!(names[names.len() - 1].ends_with(". sequences: owner-pets"), "{names:?}");
+    assert!(
+        names[names.len() - 2].ends_with(". sequences: pet-lifecycle"),
+        "{names:?}"
+    );
+    assert!(
+        names[names.len() - 1].ends_with(". sequences: owner-pets"),
+        "{names:?}"
+    );
     let first_writer = names.iter().position(|n| n.contains(". writers: "));
     let last_reader = names.iter().rposition(|n| n.contains(". read-only: "));
-    assert!(first_writer.is_some() && last_reader < first_writer, "{names:?}");
+    assert!(
+        first_writer.is_some() && last_reader < first_writer,
+        "{names:?}"
+    );
     let get_pets = folders[0]["item"].as_array().expect("requests");
     assert_eq!(get_pets.len(), 5);
     assert_eq!(get_pets[1]["name"], "GET /pets#fi_bad_limit");

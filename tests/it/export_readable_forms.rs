@@ -85,8 +85,8 @@ fn junit_class_and_postman_request_read_as_the_reviewer_left_them() {
     let mut input = export::load_session(&sdir, Selection::Reviewed).unwrap();
     input.options.package = Some("com.acme.api".into());
     let out = dir.path().join("out");
-    let reports = export::export_all(&input, &[Format::Junit, Format::Postman], &out, false)
-        .expect("export");
+    let reports =
+        export::export_all(&input, &[Format::Junit, Format::Postman], &out, false).expect("export");
 
     // JUnit: the package is the team's, the layout drops into src/test/java.
     let class = std::fs::read_to_string(out.join("com/acme/api/GetPetsPetIdTest.java"))
@@ -100,10 +100,12 @@ fn junit_class_and_postman_request_read_as_the_reviewer_left_them() {
     );
     assert!(out.join("junit-platform.properties").is_file());
     let junit = &reports[0].1;
-    assert!(junit
-        .items
-        .iter()
-        .any(|i| i.location == "com.acme.api.PostPetsTest#test_fi_missing_name"));
+    assert!(
+        junit
+            .items
+            .iter()
+            .any(|i| i.location == "com.acme.api.PostPetsTest#test_fi_missing_name")
+    );
 
     // Postman: the base URL the suite last ran against, folders in run order.
     let text = std::fs::read_to_string(out.join("mastor.postman_collection.json")).unwrap();
@@ -132,7 +134,11 @@ fn junit_class_and_postman_request_read_as_the_reviewer_left_them() {
 fn export_cli_takes_the_package_and_base_url_and_refuses_a_bad_package() {
     let dir = tempfile::tempdir().unwrap();
     let suite = dir.path().join("suite.json");
-    std::fs::write(&suite, serde_json::to_string(&petstore_suite(false)).unwrap()).unwrap();
+    std::fs::write(
+        &suite,
+        serde_json::to_string(&petstore_suite(false)).unwrap(),
+    )
+    .unwrap();
     let export = |args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_mastor"))
             .arg("export")
@@ -142,11 +148,20 @@ fn export_cli_takes_the_package_and_base_url_and_refuses_a_bad_package() {
             .unwrap()
     };
     let out = dir.path().join("bad");
-    let bad = export(&["--format", "junit", "--package", "com.new.api", "--out", out.to_str().unwrap()]);
+    let bad = export(&[
+        "--format",
+        "junit",
+        "--package",
+        "com.new.api",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(
-        err.contains("--package: 'com.new.api' is not a Java package name: 'new' is a reserved word"),
+        err.contains(
+            "--package: 'com.new.api' is not a Java package name: 'new' is a reserved word"
+        ),
         "{err}"
     );
     assert!(!out.join("com").exists(), "nothing written");
@@ -162,10 +177,20 @@ fn export_cli_takes_the_package_and_base_url_and_refuses_a_bad_package() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(good.status.code(), Some(0), "{}", String::from_utf8_lossy(&good.stderr));
-    let class = std::fs::read_to_string(out.join("org/example/petstore/GetStatsTest.java")).unwrap();
-    assert!(class.starts_with("package org.example.petstore;"), "{class}");
-    let support = std::fs::read_to_string(out.join("org/example/petstore/MastorReset.java")).unwrap();
+    assert_eq!(
+        good.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&good.stderr)
+    );
+    let class =
+        std::fs::read_to_string(out.join("org/example/petstore/GetStatsTest.java")).unwrap();
+    assert!(
+        class.starts_with("package org.example.petstore;"),
+        "{class}"
+    );
+    let support =
+        std::fs::read_to_string(out.join("org/example/petstore/MastorReset.java")).unwrap();
     assert!(support.starts_with("package org.example.petstore;"));
     let c: Value = serde_json::from_str(
         &std::fs::read_to_string(out.join("mastor.postman_collection.json")).unwrap(),

@@ -16,7 +16,9 @@
 //!
 //! Needs what scripts/setup.sh installs (junit5, libjackson2-databind-java, newman).
 
-use crate::cross_runner::{Mark, Verdicts, junit_verdicts, load, mark, newman_verdicts, suite_path};
+use crate::cross_runner::{
+    Mark, Verdicts, junit_verdicts, load, mark, newman_verdicts, suite_path,
+};
 use crate::export_common::runs::{ResetEndpoint, launch_junit_with, newman_with, resettable_api};
 use crate::export_common::{compile_junit, o_ids};
 use crate::runner_support::private_fixture;
@@ -34,7 +36,15 @@ fn check_with_reset(suite: &Path, url: &str, reset: &str) -> (i32, Verdicts) {
     let out = Command::new(env!("CARGO_BIN_EXE_mastor"))
         .arg("check")
         .arg(suite)
-        .args(["--only", "all", "--json", "--base-url", url, "--reset", reset])
+        .args([
+            "--only",
+            "all",
+            "--json",
+            "--base-url",
+            url,
+            "--reset",
+            reset,
+        ])
         .output()
         .expect("run mastor");
     let report: RunReport = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -79,7 +89,10 @@ fn reference_suite_passes_twice_on_one_server_in_every_runner_with_the_reset_hoo
     let junit_dir = work.path().join("junit");
     let report = compile_junit(&input, &junit_dir);
     for n in 1..=2 {
-        let props = [("mastor.baseUrl", url), ("mastor.reset", server.reset.as_str())];
+        let props = [
+            ("mastor.baseUrl", url),
+            ("mastor.reset", server.reset.as_str()),
+        ];
         let (code, xml, text) =
             launch_junit_with(&junit_dir, "mastor.suite", &props, &[], &format!("run-{n}"));
         if code != 0 {
@@ -103,7 +116,11 @@ fn reference_suite_passes_twice_on_one_server_in_every_runner_with_the_reset_hoo
             endpoint.calls.load(Ordering::SeqCst) > before,
             "newman run {n} never called the reset URL"
         );
-        runs.push((format!("newman {n}"), code, newman_verdicts(&preport, &parsed)));
+        runs.push((
+            format!("newman {n}"),
+            code,
+            newman_verdicts(&preport, &parsed),
+        ));
     }
 
     let ids = o_ids(&suite);
@@ -124,10 +141,20 @@ fn reference_suite_passes_twice_on_one_server_in_every_runner_with_the_reset_hoo
         table.push('\n');
     }
     eprintln!("{table}");
-    assert!(ids.len() >= 40, "the reference suite has {} oracles", ids.len());
+    assert!(
+        ids.len() >= 40,
+        "the reference suite has {} oracles",
+        ids.len()
+    );
     for (name, code, v) in &runs {
         assert_eq!(*code, 0, "{name} exited {code}");
-        assert_eq!(v.len(), ids.len(), "{name} judged {} of {} oracles", v.len(), ids.len());
+        assert_eq!(
+            v.len(),
+            ids.len(),
+            "{name} judged {} of {} oracles",
+            v.len(),
+            ids.len()
+        );
     }
     // Every runner's verdict per oracle equals check's (all pass, twice).
     assert!(wrong.is_empty(), "not passing: {wrong:?}\n{table}");
@@ -182,10 +209,20 @@ fn without_a_reset_fresh_state_tests_run_apart_and_the_rest_pass_twice() {
             &format!("rest-{n}"),
         );
         let v = junit_verdicts(&report, &xml);
-        assert_eq!(code, 0, "run {n} without the fresh-state tests failed:\n{text}");
+        assert_eq!(
+            code, 0,
+            "run {n} without the fresh-state tests failed:\n{text}"
+        );
         let ran: BTreeSet<String> = v.keys().cloned().collect();
-        assert!(ran.is_disjoint(&fresh), "run {n} ran fresh-state tests: {ran:?}");
-        assert_eq!(ran.len(), o_ids(&suite).len() - FRESH.len(), "run {n}: {ran:?}");
+        assert!(
+            ran.is_disjoint(&fresh),
+            "run {n} ran fresh-state tests: {ran:?}"
+        );
+        assert_eq!(
+            ran.len(),
+            o_ids(&suite).len() - FRESH.len(),
+            "run {n}: {ran:?}"
+        );
         assert!(v.values().all(|m| *m == Mark::Pass), "run {n}: {v:?}");
     }
 

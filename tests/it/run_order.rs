@@ -105,8 +105,12 @@ fn readers_run_before_writers_and_fresh_state_oracles_before_other_writes() {
     );
     // The reset at the start failed: nothing ran, and every verdict says why.
     assert!(
-        r.verdicts.iter().all(|v| format!("{:?}", v.outcome) == "Error"
-            && v.steps[0].assertions[0].message.contains("no database here")),
+        r.verdicts
+            .iter()
+            .all(|v| format!("{:?}", v.outcome) == "Error"
+                && v.steps[0].assertions[0]
+                    .message
+                    .contains("no database here")),
         "{r:?}"
     );
 }

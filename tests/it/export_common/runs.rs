@@ -71,7 +71,11 @@ impl ResetEndpoint {
                     .status()
                     .is_ok_and(|s| s.success());
                 calls2.fetch_add(1, Ordering::SeqCst);
-                let status = if ok { "204 No Content" } else { "500 Reset Failed" };
+                let status = if ok {
+                    "204 No Content"
+                } else {
+                    "500 Reset Failed"
+                };
                 let _ = write!(
                     stream,
                     "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
@@ -138,7 +142,11 @@ pub fn launch_junit_with(
 }
 
 /// Runs newman on a collection with `--env-var` for each of `vars` and the JSON reporter.
-pub fn newman_with(collection: &Path, vars: &[(&str, &str)], json_out: &Path) -> (i32, Value, String) {
+pub fn newman_with(
+    collection: &Path,
+    vars: &[(&str, &str)],
+    json_out: &Path,
+) -> (i32, Value, String) {
     let mut cmd = Command::new(newman());
     cmd.arg("run").arg(collection);
     for (k, v) in vars {
