@@ -111,7 +111,8 @@ mod tests {
         }))
         .unwrap();
         let input = ExportInput::from_suite(suite, Selection::All);
-        let got: Vec<(Stage, String, Vec<(String, usize)>)> = blocks(&input)
+        type Row = (Stage, String, Vec<(String, usize)>);
+        let got: Vec<Row> = blocks(&input)
             .into_iter()
             .map(|b| {
                 let entries = b

@@ -79,48 +79,64 @@ fn reference_suite_passes_twice_on_one_server_in_every_runner_with_the_reset_hoo
     let input = ExportInput::from_suite(suite.clone(), Selection::All);
     let server = resettable_api();
     let url = server.api.base_url.as_str();
+    // Every runner's resets are counted: one at the start of a run and one before each
+    // fresh_state oracle, in every runner alike.
+    let log = work.path().join("resets.log");
+    let reset = format!("echo reset >> '{}' && {}", log.display(), server.reset);
+    let resets = || {
+        std::fs::read_to_string(&log)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let per_run = 1 + FRESH.len();
+    let mut counted = Vec::new();
 
     let mut runs: Vec<(String, i32, Verdicts)> = Vec::new();
     for n in 1..=2 {
-        let (code, v) = check_with_reset(&path, url, &server.reset);
+        let before = resets();
+        let (code, v) = check_with_reset(&path, url, &reset);
+        counted.push((format!("check {n}"), resets() - before));
         runs.push((format!("check {n}"), code, v));
     }
 
     let junit_dir = work.path().join("junit");
     let report = compile_junit(&input, &junit_dir);
     for n in 1..=2 {
-        let props = [
-            ("mastor.baseUrl", url),
-            ("mastor.reset", server.reset.as_str()),
-        ];
+        let props = [("mastor.baseUrl", url), ("mastor.reset", reset.as_str())];
+        let before = resets();
         let (code, xml, text) =
             launch_junit_with(&junit_dir, "mastor.suite", &props, &[], &format!("run-{n}"));
+        counted.push((format!("junit {n}"), resets() - before));
         if code != 0 {
             eprintln!("--- junit run {n}:\n{text}");
         }
         runs.push((format!("junit {n}"), code, junit_verdicts(&report, &xml)));
     }
 
-    let endpoint = ResetEndpoint::start(&server.reset);
+    let endpoint = ResetEndpoint::start(&reset);
     let postman_dir = work.path().join("postman");
     let preport = export::export(&input, Format::Postman, &postman_dir).expect("postman export");
     for n in 1..=2 {
-        let before = endpoint.calls.load(Ordering::SeqCst);
+        let before = resets();
         let vars = [("baseUrl", url), ("resetUrl", endpoint.url.as_str())];
         let json = postman_dir.join(format!("newman-{n}.json"));
         let (code, parsed, text) = newman_with(&preport.files[0], &vars, &json);
+        counted.push((format!("newman {n}"), resets() - before));
         if code != 0 {
             eprintln!("--- newman run {n}:\n{text}");
         }
-        assert!(
-            endpoint.calls.load(Ordering::SeqCst) > before,
-            "newman run {n} never called the reset URL"
-        );
         runs.push((
             format!("newman {n}"),
             code,
             newman_verdicts(&preport, &parsed),
         ));
+    }
+    assert!(endpoint.calls.load(Ordering::SeqCst) >= 2 * per_run);
+    for (name, n) in &counted {
+        assert_eq!(
+            *n, per_run,
+            "{name} reset {n} times, not {per_run}: {counted:?}"
+        );
     }
 
     let ids = o_ids(&suite);
