@@ -2,8 +2,9 @@
 //! may assume about the state it sees. Defined once here; the runner's phases come from
 //! [`phase_of`], and every generator and challenger prompt states [`PROMPT_TEXT`]
 //! (`{{execution_model}}`), so what the models assume and what the runner does cannot
-//! drift apart. A test runs a plan against a recording server and checks the order the
-//! text promises.
+//! drift apart. The exporters (JUnit, Postman, Markdown, behave) take their order from
+//! [`ordered`], so a suite that leaves mastor runs the way `check` ran it. A test runs a
+//! plan against a recording server and checks the order the text promises.
 
 use crate::model::Oracle;
 
@@ -37,6 +38,88 @@ pub fn phase_of(oracle: &Oracle, with_reset: bool) -> Phase {
     }
 }
 
+/// Where a unit of a plan runs: the three single-operation phases, then sequences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    Reader,
+    Fresh,
+    Writer,
+    /// Multi-operation sequences (and, after them, metamorphic tests), one at a time.
+    Sequence,
+}
+
+impl Stage {
+    /// The stage's name as the exports show it (folder names, tags, headings).
+    pub fn label(self) -> &'static str {
+        match self {
+            Stage::Reader => "read-only",
+            Stage::Fresh => "fresh state",
+            Stage::Writer => "writers",
+            Stage::Sequence => "sequences",
+        }
+    }
+}
+
+impl From<Phase> for Stage {
+    fn from(phase: Phase) -> Self {
+        match phase {
+            Phase::Reader => Stage::Reader,
+            Phase::Fresh => Stage::Fresh,
+            Phase::Writer => Stage::Writer,
+        }
+    }
+}
+
+/// What one position of a plan runs: an index into the suite's single-operation oracles
+/// or into its sequences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Single(usize),
+    Sequence(usize),
+}
+
+/// One position of a suite's ordered plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Planned {
+    pub unit: Unit,
+    pub stage: Stage,
+    /// The oracle declares `fresh_state`: it needs the seed data, so a configured reset
+    /// runs right before it (an export tags it so it can run apart without one).
+    pub fresh_state: bool,
+}
+
+/// The suite's plan in run order: readers, fresh-state writers, the other writers (each
+/// in suite order), then the sequences in suite order. `with_reset` moves reading
+/// `fresh_state` oracles behind the readers, each after its own reset, as `check --reset`
+/// does. Exports order with `with_reset = false` (the reset is the runner's choice, made
+/// later) and reset before every `fresh_state` unit when one is configured: a reading one
+/// then runs among the readers on a state no writer has touched yet, so it sees what it
+/// would see after its own reset. A configured reset also runs once before the first
+/// unit, so a run on a server an earlier run wrote to starts from the seed data again.
+pub fn ordered<'a>(
+    oracles: impl IntoIterator<Item = &'a Oracle>,
+    sequences: usize,
+    with_reset: bool,
+) -> Vec<Planned> {
+    let mut plan: Vec<Planned> = oracles
+        .into_iter()
+        .enumerate()
+        .map(|(i, o)| Planned {
+            unit: Unit::Single(i),
+            stage: phase_of(o, with_reset).into(),
+            fresh_state: o.fresh_state,
+        })
+        .collect();
+    // A stable sort keeps suite order within a stage.
+    plan.sort_by_key(|p| p.stage);
+    plan.extend((0..sequences).map(|i| Planned {
+        unit: Unit::Sequence(i),
+        stage: Stage::Sequence,
+        fresh_state: false,
+    }));
+    plan
+}
+
 /// The model in words, for every generator and challenger prompt.
 pub const PROMPT_TEXT: &str = "\
 How oracles run (the runner does exactly this; write and review oracles for it):
@@ -55,6 +138,9 @@ How oracles run (the runner does exactly this; write and review oracles for it):
 - 4. Then the multi-operation sequences, one at a time, each step in order. A sequence
   sees what all single-operation oracles left: create or capture the records it relies
   on instead of assuming seed values a writer may have changed.
+- With a reset command, the run also starts with one reset, so a run on a server an
+  earlier run wrote to sees the seed data again. Exported JUnit and Postman suites keep
+  this order and run the same resets (a reset hook the project configures).
 - Revised oracles keep their place in their suite; new oracles go after the existing ones,
   in the order returned.";
 
@@ -80,5 +166,38 @@ mod tests {
         assert_eq!(phase_of(&oracle("POST /a", false), true), Phase::Writer);
         assert!(PROMPT_TEXT.contains("(a reading one too) runs right after its own reset"));
         assert!(PROMPT_TEXT.contains("sees what earlier fresh_state oracles changed"));
+        assert!(PROMPT_TEXT.contains("the run also starts with one reset"));
+    }
+
+    #[test]
+    fn ordered_plan_puts_stages_in_model_order_keeping_suite_order() {
+        let suite = [
+            oracle("DELETE /a", false),
+            oracle("GET /a", false),
+            oracle("POST /a", true),
+            oracle("GET /b", true),
+            oracle("PUT /a", false),
+        ];
+        let plan = ordered(&suite, 2, false);
+        let got: Vec<(Unit, Stage, bool)> = plan
+            .iter()
+            .map(|p| (p.unit, p.stage, p.fresh_state))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Unit::Single(1), Stage::Reader, false),
+                (Unit::Single(3), Stage::Reader, true),
+                (Unit::Single(2), Stage::Fresh, true),
+                (Unit::Single(0), Stage::Writer, false),
+                (Unit::Single(4), Stage::Writer, false),
+                (Unit::Sequence(0), Stage::Sequence, false),
+                (Unit::Sequence(1), Stage::Sequence, false),
+            ]
+        );
+        // With a reset the reading fresh_state oracle runs after its own reset.
+        let plan = ordered(&suite, 0, true);
+        assert_eq!(plan[2].unit, Unit::Single(3));
+        assert_eq!(plan[2].stage, Stage::Fresh);
     }
 }

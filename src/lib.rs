@@ -9,8 +9,8 @@
 //!
 //! 1. `text`, `model`: plain data and text, used by everyone.
 //! 2. `oracle`: the oracle language (field paths, assertions, binds, relations), pure.
-//! 3. `execution`: the execution model (run order, fresh state), which the runner follows
-//!    and every generator and challenger prompt states.
+//! 3. `execution`: the execution model (run order, fresh state, resets), which the runner
+//!    and every exporter follow and every generator and challenger prompt states.
 //! 4. `prompts`, `spec`, `llm`, `store`: the agents' prompts, the OpenAPI model, the model
 //!    client, the session directory.
 //! 5. `source`: the Java project (scan, entries, closures, bundles, seed data).

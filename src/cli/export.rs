@@ -15,6 +15,7 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
     mastor export .mastor --format junit --out build/junit\n  \
+    mastor export .mastor --format junit --package com.acme.api --out src/test/java\n  \
     mastor export suite.json --format postman,readable --all --out build/export\n  \
     mastor export .mastor --format gherkin --out build/behave\n  \
     mastor export .mastor-dp --format json --all --op 'GET /pets/{petId}' --types status,field --out build/rq2")]
@@ -44,6 +45,13 @@ pub struct ExportArgs {
     /// that were edited since); without it such files stop the export, untouched.
     #[arg(long)]
     pub force: bool,
+    /// Java package of the JUnit sources (default `mastor.suite`), e.g. `com.acme.api`.
+    #[arg(long, value_name = "NAME")]
+    pub package: Option<String>,
+    /// The Postman collection's `baseUrl` (default: the URL of the session's latest
+    /// verdicts; newman's `--env-var baseUrl=...` still overrides it).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
 }
 
 fn parse_format(text: &str) -> Result<Format, String> {
@@ -95,6 +103,8 @@ pub fn run(args: ExportArgs) -> color_eyre::Result<i32> {
         eprintln!("mastor export: --op: {}", crate::text::escape_controls(&e));
         return Ok(EXIT_INPUT);
     }
+    input.options.package = args.package;
+    input.options.base_url = args.base_url;
     for problem in &input.problems {
         eprintln!("mastor export: warning: {problem}");
     }

@@ -13,7 +13,8 @@
 //! is removed, so such an export is the same as before metamorphic tests existed.
 
 use super::junit::{
-    PACKAGE, assertion_code, class_source, comment, input_json, java_str, snake, unique,
+    ClassSpec, assertion_code, class_source, comment, in_package, input_json, java_str, snake,
+    unique,
 };
 use super::mr::{check, documented_json, relations_json, steps};
 use super::{ExportError, ExportInput, ExportReport, ExportedItem, split_op_id, write_file};
@@ -29,7 +30,9 @@ const RELATIONS: &str = include_str!("assets/java/MastorRelations.java");
 /// metamorphic test; records files and items in `report`.
 pub(super) fn export(
     input: &ExportInput,
+    package: &str,
     pkg_dir: &Path,
+    order: usize,
     class_names: &mut BTreeSet<String>,
     report: &mut ExportReport,
 ) -> Result<(), ExportError> {
@@ -45,12 +48,12 @@ pub(super) fn export(
         return Ok(());
     }
     class_names.insert("MastorRelations".to_string());
-    write_file(&support, RELATIONS)?;
+    write_file(&support, &in_package(RELATIONS, package))?;
     report.files.push(support);
     let class = unique(class_names, "MetamorphicTests".to_string());
     let mut methods = BTreeSet::new();
     let mut body = String::new();
-    for t in tests {
+    for (n, t) in tests.into_iter().enumerate() {
         check(t)?;
         let o_id = t.o_id();
         let method = unique(&mut methods, format!("test_{}", snake(&t.test_id)));
@@ -62,10 +65,11 @@ pub(super) fn export(
         }
         let _ = writeln!(
             body,
-            "     */\n    @Test\n    @DisplayName({o})\n    void {method}() throws Exception {{\n        \
+            "     */\n    @Test\n    @Order({})\n    @DisplayName({o})\n    void {method}() throws Exception {{\n        \
              MastorAssert.Checks c = new MastorAssert.Checks({o}, true);\n        \
              MastorRelations.Run m = new MastorRelations.Run({o}, c, {d});\n        \
              MastorAssert.Response r;",
+            n + 1,
             o = java_str(&o_id),
             d = java_str(&documented_json(t, &input.documented).to_string()),
         );
@@ -80,11 +84,19 @@ pub(super) fn export(
         report.items.push(ExportedItem {
             o_id,
             op_id: super::mr_op_ids(t),
-            location: format!("{PACKAGE}.{class}#{method}"),
+            location: format!("{package}.{class}#{method}"),
         });
     }
     let file = pkg_dir.join(format!("{class}.java"));
-    write_file(&file, &class_source(&class, "metamorphic", "KIND", &body))?;
+    let spec = ClassSpec {
+        package,
+        class: &class,
+        display: "metamorphic",
+        what: "Metamorphic tests (metamorphic): after every oracle and sequence".to_string(),
+        constant: "KIND",
+        order,
+    };
+    write_file(&file, &class_source(&spec, &body))?;
     report.files.push(file);
     Ok(())
 }

@@ -22,8 +22,11 @@ pub mod gherkin;
 pub mod guard;
 pub mod json;
 pub mod junit;
+mod junit_code;
 mod junit_mr;
+mod junit_names;
 pub mod mr;
+mod order;
 pub mod postman;
 mod postman_mr;
 pub mod readable;
@@ -62,6 +65,19 @@ pub struct ExportInput {
     /// What the loader skipped or could not apply (malformed entries, edits that do not
     /// parse), one line each, for the caller to show: an export never hides them.
     pub problems: Vec<String>,
+    /// Choices of the project the export goes into.
+    pub options: ExportOptions,
+}
+
+/// Choices of the project an export goes into; the defaults suit a directory of its own.
+#[derive(Debug, Clone, Default)]
+pub struct ExportOptions {
+    /// Java package of the JUnit sources (`--package com.acme.api`); default
+    /// [`junit::PACKAGE`].
+    pub package: Option<String>,
+    /// The Postman collection's `baseUrl` (`--base-url`); default: the URL the latest
+    /// verdicts were run against, when the input has any.
+    pub base_url: Option<String>,
 }
 
 /// Which oracles an export includes. Rejected oracles are never exported.
@@ -98,6 +114,7 @@ impl ExportInput {
             originals: BTreeMap::new(),
             selection,
             problems: Vec::new(),
+            options: ExportOptions::default(),
         }
     }
 
@@ -224,6 +241,11 @@ pub enum ExportError {
     BadSuite { path: PathBuf, reason: String },
     #[error("oracle {o_id}: {reason}")]
     BadOracle { o_id: String, reason: String },
+    #[error("{option}: {reason}")]
+    BadOption {
+        option: &'static str,
+        reason: String,
+    },
     #[error(
         "refusing to overwrite {} file(s) that mastor export did not write (or that were \
          edited since): {}; pass --force to overwrite them, or choose another output directory",
@@ -371,25 +393,6 @@ pub(crate) fn mr_op_ids(t: &MetamorphicTest) -> String {
         .map(|s| s.op_id.as_str())
         .collect::<Vec<_>>()
         .join(" -> ")
-}
-
-/// Groups items by a key while keeping the order in which keys first appear.
-pub(crate) fn group_in_order<'a, T>(
-    items: impl IntoIterator<Item = &'a T>,
-    key: impl Fn(&T) -> &str,
-) -> Vec<(String, Vec<&'a T>)>
-where
-    T: 'a,
-{
-    let mut groups: Vec<(String, Vec<&'a T>)> = Vec::new();
-    for item in items {
-        let k = key(item);
-        match groups.iter_mut().find(|(name, _)| name == k) {
-            Some((_, list)) => list.push(item),
-            None => groups.push((k.to_string(), vec![item])),
-        }
-    }
-    groups
 }
 
 #[cfg(test)]

@@ -1,13 +1,17 @@
 //! Postman collection v2.1 export (the paper's ToPostmanAssertify, runnable with newman).
 //!
-//! One folder per operation with one request per oracle, one folder per multi-op sequence
-//! with its steps in order. The shared assertion library is defined once, in the
-//! collection's test script (Postman runs it before each request's own); each request's
-//! test script only calls it with a spec of its assertions; test names start with the
-//! o_id. Captures become collection variables: `{{name}}` holds the text form
+//! Folders in the execution model's order (`crate::execution`, laid out by `order`): one
+//! per block of one stage and one operation (`1. read-only: GET /pets`, `2. fresh state:
+//! POST /pets`, ...), then the sequence groups with a folder per sequence, its steps in
+//! order. The shared assertion library is defined once, in the collection's test script
+//! (Postman runs it before each request's own); each request's test script has one
+//! `pm.test` per assertion that calls it; test names start with the o_id. The reset slot:
+//! `resetUrl`, when set, is POSTed to before the first request and before each request
+//! that needs the seed data (`resetScope` widens it). Captures become collection variables: `{{name}}` holds the text form
 //! (for URLs, headers and text splices) and `{{name__json}}` the JSON value (for whole-value
 //! bindings in raw JSON bodies, so a captured number stays a number). The base URL is the
-//! collection variable `baseUrl` (override with `newman run --env-var baseUrl=...`).
+//! collection variable `baseUrl`, the URL the suite was last run against (or `--base-url`);
+//! override it with `newman run --env-var baseUrl=...`.
 //!
 //! Metamorphic tests get a folder each (`postman_mr`): requests in order, captures as in
 //! sequences, the relations checked in the last request's test script.
@@ -15,13 +19,13 @@
 //! It does not run newman and does not cover Postman features mastor has no use for
 //! (auth helpers, environments, examples).
 
+use super::order::{Block, Entry, Placed, blocks};
 use super::request::{
     CAPTURE_RE, check_path_params, encode_component, query_pairs, step_o_id, string_form,
     substitute_path, whole_capture,
 };
-use super::{
-    ExportError, ExportInput, ExportReport, ExportedItem, group_in_order, split_op_id, write_file,
-};
+use super::{ExportError, ExportInput, ExportReport, ExportedItem, split_op_id, write_file};
+use crate::execution::Stage;
 use crate::model::{Assertion, MultiOpOracle, OracleInput, Step};
 use serde_json::{Map, Value, json};
 use std::path::Path;
@@ -42,46 +46,44 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
     let mut report = ExportReport::default();
     let mut folders = Vec::new();
 
-    let oracles = input.selected_oracles();
-    for (op_id, group) in group_in_order(oracles.iter().copied(), |o| o.op_id.as_str()) {
+    for (n, block) in blocks(input).iter().enumerate() {
         let mut items = Vec::new();
-        for oracle in group {
-            let o_id = oracle.o_id();
-            let spec = TestSpec {
-                o_id: &o_id,
-                assertions: &oracle.assertions,
-                captures: None,
-                bind: false,
-                mr: None,
-            };
-            items.push(request_item(
-                &o_id,
-                &oracle.op_id,
-                &oracle.input,
-                &spec,
-                false,
-            )?);
-            report.items.push(ExportedItem {
-                o_id: o_id.clone(),
-                op_id: oracle.op_id.clone(),
-                location: format!("{op_id}/{o_id}"),
-            });
+        for placed in &block.entries {
+            match placed.entry {
+                Entry::Single(oracle) => {
+                    let o_id = oracle.o_id();
+                    let spec = TestSpec {
+                        o_id: &o_id,
+                        assertions: &oracle.assertions,
+                        captures: None,
+                        bind: false,
+                        mr: None,
+                    };
+                    let mut item = request_item(&o_id, &oracle.op_id, &oracle.input, &spec, false)?;
+                    add_prerequest(&mut item, reset_line(&o_id, &tags(placed)));
+                    items.push(item);
+                    report.items.push(ExportedItem {
+                        o_id: o_id.clone(),
+                        op_id: oracle.op_id.clone(),
+                        location: format!("{}/{o_id}", oracle.op_id),
+                    });
+                }
+                Entry::Sequence(multi) => {
+                    items.push(sequence_folder(multi, &tags(placed))?);
+                    let op_ids: Vec<&str> = multi.steps.iter().map(|s| s.op_id.as_str()).collect();
+                    report.items.push(ExportedItem {
+                        o_id: multi.o_id(),
+                        op_id: op_ids.join(" -> "),
+                        location: format!("sequence {}", multi.o_id()),
+                    });
+                }
+            }
         }
         folders.push(json!({
-            "name": op_id,
-            "description": format!("op_id: {op_id}"),
+            "name": format!("{}. {}: {}", n + 1, block.stage.label(), block.key),
+            "description": folder_description(block),
             "item": items,
         }));
-    }
-
-    for multi in input.selected_multi_op() {
-        folders.push(sequence_folder(multi)?);
-        let op_ids: Vec<&str> = multi.steps.iter().map(|s| s.op_id.as_str()).collect();
-        report.items.push(ExportedItem {
-            o_id: multi.o_id(),
-            op_id: op_ids.join(" -> "),
-            location: format!("sequence {}", multi.o_id()),
-        });
     }
 
     for t in input.selected_metamorphic() {
@@ -96,13 +98,23 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
     let collection = json!({
         "info": {
             "name": "mastor suite",
-            "description": "Semantic test oracles exported by mastor. Test names start with \
-                            the oracle's o_id; folders are operations (op_id) or sequences.",
+            "description": "Semantic test oracles exported by mastor, in mastor's execution \
+                            order: read-only oracles, then those that need the seed data \
+                            (fresh state), then the other writers, then sequences, then \
+                            metamorphic tests. Test names start with the oracle's o_id. \
+                            baseUrl is the API (override: newman run --env-var \
+                            baseUrl=...); resetUrl, when set, is POSTed to before the first \
+                            request and before each fresh-state request (resetScope: fresh, \
+                            writers or each).",
             "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json",
         },
-        "variable": [{"key": "baseUrl", "value": "", "type": "string"}],
+        "variable": [
+            {"key": "baseUrl", "value": base_url(input), "type": "string"},
+            {"key": "resetUrl", "value": "", "type": "string"},
+            {"key": "resetScope", "value": "fresh", "type": "string"},
+        ],
         "event": [
-            script("prerequest", vec![BASE_URL_CHECK.to_string()]),
+            script("prerequest", prerequest_script()),
             script("test", library_script(!input.selected_metamorphic().is_empty())),
         ],
         "item": folders,
@@ -116,6 +128,97 @@ pub fn export(input: &ExportInput, out_dir: &Path) -> Result<ExportReport, Expor
     report.files.push(path);
     Ok(report)
 }
+
+/// The collection's `baseUrl`: `--base-url`, else the URL of the latest verdict, else empty
+/// (then every request stops with a message saying how to set it).
+fn base_url(input: &ExportInput) -> String {
+    let url = input.options.base_url.clone().or_else(|| {
+        input
+            .verdicts
+            .values()
+            .max_by(|a, b| a.at.cmp(&b.at))
+            .map(|v| v.base_url.clone())
+    });
+    url.unwrap_or_default().trim_end_matches('/').to_string()
+}
+
+fn folder_description(block: &Block<'_>) -> String {
+    let when = match block.stage {
+        Stage::Reader => "only read: they run first, on the seed data",
+        Stage::Fresh => {
+            "need the seed data (fresh_state): before the other writers, each after the reset \
+             when resetUrl is set"
+        }
+        Stage::Writer => "write: one at a time, each seeing what earlier writers left",
+        Stage::Sequence => "sequences: after every single-operation request",
+    };
+    format!("{}: {when}", block.key)
+}
+
+/// The tags of a placed oracle, as the JUnit export has them.
+fn tags(placed: &Placed<'_>) -> Vec<&'static str> {
+    let mut tags = Vec::new();
+    if placed.fresh_state {
+        tags.push(super::junit_code::FRESH_TAG);
+    }
+    if placed.entry.writes() {
+        tags.push(super::junit_code::WRITES_TAG);
+    }
+    tags
+}
+
+/// The reset slot of one request: `mastorReset` (defined by the collection's pre-request
+/// script) POSTs to `resetUrl` when it is set and `resetScope` covers the tags.
+fn reset_line(o_id: &str, tags: &[&str]) -> String {
+    format!("mastorReset(pm, {}, {});", json!(tags), js_str(o_id))
+}
+
+fn add_prerequest(item: &mut Value, line: String) {
+    if let Some(events) = item.get_mut("event").and_then(Value::as_array_mut) {
+        match events
+            .iter_mut()
+            .find(|e| e["listen"] == "prerequest")
+            .and_then(|e| e["script"]["exec"].as_array_mut())
+        {
+            Some(exec) => exec.push(Value::String(line)),
+            None => events.insert(0, script("prerequest", vec![line])),
+        }
+    }
+}
+
+/// The collection's pre-request script: the `baseUrl` check, the reset slot, and the reset
+/// before the first request.
+fn prerequest_script() -> Vec<String> {
+    let mut exec = vec![BASE_URL_CHECK.to_string()];
+    exec.extend(RESET.lines().map(str::to_string));
+    exec
+}
+
+const RESET: &str = "\
+// mastor: the reset slot. resetUrl (a collection variable, or --env-var resetUrl=...) is a URL
+// that puts the API back to its seed data. When set, it is POSTed to before the first request
+// and before each request that needs the seed data (resetScope fresh, the default), also
+// before each request that writes (writers), or before every request (each).
+mastorReset = function (pm, tags, before) {
+  var url = pm.variables.get('resetUrl');
+  if (!url) return;
+  var scope = pm.variables.get('resetScope') || 'fresh';
+  var fresh = tags.indexOf('fresh-state') >= 0;
+  var writes = fresh || tags.indexOf('writes') >= 0;
+  var due = before === 'the start of the run' || scope === 'each' ||
+    (scope === 'writers' ? writes : fresh);
+  if (!due) return;
+  pm.sendRequest({ url: url, method: 'POST' }, function (err, res) {
+    pm.test('reset before ' + before, function () {
+      if (err) throw new Error('reset URL ' + url + ' failed: ' + err);
+      if (res.code < 200 || res.code > 299) throw new Error('reset URL ' + url + ' answered ' + res.code);
+    });
+  });
+};
+if (!pm.collectionVariables.get('mastorStarted')) {
+  pm.collectionVariables.set('mastorStarted', 'yes');
+  mastorReset(pm, [], 'the start of the run');
+}";
 
 /// What one request's test script checks.
 pub(super) struct TestSpec<'a> {
@@ -140,12 +243,16 @@ impl TestSpec<'_> {
     }
 }
 
-fn sequence_folder(multi: &MultiOpOracle) -> Result<Value, ExportError> {
+fn sequence_folder(multi: &MultiOpOracle, tags: &[&str]) -> Result<Value, ExportError> {
     let mut items = Vec::new();
     let capture_names: Vec<&String> = multi.steps.iter().flat_map(|s| s.captures.keys()).collect();
     for (index, step) in multi.steps.iter().enumerate() {
         let o_id = step_o_id(multi, index);
-        items.push(step_item(&o_id, step, index == 0, &capture_names)?);
+        let mut item = step_item(&o_id, step, index == 0, &capture_names)?;
+        if index == 0 {
+            add_prerequest(&mut item, reset_line(&multi.o_id(), tags));
+        }
+        items.push(item);
     }
     Ok(json!({
         "name": format!("sequence {}", multi.o_id()),
@@ -280,19 +387,60 @@ pub(super) fn request_item(
 
     // The libraries are defined once, by the collection's test script (which runs
     // before every request's own); a request only calls them.
-    let exec = vec![match &spec.mr {
-        None => format!("mastorLib(pm).run({});", spec.to_json()),
-        Some(mr) => format!(
+    let exec = match &spec.mr {
+        None => readable_tests(spec),
+        Some(mr) => vec![format!(
             "(function (m) {{ m.mrStep({mr}, m.run({})); }})(mastorLib(pm));",
             spec.to_json()
-        ),
-    }];
+        )],
+    };
     Ok(json!({
         "name": o_id,
         "description": format!("o_id: {o_id}\nop_id: {op_id}"),
         "request": Value::Object(request),
         "event": [script("test", exec)],
     }))
+}
+
+/// A request's test script as a Postman user reads and edits it: one `pm.test` per
+/// assertion, the status with `pm.response.to.have.status`, fields through the collection's
+/// library (`check.field(path, op, expected)`: mastor's field paths and operators), then
+/// the captures.
+fn readable_tests(spec: &TestSpec<'_>) -> Vec<String> {
+    let mut exec = vec![format!(
+        "var check = mastorLib(pm).check({});",
+        json!({"o_id": spec.o_id, "bind": spec.bind})
+    )];
+    for assertion in spec.assertions {
+        let name = js_str(&format!(
+            "{} :: {}",
+            spec.o_id,
+            super::readable::sentence(assertion)
+        ));
+        exec.push(match assertion {
+            Assertion::Status { expected } => format!(
+                "pm.test({name}, function () {{ pm.response.to.have.status({expected}); }});"
+            ),
+            Assertion::Field {
+                field_path,
+                op,
+                expected,
+            } => format!(
+                "pm.test({name}, function () {{ check.field({}, {}, {}); }});",
+                js_str(field_path),
+                serde_json::to_string(op).unwrap_or_default(),
+                expected
+            ),
+        });
+    }
+    for (name, path) in spec.captures.into_iter().flatten() {
+        exec.push(format!(
+            "check.capture({}, {});",
+            js_str(name),
+            js_str(path)
+        ));
+    }
+    exec
 }
 
 /// The raw JSON body; in sequences a whole-value capture becomes `{{name__json}}` (typed)
@@ -365,9 +513,9 @@ fn library_script(with_relations: bool) -> Vec<String> {
     exec.extend(LIBRARY.lines().map(str::to_string));
     if with_relations {
         exec.extend(super::postman_mr::LIBRARY.lines().map(str::to_string));
-        exec.push("return { run: mastorRun, mrStep: mastorMrStep };".into());
+        exec.push("return { check: mastorCheck, run: mastorRun, mrStep: mastorMrStep };".into());
     } else {
-        exec.push("return { run: mastorRun };".into());
+        exec.push("return { check: mastorCheck, run: mastorRun };".into());
     }
     exec.push("};".into());
     exec

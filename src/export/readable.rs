@@ -7,13 +7,14 @@
 //! It is for reading: nothing parses it back.
 
 use super::request::step_o_id;
-use super::{ExportError, ExportInput, ExportReport, ExportedItem, group_in_order, write_file};
+use super::{ExportError, ExportInput, ExportReport, ExportedItem, write_file};
 use crate::model::content_hash_of;
 use crate::model::{
     Assertion, EvidenceRef, FieldOp, MetamorphicTest, MultiOpOracle, Oracle, OracleInput, Outcome,
     Relation, RelationOp, Strategy,
 };
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -37,8 +38,8 @@ pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
     let oracles = input.selected_oracles();
     let multi = input.selected_multi_op();
     let meta = input.selected_metamorphic();
-    let ops = group_in_order(oracles.iter().copied(), |o| o.op_id.as_str());
-    let groups = group_in_order(multi.iter().copied(), |m| m.group_id.as_str());
+    let blocks = super::order::blocks(input);
+    let ops: BTreeSet<&str> = oracles.iter().map(|o| o.op_id.as_str()).collect();
     let mut items = Vec::new();
     let mut out = String::from("# mastor oracle suite\n\n");
     let _ = writeln!(
@@ -51,70 +52,59 @@ pub fn render(input: &ExportInput) -> (String, Vec<ExportedItem>) {
     if !meta.is_empty() {
         let _ = writeln!(out, "{}.\n", plural(meta.len(), "metamorphic test"));
     }
+    out.push_str(
+        "Sections are in the order `mastor check` and the JUnit and Postman exports run \
+         them: read-only oracles, then those that need the seed data (fresh state: each \
+         right after a reset when one is configured), then the other writers one at a \
+         time, then sequences, then metamorphic tests.\n\n",
+    );
 
     out.push_str("## Contents\n\n");
-    for (op_id, list) in &ops {
+    let heading = |n: usize, block: &super::order::Block<'_>| {
+        format!("{}. {}: {}", n + 1, block.stage.label(), block.key)
+    };
+    for (n, block) in blocks.iter().enumerate() {
         let _ = writeln!(
             out,
             "- [{}](#{}) ({})",
-            md_text(op_id),
-            anchor("op", op_id),
-            list.len()
+            md_text(&heading(n, block)),
+            anchor("run", &(n + 1).to_string()),
+            block.entries.len()
         );
-    }
-    if !groups.is_empty() {
-        let _ = writeln!(out, "- [Multi-operation sequences](#multi-op)");
-        for (group_id, list) in &groups {
-            let _ = writeln!(
-                out,
-                "  - [Group {}](#{}) ({})",
-                md_text(group_id),
-                anchor("group", group_id),
-                list.len()
-            );
-        }
     }
     if !meta.is_empty() {
         let _ = writeln!(out, "- [Metamorphic tests](#metamorphic) ({})", meta.len());
     }
     out.push('\n');
 
-    for (op_id, list) in &ops {
+    for (n, block) in blocks.iter().enumerate() {
         let _ = writeln!(
             out,
             "<a id=\"{}\"></a>\n\n## {}\n",
-            anchor("op", op_id),
-            md_text(op_id)
+            anchor("run", &(n + 1).to_string()),
+            md_text(&heading(n, block))
         );
-        for oracle in list {
-            let id = anchor("oracle", &oracle.o_id());
-            oracle_section(&mut out, input, oracle, &id);
-            items.push(ExportedItem {
-                o_id: oracle.o_id(),
-                op_id: oracle.op_id.clone(),
-                location: format!("#{id}"),
-            });
-        }
-    }
-
-    if !groups.is_empty() {
-        out.push_str("<a id=\"multi-op\"></a>\n\n## Multi-operation sequences\n\n");
-        for (group_id, list) in &groups {
-            let _ = writeln!(
-                out,
-                "<a id=\"{}\"></a>\n\n### Group {}\n",
-                anchor("group", group_id),
-                md_text(group_id)
-            );
-            for multi in list {
-                let id = anchor("sequence", &multi.o_id());
-                sequence_section(&mut out, input, multi, &id);
-                let op_ids: Vec<&str> = multi.steps.iter().map(|s| s.op_id.as_str()).collect();
-                items.push(ExportedItem {
-                    o_id: multi.o_id(),
-                    op_id: op_ids.join(" -> "),
-                    location: format!("#{id}"),
-                });
+        for placed in &block.entries {
+            match placed.entry {
+                super::order::Entry::Single(oracle) => {
+                    let id = anchor("oracle", &oracle.o_id());
+                    oracle_section(&mut out, input, oracle, &id);
+                    items.push(ExportedItem {
+                        o_id: oracle.o_id(),
+                        op_id: oracle.op_id.clone(),
+                        location: format!("#{id}"),
+                    });
+                }
+                super::order::Entry::Sequence(multi) => {
+                    let id = anchor("sequence", &multi.o_id());
+                    sequence_section(&mut out, input, multi, &id);
+                    let op_ids: Vec<&str> = multi.steps.iter().map(|s| s.op_id.as_str()).collect();
+                    items.push(ExportedItem {
+                        o_id: multi.o_id(),
+                        op_id: op_ids.join(" -> "),
+                        location: format!("#{id}"),
+                    });
+                }
             }
         }
     }
@@ -221,8 +211,9 @@ fn oracle_section(out: &mut String, input: &ExportInput, oracle: &Oracle, id: &s
     let _ = writeln!(out, "- **Request:** `{}`", code(&oracle.op_id));
     if oracle.fresh_state {
         out.push_str(
-            "- **Precondition:** the seed data as it was at start-up (`mastor check` runs it \
-             before other writes, or after `--reset`)\n",
+            "- **Precondition (fresh state):** the seed data as it was at start-up (`mastor \
+             check` and the exports run it before other writes, or right after the reset \
+             when one is configured; JUnit tags it `fresh-state`)\n",
         );
     }
     input_lines(out, &oracle.input, "  ");
@@ -237,7 +228,7 @@ fn oracle_section(out: &mut String, input: &ExportInput, oracle: &Oracle, id: &s
 
 fn sequence_section(out: &mut String, input: &ExportInput, multi: &MultiOpOracle, id: &str) {
     let o_id = multi.o_id();
-    let _ = writeln!(out, "<a id=\"{id}\"></a>\n\n#### `{}`\n", code(&o_id));
+    let _ = writeln!(out, "<a id=\"{id}\"></a>\n\n### `{}`\n", code(&o_id));
     if !multi.description.is_empty() {
         let _ = writeln!(out, "{}\n", md_text(&multi.description));
     }

@@ -356,7 +356,7 @@ pub async fn run_with_progress(
     let client = builder
         .build()
         .map_err(|e| RunnerError::Client(e.to_string()))?;
-    let ctx = run::Ctx {
+    let mut ctx = run::Ctx {
         client,
         base: &base,
         cfg,
@@ -364,7 +364,17 @@ pub async fn run_with_progress(
         progress,
         done: AtomicUsize::new(0),
         total: plan.oracles.len() + plan.multi_op.len() + plan.metamorphic.len(),
+        start_failure: None,
     };
+    // The execution model: a configured reset also runs once before anything, so a run on
+    // a server an earlier run wrote to starts from the seed data (`Each` resets before
+    // every unit anyway). When it fails, nothing runs and every verdict says why.
+    if let Some(cmd) = &cfg.reset
+        && cfg.reset_scope != ResetScope::Each
+        && !plan.is_empty()
+    {
+        ctx.start_failure = run::reset_command(cmd, cfg.reset_timeout).await.err();
+    }
     let mut report = run::run_plan(plan, &ctx).await;
     if !plan.metamorphic.is_empty() {
         // Through the same runner (and the same request budget) as the sequences, after

@@ -11,6 +11,8 @@
 //!    earlier ones left;
 //! 4. the multi-op sequences, one at a time, each step in order.
 //!
+//! A configured reset also runs once before all of it (see `runner::run_with_progress`).
+//!
 //! With a reset and `ResetScope::Each`, every single-op oracle and every sequence (and so
 //! every metamorphic test) runs one at a time, each right after the reset (each repeated
 //! run too), in the order above: no oracle sees another's writes.
@@ -47,6 +49,8 @@ pub(crate) struct Ctx<'a> {
     /// Units with a verdict so far, of `total`.
     pub done: AtomicUsize,
     pub total: usize,
+    /// Why the reset at the start of the run failed: then no unit runs.
+    pub start_failure: Option<String>,
 }
 
 impl Ctx<'_> {
@@ -158,13 +162,16 @@ struct Phases {
 }
 
 fn phases(oracles: &[Oracle], with_reset: bool) -> Phases {
-    use crate::execution::{Phase, phase_of};
+    use crate::execution::{Stage, Unit, ordered};
     let mut p = Phases::default();
-    for (i, o) in oracles.iter().enumerate() {
-        match phase_of(o, with_reset) {
-            Phase::Fresh => p.fresh.push(i),
-            Phase::Reader => p.readers.push(i),
-            Phase::Writer => p.writers.push(i),
+    for planned in ordered(oracles, 0, with_reset) {
+        let Unit::Single(i) = planned.unit else {
+            continue;
+        };
+        match planned.stage {
+            Stage::Fresh => p.fresh.push(i),
+            Stage::Reader => p.readers.push(i),
+            Stage::Writer | Stage::Sequence => p.writers.push(i),
         }
     }
     p
@@ -173,6 +180,9 @@ fn phases(oracles: &[Oracle], with_reset: bool) -> Phases {
 /// Runs the configured reset command (when there is one); its failure is the reason the
 /// next oracle did not run.
 async fn reset(ctx: &Ctx<'_>) -> Result<(), String> {
+    if let Some(why) = &ctx.start_failure {
+        return Err(why.clone());
+    }
     match &ctx.cfg.reset {
         Some(cmd) => reset_command(cmd, ctx.cfg.reset_timeout).await,
         None => Ok(()),
@@ -226,7 +236,9 @@ pub async fn reset_command(cmd: &str, limit: std::time::Duration) -> Result<(), 
 /// Runs one unit, after a reset when `reset_first`; a failed reset is the unit's error
 /// verdict and nothing is sent.
 async fn run_unit_after_reset(unit: &Unit<'_>, ctx: &Ctx<'_>, reset_first: bool) -> Verdict {
-    if reset_first && let Err(why) = reset(ctx).await {
+    if (reset_first || ctx.start_failure.is_some())
+        && let Err(why) = reset(ctx).await
+    {
         return not_run_unit(unit, ctx, &why);
     }
     run_unit(unit, ctx).await

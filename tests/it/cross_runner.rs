@@ -27,22 +27,22 @@ use std::process::Command;
 /// (connection refused, exception, missing capture) are kept apart so that a wrong suite
 /// cannot "fail" for the wrong reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mark {
+pub(crate) enum Mark {
     Pass,
     Fail,
     Error,
 }
 
 /// Per o_id; absent: the runner reported nothing for it.
-type Verdicts = BTreeMap<String, Mark>;
+pub(crate) type Verdicts = BTreeMap<String, Mark>;
 
-fn suite_path(name: &str) -> PathBuf {
+pub(crate) fn suite_path(name: &str) -> PathBuf {
     repo_root()
         .join("tests/fixtures/petstore-jdk/suites")
         .join(format!("{name}.json"))
 }
 
-fn load(path: &Path) -> SuiteFile {
+pub(crate) fn load(path: &Path) -> SuiteFile {
     let loaded = mastor::suite::load_file(path).expect("fixture suite loads");
     assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
     loaded.suite
@@ -89,7 +89,7 @@ fn run_junit(input: &ExportInput, dir: &Path, base_url: &str) -> (i32, Verdicts,
 
 /// Per o_id from the legacy XML report: a `<failure>` (a failed check) is a fail, an
 /// `<error>` (any other exception) an error, neither a pass.
-fn junit_verdicts(report: &ExportReport, xml: &str) -> Verdicts {
+pub(crate) fn junit_verdicts(report: &ExportReport, xml: &str) -> Verdicts {
     let case = Regex::new(
         r#"(?s)<testcase name="([^"]*)\(\)" classname="([^"]*)"[^>]*?(/>|>(.*?)</testcase>)"#,
     )
@@ -122,7 +122,7 @@ fn run_newman(input: &ExportInput, dir: &Path, base_url: &str) -> (i32, Verdicts
 /// Per o_id from newman's JSON report, over every request of the oracle (one, or one per
 /// sequence step named `<o_id>#<n>`): an error when a request failed at the transport
 /// level or recorded no assertion at all, else a fail when an assertion failed.
-fn newman_verdicts(report: &ExportReport, parsed: &serde_json::Value) -> Verdicts {
+pub(crate) fn newman_verdicts(report: &ExportReport, parsed: &serde_json::Value) -> Verdicts {
     let mut verdicts = Verdicts::new();
     let executions = parsed["run"]["executions"].as_array();
     for exec in executions.into_iter().flatten() {
@@ -152,7 +152,7 @@ fn newman_verdicts(report: &ExportReport, parsed: &serde_json::Value) -> Verdict
     verdicts
 }
 
-fn mark(v: Option<&Mark>) -> &'static str {
+pub(crate) fn mark(v: Option<&Mark>) -> &'static str {
     match v {
         Some(Mark::Pass) => "pass",
         Some(Mark::Fail) => "fail",

@@ -18,7 +18,7 @@ fn postman_defines_the_assertion_library_once_per_collection() {
     let report = export::export(&input, Format::Postman, dir.path()).unwrap();
     let text = std::fs::read_to_string(&report.files[0]).unwrap();
     assert_eq!(
-        text.matches("function mastorRun(").count(),
+        text.matches("function mastorCheck(").count(),
         1,
         "one copy of the library for the whole collection"
     );
@@ -46,9 +46,17 @@ fn postman_defines_the_assertion_library_once_per_collection() {
             .find(|e| e["listen"] == "test")
             .and_then(|e| e["script"]["exec"].as_array())
             .unwrap();
-        assert_eq!(exec.len(), 1, "a request only calls the library: {exec:?}");
+        // One line gets the library's checks, then one line per assertion or capture:
+        // none carries a copy of the library.
         let call = exec[0].as_str().unwrap();
         assert!(call.contains("mastorLib(pm)"), "{call}");
+        for line in exec.iter().skip(1).filter_map(Value::as_str) {
+            assert!(
+                line.starts_with("pm.test(") || line.starts_with("check.capture("),
+                "{line}"
+            );
+            assert!(!line.contains("function mastorCheck("), "{line}");
+        }
     }
     assert!(requests > 5);
     eprintln!(

@@ -198,7 +198,8 @@ fn readable_has_contents_sections_sentences_and_refs() {
     let report = export::export(&input, Format::Readable, dir.path()).expect("export");
     let md = std::fs::read_to_string(&report.files[0]).expect("read");
 
-    // Table of contents links to one section per operation, plus the sequences section.
+    // Table of contents links to one section per block of the run order: one per
+    // operation here, then one per sequence group.
     let contents = md
         .split("## Contents")
         .nth(1)
@@ -213,13 +214,24 @@ fn readable_has_contents_sections_sentences_and_refs() {
         "GET /owners/{ownerId}/pets",
     ] {
         assert!(
-            contents.contains(&format!("[{op}]")),
+            contents.contains(&format!(". read-only: {op}](#run-")),
             "toc misses {op}:\n{contents}"
         );
-        assert!(md.contains(&format!("\n## {op}\n")), "no section for {op}");
+        assert!(
+            md.contains(&format!(". read-only: {op}\n")),
+            "no section for {op}"
+        );
     }
-    assert!(contents.contains("[Multi-operation sequences](#multi-op)"));
-    assert!(md.contains("### Group pet-lifecycle"));
+    assert!(contents.contains(". sequences: pet-lifecycle](#run-"));
+    assert!(md.contains(". sequences: pet-lifecycle\n"));
+    // Read-only sections come before every writer's.
+    let headings: Vec<&str> = md.lines().filter(|l| l.starts_with("## ")).collect();
+    let last_reader = headings.iter().rposition(|h| h.contains(". read-only: "));
+    let first_writer = headings.iter().position(|h| h.contains(". writers: "));
+    assert!(
+        first_writer.is_some() && last_reader < first_writer,
+        "{headings:?}"
+    );
     // The rejected oracle is not there; the proposed one is, marked as such.
     assert!(
         !md.contains("GET /pets#fi_bad_limit"),
@@ -278,13 +290,36 @@ fn postman_collection_shape() {
     assert_eq!(c["variable"][0]["key"], "baseUrl");
     let folders = c["item"].as_array().expect("folders");
     let names: Vec<&str> = folders.iter().filter_map(|f| f["name"].as_str()).collect();
-    assert_eq!(names[0], "GET /pets");
-    assert!(names.contains(&"sequence pet-lifecycle#create_read_delete"));
+    // Folders in the execution order: readers, writers, then the sequence groups.
+    assert_eq!(names[0], "1. read-only: GET /pets");
+    assert!(
+        names[names.len() - 2].ends_with(". sequences: pet-lifecycle"),
+        "{names:?}"
+    );
+    assert!(
+        names[names.len() - 1].ends_with(". sequences: owner-pets"),
+        "{names:?}"
+    );
+    let first_writer = names.iter().position(|n| n.contains(". writers: "));
+    let last_reader = names.iter().rposition(|n| n.contains(". read-only: "));
+    assert!(
+        first_writer.is_some() && last_reader < first_writer,
+        "{names:?}"
+    );
     let get_pets = folders[0]["item"].as_array().expect("requests");
     assert_eq!(get_pets.len(), 5);
     assert_eq!(get_pets[1]["name"], "GET /pets#fi_bad_limit");
     assert_eq!(get_pets[1]["request"]["url"], "{{baseUrl}}/pets?limit=abc");
-    let seq = folders
+    let sequences: Vec<&Value> = folders
+        .iter()
+        .flat_map(|f| f["item"].as_array().into_iter().flatten())
+        .collect();
+    assert!(
+        sequences
+            .iter()
+            .any(|f| f["name"] == "sequence pet-lifecycle#create_read_delete")
+    );
+    let seq = sequences
         .iter()
         .find(|f| f["name"] == "sequence owner-pets#create_for_owner")
         .expect("sequence");

@@ -191,6 +191,8 @@ fn java_results(url: &str, work: &std::path::Path) -> Vec<Value> {
         .arg(&classes)
         .args(["-cp", &jars])
         .arg(repo_root().join("src/export/assets/java/MastorAssert.java"))
+        .arg(repo_root().join("src/export/assets/java/MastorRequest.java"))
+        .arg(repo_root().join("src/export/assets/java/MastorJson.java"))
         .arg(&probe));
     assert_eq!(code, 0, "javac: {text}");
     let (code, out) = run(Command::new("java")

@@ -167,6 +167,8 @@ fn runner_java_and_javascript_apply_the_same_rules() {
         .arg(&classes)
         .args(["-cp", &jars])
         .arg(junit.join("mastor/suite/MastorAssert.java"))
+        .arg(junit.join("mastor/suite/MastorRequest.java"))
+        .arg(junit.join("mastor/suite/MastorJson.java"))
         .arg(&probe));
     assert_eq!(code, 0, "javac: {text}");
     let (code, java_out) = run(Command::new("java")

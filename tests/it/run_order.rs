@@ -64,8 +64,8 @@ fn readers_run_before_writers_and_fresh_state_oracles_before_other_writes() {
         "verdicts in suite order, all passing: {r:?}"
     );
 
-    // With a reset: it runs before each fresh_state oracle; a failing reset means that
-    // oracle is not run, and says why.
+    // With a reset: it runs once at the start and before each fresh_state oracle; a
+    // failing reset means nothing runs, and every verdict says why.
     let log = dir.path().join("resets.log");
     let reset = format!("echo reset >> '{}'", log.display());
     let suite = json!([
@@ -86,8 +86,8 @@ fn readers_run_before_writers_and_fresh_state_oracles_before_other_writes() {
     let resets = std::fs::read_to_string(&log).unwrap();
     assert_eq!(
         resets.lines().count(),
-        2,
-        "one reset per fresh_state oracle"
+        3,
+        "one reset at the start, then one per fresh_state oracle"
     );
 
     let r = run(
@@ -103,9 +103,14 @@ fn readers_run_before_writers_and_fresh_state_oracles_before_other_writes() {
         message.contains("not run: reset command") && message.contains("no database here"),
         "{message}"
     );
-    assert_eq!(
-        format!("{:?}", r.verdicts[2].outcome),
-        "Pass",
-        "no reset needed"
+    // The reset at the start failed: nothing ran, and every verdict says why.
+    assert!(
+        r.verdicts
+            .iter()
+            .all(|v| format!("{:?}", v.outcome) == "Error"
+                && v.steps[0].assertions[0]
+                    .message
+                    .contains("no database here")),
+        "{r:?}"
     );
 }

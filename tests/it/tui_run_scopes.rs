@@ -101,7 +101,7 @@ fn a_run_with_a_reset_command_isolates_failures_and_remembers_the_command() {
     assert!(!error, "{status}");
     assert!(status.contains("isolated: "), "{status}");
     // Every failure carries its isolation label, and the command ran once per failure
-    // at least (isolation) — the run itself needs no reset before plain oracles.
+    // at least (isolation), besides the one reset at the start of the run.
     let latest: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(b.session.dir().join("verdicts/latest.json")).unwrap(),
     )

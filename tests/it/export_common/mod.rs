@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 mod metamorphic;
+pub mod runs;
 #[allow(unused_imports)] // not every test crate uses it
 pub use metamorphic::petstore_metamorphic;
 
@@ -543,6 +544,11 @@ pub fn compile_junit(input: &ExportInput, dir: &Path) -> ExportReport {
         .arg(class_path(None, &COMPILE_JARS))
         .args(&sources));
     assert_eq!(code, 0, "javac failed:\n{text}");
+    // As Maven and Gradle copy src/test/resources: the class order JUnit is told to use.
+    let props = src.join("junit-platform.properties");
+    if props.is_file() {
+        std::fs::copy(&props, classes.join("junit-platform.properties")).expect("copy properties");
+    }
     report
 }
 

@@ -64,7 +64,7 @@ public final class MastorRelations {
         public Run(String oId, MastorAssert.Checks checks, String documentedJson) {
             this.oId = oId;
             this.checks = checks;
-            this.documented = MastorAssert.parse(documentedJson);
+            this.documented = MastorJson.parse(documentedJson);
         }
 
         /** Sends step {@code label} ({@code seed[0]}) of {@code side}; checks 5xx and the spec. */
@@ -102,7 +102,7 @@ public final class MastorRelations {
         public void relations(String relationsJson) {
             String unresolved = null;
             String violated = null;
-            for (JsonNode r : MastorAssert.parse(relationsJson)) {
+            for (JsonNode r : MastorJson.parse(relationsJson)) {
                 String n = "relation " + (r.path("index").asInt() + 1) + ": ";
                 JsonNode left = null;
                 JsonNode right = null;
@@ -113,7 +113,7 @@ public final class MastorRelations {
                             : r.path("value");
                     if (!holds(r, left, right) && violated == null) {
                         violated = n + r.path("text").asText() + " does not hold (left "
-                                + MastorAssert.show(left) + ", right " + MastorAssert.show(right) + ")";
+                                + MastorJson.show(left) + ", right " + MastorJson.show(right) + ")";
                     }
                 } catch (Unresolved e) {
                     if (unresolved == null) {
@@ -192,10 +192,10 @@ public final class MastorRelations {
     private static List<JsonNode> resolveAll(JsonNode body, String path, String missing) throws Unresolved {
         List<JsonNode> current = new ArrayList<>();
         current.add(body);
-        Matcher m = TOKEN.matcher(MastorAssert.bare(path));
+        Matcher m = TOKEN.matcher(MastorJson.bare(path));
         while (m.find()) {
             List<JsonNode> next = new ArrayList<>();
-            String key = m.group(1) != null ? MastorAssert.parse("\"" + m.group(1) + "\"").textValue() : m.group(2);
+            String key = m.group(1) != null ? MastorJson.parse("\"" + m.group(1) + "\"").textValue() : m.group(2);
             for (JsonNode node : current) {
                 if (key != null) {
                     JsonNode child = node.isObject() ? node.get(key) : null;
@@ -232,9 +232,9 @@ public final class MastorRelations {
     private static boolean holds(JsonNode r, JsonNode left, JsonNode right) throws Unresolved {
         switch (r.path("op").asText()) {
             case "equals":
-                return MastorAssert.jsonEquals(left, right);
+                return MastorJson.jsonEquals(left, right);
             case "not_equals":
-                return !MastorAssert.jsonEquals(left, right);
+                return !MastorJson.jsonEquals(left, right);
             case "contains":
                 return contains(left, right);
             case "not_contains":
@@ -246,7 +246,7 @@ public final class MastorRelations {
                 for (JsonNode x : left) {
                     boolean found = false;
                     for (JsonNode y : right) {
-                        found |= MastorAssert.jsonEquals(x, y);
+                        found |= MastorJson.jsonEquals(x, y);
                     }
                     if (!found) {
                         return false;
@@ -294,21 +294,21 @@ public final class MastorRelations {
     private static boolean contains(JsonNode hay, JsonNode needle) throws Unresolved {
         if (hay.isArray()) {
             for (JsonNode item : hay) {
-                if (MastorAssert.jsonEquals(item, needle)) {
+                if (MastorJson.jsonEquals(item, needle)) {
                     return true;
                 }
             }
             return false;
         }
         if (hay.isTextual()) {
-            return hay.textValue().contains(MastorAssert.stringForm(needle));
+            return hay.textValue().contains(MastorJson.stringForm(needle));
         }
         if (hay.isObject()) {
             if (needle.isObject()) {
                 for (Iterator<Map.Entry<String, JsonNode>> it = needle.fields(); it.hasNext(); ) {
                     Map.Entry<String, JsonNode> e = it.next();
                     JsonNode w = hay.get(e.getKey());
-                    if (w == null || !MastorAssert.jsonEquals(e.getValue(), w)) {
+                    if (w == null || !MastorJson.jsonEquals(e.getValue(), w)) {
                         return false;
                     }
                 }

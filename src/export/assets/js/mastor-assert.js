@@ -4,7 +4,12 @@
 // side, any depth); is_null holds for a missing field, every other op fails on one. In
 // sequences "$captures.name" as a whole string is the captured JSON value, inside a longer
 // string its text; a capture path "header:Name" reads a response header.
-function mastorRun(spec) {
+//
+// mastorCheck(spec) returns the checks a request's own test script calls, one pm.test line
+// per assertion: check.field(path, op, expected) throws when the assertion does not hold
+// (with the request and response in the message); check.capture(name, path) stores a value
+// for later steps. spec: {o_id, bind (sequences: bind $captures)}.
+function mastorCheck(spec) {
   var CAPTURE = /\$captures\.([A-Za-z0-9_-]+)/g;
   var WHOLE = /^\$captures\.([A-Za-z0-9_-]+)$/;
   var NUMERIC = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
@@ -188,26 +193,22 @@ function mastorRun(spec) {
   }
   var context = ' [' + request + ' -> ' + pm.response.code + ' ' + text.slice(0, 500) + ']';
 
-  spec.assertions.forEach(function (a, i) {
-    if (a.type === 'status') {
-      test(label + ' :: [' + i + '] status is ' + a.expected, function () {
-        pm.expect(pm.response.code, label + ': status' + context).to.equal(a.expected);
-      });
-      return;
-    }
-    test(label + ' :: [' + i + '] `' + a.field_path + '` ' + a.op + ' ' + JSON.stringify(a.expected), function () {
-      var expected = bind(a.expected === undefined ? null : a.expected);
-      var res = bodyError(a.field_path) ? { error: bodyError(a.field_path) } : resolve(body, a.field_path);
-      var what = label + ': `' + a.field_path + '` ' + a.op + ' ' + JSON.stringify(expected);
-      if (res.error) throw new Error(what + ': ' + res.error + context);
-      res.values.forEach(function (actual) {
-        var why = holds(a.op, actual, expected);
-        if (why !== null) throw new Error(what + ': actual ' + show(actual) + ' (' + why + ')' + context);
-      });
+  function field(path, op, expectedRaw) {
+    var expected = bind(expectedRaw === undefined ? null : expectedRaw);
+    var res = bodyError(path) ? { error: bodyError(path) } : resolve(body, path);
+    var what = label + ': `' + path + '` ' + op + ' ' + JSON.stringify(expected);
+    if (res.error) throw new Error(what + ': ' + res.error + context);
+    res.values.forEach(function (actual) {
+      var why = holds(op, actual, expected);
+      if (why !== null) throw new Error(what + ': actual ' + show(actual) + ' (' + why + ')' + context);
     });
-  });
-  Object.keys(spec.captures || {}).forEach(function (name) {
-    var path = spec.captures[name];
+  }
+  function status(expected) {
+    if (pm.response.code !== expected) {
+      throw new Error(label + ': status expected ' + expected + ', actual ' + pm.response.code + context);
+    }
+  }
+  function capture(name, path) {
     pm.collectionVariables.unset(name);
     pm.collectionVariables.unset(name + '__json');
     test(label + ' :: capture ' + name + ' from `' + path + '`', function () {
@@ -232,6 +233,27 @@ function mastorRun(spec) {
       pm.collectionVariables.set(name, stringForm(value));
       pm.collectionVariables.set(name + '__json', JSON.stringify(value));
     });
+  }
+  return {
+    field: field, status: status, capture: capture, test: test, failures: failures,
+    jsonEquals: jsonEquals, stringForm: stringForm, MISSING: MISSING
+  };
+}
+
+// mastorRun(spec) runs a whole spec {o_id, bind, collect, assertions, captures}: the form
+// metamorphic steps use (with spec.collect their failures are returned, not tests).
+function mastorRun(spec) {
+  var check = mastorCheck(spec);
+  var label = spec.o_id;
+  spec.assertions.forEach(function (a, i) {
+    if (a.type === 'status') {
+      check.test(label + ' :: [' + i + '] status is ' + a.expected, function () { check.status(a.expected); });
+      return;
+    }
+    check.test(label + ' :: [' + i + '] `' + a.field_path + '` ' + a.op + ' ' + JSON.stringify(a.expected), function () {
+      check.field(a.field_path, a.op, a.expected);
+    });
   });
-  return { failures: failures, jsonEquals: jsonEquals, stringForm: stringForm, MISSING: MISSING };
+  Object.keys(spec.captures || {}).forEach(function (name) { check.capture(name, spec.captures[name]); });
+  return check;
 }
