@@ -80,7 +80,10 @@ pub fn prompt_vars(
         ("handler", handler),
         ("spec_fragment", project.spec_fragment(op_id)),
         ("envelopes", envelopes_text(&project.analysis.envelopes)),
-        ("framework_facts", facts_text(&project.framework_facts(op_id))),
+        (
+            "framework_facts",
+            facts_text(&project.framework_facts(op_id)),
+        ),
         ("seed_data", project.seed_data_for(&bundle.files)),
         ("bundle", bundle.text.clone()),
     ])
