@@ -104,6 +104,11 @@ pub struct PipelineArgs {
     /// --refresh-from single_op_challenger` re-reviews one suite without re-extracting.
     #[arg(long, value_name = "AGENT")]
     pub refresh_from: Option<String>,
+    /// Withdraw the reviewer's edited source contexts of the selected operations and
+    /// extract them again. Without it, an edited context is used as it stands and never
+    /// overwritten, whatever --refresh / --refresh-from say.
+    #[arg(long)]
+    pub drop_context_edits: bool,
     /// What the model reads per operation: `closure`, the handler file's whole import
     /// closure, or `slice`, the handler, the methods it reaches, the types they use and
     /// the exception handlers, with original line numbers (much smaller). A resumed session
@@ -239,6 +244,14 @@ pub fn prepare_loaded(
     // One writer per session: held until this command is done with it.
     let (lock, session) = crate::cli::open_model_session(&out, manifest, "mastor run")?;
     record_bundle_mode(&session, mode)?;
+    if args.drop_context_edits {
+        for op in crate::pipeline::context_edits::drop_edits(&session, &project.selected)? {
+            eprintln!(
+                "mastor: {}: the edited source context is withdrawn; it is extracted again",
+                crate::text::escape_controls(&op)
+            );
+        }
+    }
     session.write_operations(&project.analysis.report)?;
     let selected = project.selected.clone();
     let static_matched = project.static_matched().len();

@@ -286,7 +286,7 @@ const EDIT_LINES: usize = 8;
 
 /// What the reviewer changed, field by field (`assertions[0].expected: 200 → 404`), for
 /// an edited oracle; nothing for one shown as generated.
-fn edit_lines<'a, T: serde::Serialize>(
+pub(super) fn edit_lines<'a, T: serde::Serialize>(
     app: &App,
     original: &T,
     edited: &T,
