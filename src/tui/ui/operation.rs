@@ -267,7 +267,7 @@ fn context_edit_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
     };
     lines.push(Line::styled(
         crate::text::escape_controls(&format!(
-            "✎ Edited by the reviewer ({}): runs generate from this edit and never extract              over it",
+            "✎ Edited by the reviewer ({}): runs generate from this edit and never extract over it",
             edit.at
         ))
         .into_owned(),
@@ -276,7 +276,7 @@ fn context_edit_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
     let rerun = app.keymap.hint(&["global"], Action::Rerun).unwrap_or_default();
     lines.push(Line::styled(
         format!(
-            "  {}: edit again · {}: drop the edit · {rerun} from single_op: regenerate the              oracles from it",
+            "  {}: edit again · {}: drop the edit · {rerun} from single_op: regenerate the oracles from it",
             key(Action::EditContext),
             key(Action::DropContextEdit)
         ),
