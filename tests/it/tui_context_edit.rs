@@ -154,3 +154,97 @@ fn the_context_tab_shows_an_edit_against_the_extraction() {
     let t = b.render(100, 30);
     insta::assert_snapshot!("context_edit_diff_100x30", t.backend());
 }
+
+/// From the workbench: with an edit standing, `ctrl-r` from `single_op` regenerates the
+/// oracles from it, with no extraction call, and the edit stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_r_from_single_op_regenerates_from_the_edit_in_a_real_terminal() {
+    use crate::support::{agent_calls, fixture, mastor, petstore_script};
+    use crate::tui_common::tmux::Tmux;
+    use mastor::llm::scripted::ScriptedServer;
+    const GET_ONE: &str = "GET /pets/{petId}";
+    const MARK: &str = "edited in the workbench test";
+    if std::process::Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux not installed: skipping the terminal re-run test");
+        return;
+    }
+    let server = ScriptedServer::start(petstore_script()).await.unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, out) = (tmp.path().join("home"), tmp.path().join("session"));
+    let project = fixture("petstore-jdk");
+    let args = [
+        "run",
+        project.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--op",
+        GET_ONE,
+    ];
+    let run = mastor(&server.base_url(), &home, &args);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let session = mastor::store::Session::open(&out).unwrap();
+    let mut c = session.read_extracted_context(GET_ONE).unwrap().unwrap();
+    c.response_schema
+        .error_cases
+        .push(mastor::model::ErrorCase {
+            status: 422,
+            condition: MARK.into(),
+            ..Default::default()
+        });
+    session.record_context_edit(&c).unwrap();
+    drop(session);
+    let (extraction, single) = (
+        agent_calls(&server, "extraction"),
+        agent_calls(&server, "single_op"),
+    );
+
+    let cmd = format!(
+        "env -u MASTOR_CONFIG -u MASTOR_CHALLENGER_BASE_URL -u MASTOR_API_KEY \
+         HOME={home} XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={home}/cache \
+         XDG_STATE_HOME={home}/state MASTOR_BASE_URL={base_url} MASTOR_MODEL=scripted \
+         MASTOR_PROVIDER=custom TERM=xterm-256color {bin} tui {out}; sleep 30",
+        home = home.display(),
+        base_url = server.base_url(),
+        bin = env!("CARGO_BIN_EXE_mastor"),
+        out = out.display(),
+    );
+    let t = Tmux::start(
+        &format!("mastor-ctxedit-{}", std::process::id()),
+        &cmd,
+        140,
+        45,
+    );
+    t.wait_for("Operations", 20);
+    let head = format!("│{GET_ONE} ");
+    let mut found = false;
+    for _ in 0..12 {
+        if t.screen().contains(&head) {
+            found = true;
+            break;
+        }
+        t.keys(&["Down"]);
+        std::thread::sleep(std::time::Duration::from_millis(150));
+    }
+    assert!(found, "cannot select {GET_ONE}; screen:\n{}", t.screen());
+    t.keys(&["Enter", "Left", "Left"]);
+    t.wait_for("Edited by the reviewer", 10);
+    t.keys(&["C-r"]);
+    t.wait_for("Re-run GET /pets/{petId} from:", 10);
+    t.keys(&["Down", "Down", "Enter"]);
+    let screen = t.wait_for(
+        &format!("re-run of {GET_ONE} from single_op on finished"),
+        90,
+    );
+    assert!(!screen.contains("run failed"), "{screen}");
+    t.keys(&["q"]);
+    assert_eq!(agent_calls(&server, "extraction"), extraction);
+    assert!(agent_calls(&server, "single_op") > single);
+    let saw = server
+        .requests()
+        .iter()
+        .filter(|r| r.agent.as_deref() == Some("single_op"))
+        .any(|r| r.body.to_string().contains(MARK));
+    assert!(saw, "the generator was given the edited context");
+    let session = mastor::store::Session::open(&out).unwrap();
+    assert_eq!(session.read_context(GET_ONE).unwrap(), Some(c));
+}
