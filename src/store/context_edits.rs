@@ -88,10 +88,7 @@ impl Session {
     }
 
     /// The extraction's context of `op_id` (`contexts/`), edit or not.
-    pub fn read_extracted_context(
-        &self,
-        op_id: &str,
-    ) -> Result<Option<SourceContext>, StoreError> {
+    pub fn read_extracted_context(&self, op_id: &str) -> Result<Option<SourceContext>, StoreError> {
         self.read_json(&context_rel(op_id))
     }
 }
@@ -127,7 +124,11 @@ mod tests {
         assert!(s.read_context_edits().unwrap().is_empty());
         assert_eq!(s.read_context("GET /a").unwrap(), Some(ctx("GET /a", 200)));
         let raw = std::fs::read_to_string(dir.path().join(CONTEXT_EDITS_FILE)).unwrap();
-        assert_eq!(raw.lines().count(), 3, "the journal keeps every edit: {raw}");
+        assert_eq!(
+            raw.lines().count(),
+            3,
+            "the journal keeps every edit: {raw}"
+        );
     }
 
     #[test]

@@ -372,7 +372,6 @@ impl Session {
         self.write_json(&context_rel(&ctx.op_id), ctx)
     }
 
-
     /// Writes the single-op suite of `suite.op_id`.
     pub fn write_suite(&self, suite: &SuiteRecord) -> Result<(), StoreError> {
         self.write_json(&suite_rel(&suite.op_id), suite)

@@ -166,3 +166,31 @@ impl App {
         self.notify(message);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::validate;
+
+    #[test]
+    fn an_edit_must_keep_real_locations_and_name_envelopes_it_has() {
+        let ok = r#"{"op_id": "GET /a", "request_params": [{"name": "id", "location": "path"}],
+            "error_envelopes": [{"name": "Http.send", "fields": [{"name": "error"}]}],
+            "response_schema": {"error_cases": [{"status": 404, "envelope": "Http.send"}]}}"#;
+        assert!(validate("GET /a", ok).is_ok());
+        let e = validate("GET /a", &ok.replace("\"path\"", "\"astral\"")).unwrap_err();
+        assert!(e.contains("request_params[0].location `astral`"), "{e}");
+        let e = validate(
+            "GET /a",
+            &ok.replace("\"envelope\": \"Http.send\"", "\"envelope\": \"X.y\""),
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("envelope `X.y` is not in error_envelopes"),
+            "{e}"
+        );
+        let e = validate("GET /a", &ok.replace("404", "42")).unwrap_err();
+        assert!(e.contains("error_cases[0].status 42"), "{e}");
+        let e = validate("GET /a", "{\"op_id\": \"GET /a\", \"extra\": 1}").unwrap_err();
+        assert!(e.contains("unknown key `extra`"), "{e}");
+    }
+}

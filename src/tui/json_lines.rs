@@ -318,7 +318,9 @@ mod tests {
      "conditon": "no pet"}]}}"#;
         let err = parse_strict::<SourceContext>(bad).unwrap_err();
         assert!(
-            err.contains("unknown key `conditon` at `response_schema.error_cases[0].conditon` (line 4)"),
+            err.contains(
+                "unknown key `conditon` at `response_schema.error_cases[0].conditon` (line 4)"
+            ),
             "{err}"
         );
     }

@@ -173,9 +173,7 @@ fn load_records(
                 op.context = edit.context;
             }
         }
-        Err(e) => view
-            .warnings
-            .push(format!("context edits not shown: {e}")),
+        Err(e) => view.warnings.push(format!("context edits not shown: {e}")),
     }
     for suite in records.suites.iter().cloned() {
         add_suite(view, suite);

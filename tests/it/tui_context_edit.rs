@@ -102,8 +102,16 @@ fn a_context_edit_is_checked_kept_shown_against_the_extraction_and_dropped() {
     set_editor(&mut b, &good);
     b.press("<C-s>");
     assert!(b.app.popups.is_empty(), "a valid edit closes the editor");
-    assert!(b.status().contains("edited context saved"), "{}", b.status());
-    assert!(b.status().contains("--refresh-from single_op"), "{}", b.status());
+    assert!(
+        b.status().contains("edited context saved"),
+        "{}",
+        b.status()
+    );
+    assert!(
+        b.status().contains("--refresh-from single_op"),
+        "{}",
+        b.status()
+    );
     let edits = b.session.read_context_edits().unwrap();
     let kept = edits[OP].context.as_ref().unwrap();
     assert_eq!(kept.response_schema.success_status, Some(206));
@@ -121,7 +129,10 @@ fn a_context_edit_is_checked_kept_shown_against_the_extraction_and_dropped() {
     let mut b = b.relaunch();
     to_context(&mut b);
     let t = b.text(120, 40);
-    assert!(t.contains("response_schema.success_status: 200 → 206"), "{t}");
+    assert!(
+        t.contains("response_schema.success_status: 200 → 206"),
+        "{t}"
+    );
 
     // Dropped: the extraction's context again; the journal keeps the edit.
     b.press("u");
@@ -129,7 +140,11 @@ fn a_context_edit_is_checked_kept_shown_against_the_extraction_and_dropped() {
     let t = b.text(120, 40);
     assert!(!t.contains("Edited by the reviewer"), "{t}");
     assert!(t.contains("success 200"), "{t}");
-    assert!(b.status().contains("context edit dropped"), "{}", b.status());
+    assert!(
+        b.status().contains("context edit dropped"),
+        "{}",
+        b.status()
+    );
     // Nothing left to drop: said so.
     b.press("u");
     assert!(b.status().contains("no edit to drop"), "{}", b.status());
@@ -164,7 +179,11 @@ async fn ctrl_r_from_single_op_regenerates_from_the_edit_in_a_real_terminal() {
     use mastor::llm::scripted::ScriptedServer;
     const GET_ONE: &str = "GET /pets/{petId}";
     const MARK: &str = "edited in the workbench test";
-    if std::process::Command::new("tmux").arg("-V").output().is_err() {
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
         eprintln!("tmux not installed: skipping the terminal re-run test");
         return;
     }
@@ -181,7 +200,11 @@ async fn ctrl_r_from_single_op_regenerates_from_the_edit_in_a_real_terminal() {
         GET_ONE,
     ];
     let run = mastor(&server.base_url(), &home, &args);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let session = mastor::store::Session::open(&out).unwrap();
     let mut c = session.read_extracted_context(GET_ONE).unwrap().unwrap();
     c.response_schema

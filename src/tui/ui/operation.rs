@@ -273,7 +273,10 @@ fn context_edit_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
         .into_owned(),
         t.edited,
     ));
-    let rerun = app.keymap.hint(&["global"], Action::Rerun).unwrap_or_default();
+    let rerun = app
+        .keymap
+        .hint(&["global"], Action::Rerun)
+        .unwrap_or_default();
     lines.push(Line::styled(
         format!(
             "  {}: edit again · {}: drop the edit · {rerun} from single_op: regenerate the oracles from it",
