@@ -307,8 +307,9 @@ pub(super) fn edit_lines<'a, T: serde::Serialize>(
             .map_or("(absent)".to_string(), crate::oracle::assert::short)
     };
     for c in changes.iter().take(EDIT_LINES) {
+        let change = format!("  {}: {} → {}", c.path, show(&c.before), show(&c.after));
         lines.push(Line::styled(
-            format!("  {}: {} → {}", c.path, show(&c.before), show(&c.after)),
+            crate::text::escape_controls(&change).into_owned(),
             t.edited,
         ));
     }
