@@ -145,6 +145,9 @@ pub struct Loaded {
     /// The session directory.
     pub out: PathBuf,
     pub mode: BundleMode,
+    /// Operations whose reviewer-edited context the run will use (none when
+    /// `--drop-context-edits` withdraws them): no extraction call is planned for them.
+    pub edited_contexts: std::collections::BTreeSet<String>,
 }
 
 /// Loads what a run of `project_dir` with `args` reads (see [`Loaded`]).
@@ -189,6 +192,10 @@ pub fn load(project_dir: &Path, args: &PipelineArgs) -> color_eyre::Result<Loade
             eprintln!("warning: {}", crate::text::escape_controls(&problem));
         }
     }
+    let edited_contexts = match &existing {
+        Some(s) if !args.drop_context_edits => s.read_context_edits()?.into_keys().collect(),
+        _ => Default::default(),
+    };
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,
         None => Prompts::embedded(),
@@ -205,6 +212,7 @@ pub fn load(project_dir: &Path, args: &PipelineArgs) -> color_eyre::Result<Loade
         options,
         out,
         mode,
+        edited_contexts,
     })
 }
 
@@ -236,6 +244,7 @@ pub fn prepare_loaded(
         options,
         out,
         mode,
+        ..
     } = loaded;
     let manifest = Manifest::new(
         project.root.display().to_string(),

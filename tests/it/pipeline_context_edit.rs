@@ -64,6 +64,34 @@ async fn single_op_regenerates_from_the_edit_without_extracting_and_keeps_it() {
     drop(session);
     let on_disk = std::fs::read(out.join(mastor::store::context_rel(OP))).unwrap();
 
+    // The plan (and so --max-cost) counts no extraction for the edited operation, and
+    // one again when the edit is to be dropped.
+    let planned = |extra: &[&str]| -> usize {
+        let project = fixture("petstore-jdk");
+        let mut args = vec![
+            "run",
+            project.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--op",
+            OP,
+            "--dry-run",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = mastor(&server.base_url(), &home, &args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let plan: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        plan["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["agent"] == "extraction" && c["target"] == OP)
+            .count()
+    };
+    assert_eq!(planned(&[]), 0);
+    assert_eq!(planned(&["--drop-context-edits"]), 1);
+
     let err = run(&server, &home, &out, &["--refresh-from", "single_op"]);
     // No extraction call, not even replayed over the edit; generation asked again and
     // was given the edit.
