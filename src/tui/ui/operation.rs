@@ -179,7 +179,7 @@ fn draw_context(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: 
         ));
     }
     conflict_lines(app, op, &mut lines);
-    context_edit_lines(app, op, &mut lines);
+    super::context_edit::lines(app, op, &mut lines);
     let Some(ctx) = &op.context else {
         lines.push(Line::styled("no source context extracted yet", t.muted));
         Paragraph::new(lines)
@@ -247,53 +247,6 @@ fn draw_context(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: 
         .wrap(Wrap { trim: false })
         .block(block(app, "Source context (verified)", true))
         .render(area, buf);
-}
-
-/// Whether the context on show is the reviewer's edit (with what changed against the
-/// extraction, as an edited oracle shows it), and the keys to edit or drop it.
-fn context_edit_lines<'a>(app: &App, op: &OpView, lines: &mut Vec<Line<'a>>) {
-    use crate::tui::action::Action;
-    let t = &app.theme;
-    let key = |a| app.keymap.hint(&["context"], a).unwrap_or_default();
-    let Some(edit) = &op.context_edit else {
-        lines.push(Line::styled(
-            format!(
-                "{}: edit this context (runs then generate from the edit)",
-                key(Action::EditContext)
-            ),
-            t.muted,
-        ));
-        return;
-    };
-    lines.push(Line::styled(
-        crate::text::escape_controls(&format!(
-            "✎ Edited by the reviewer ({}): runs generate from this edit and never extract over it",
-            edit.at
-        ))
-        .into_owned(),
-        t.edited,
-    ));
-    let rerun = app
-        .keymap
-        .hint(&["global"], Action::Rerun)
-        .unwrap_or_default();
-    lines.push(Line::styled(
-        format!(
-            "  {}: edit again · {}: drop the edit · {rerun} from single_op: regenerate the oracles from it",
-            key(Action::EditContext),
-            key(Action::DropContextEdit)
-        ),
-        t.muted,
-    ));
-    let empty = crate::model::SourceContext {
-        op_id: op.op_id.clone(),
-        ..Default::default()
-    };
-    let extracted = edit.extracted.as_ref().unwrap_or(&empty);
-    if let Some(now) = &op.context {
-        super::oracles::edit_lines(app, extracted, now, lines);
-    }
-    lines.push(Line::raw(""));
 }
 
 fn pending_lines<'a>(app: &App, title: &str, claims: &[PendingClaim], out: &mut Vec<Line<'a>>) {
