@@ -41,6 +41,7 @@ shot oracles dark Enter
 shot oracle-whole-file dark Enter Down o
 shot hints dark Enter Tab
 shot context dark Enter Left Left
+shot context-edit dark Enter Left Left e
 shot group dark 2 Enter
 shot costs dark 3
 shot help dark '?'

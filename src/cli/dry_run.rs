@@ -90,6 +90,7 @@ pub fn plan_of(loaded: &Loaded, max_tokens: Option<u32>) -> color_eyre::Result<P
         config: &loaded.config,
         max_tokens,
         bundle_mode: loaded.mode.as_str().to_string(),
+        edited_contexts: loaded.edited_contexts.clone(),
     })
     .map_err(|e| eyre!("cannot plan the run: {e}"))
 }

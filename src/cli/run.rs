@@ -104,6 +104,11 @@ pub struct PipelineArgs {
     /// --refresh-from single_op_challenger` re-reviews one suite without re-extracting.
     #[arg(long, value_name = "AGENT")]
     pub refresh_from: Option<String>,
+    /// Withdraw the reviewer's edited source contexts of the selected operations and
+    /// extract them again. Without it, an edited context is used as it stands and never
+    /// overwritten, whatever --refresh / --refresh-from say.
+    #[arg(long)]
+    pub drop_context_edits: bool,
     /// What the model reads per operation: `slice` (the default), the handler, its
     /// callers, the methods it reaches, the types they use, the exception handlers and
     /// error renderers, with original line numbers, or `closure`, the handler file's whole
@@ -141,6 +146,9 @@ pub struct Loaded {
     /// The session directory.
     pub out: PathBuf,
     pub mode: BundleMode,
+    /// Operations whose reviewer-edited context the run will use (none when
+    /// `--drop-context-edits` withdraws them): no extraction call is planned for them.
+    pub edited_contexts: std::collections::BTreeSet<String>,
 }
 
 /// Loads what a run of `project_dir` with `args` reads (see [`Loaded`]).
@@ -199,6 +207,10 @@ pub fn load(project_dir: &Path, args: &PipelineArgs) -> color_eyre::Result<Loade
             eprintln!("warning: {}", crate::text::escape_controls(&problem));
         }
     }
+    let edited_contexts = match &existing {
+        Some(s) if !args.drop_context_edits => s.read_context_edits()?.into_keys().collect(),
+        _ => Default::default(),
+    };
     let prompts = match &args.prompts {
         Some(dir) => Prompts::with_overrides(dir)?,
         None => Prompts::embedded(),
@@ -215,6 +227,7 @@ pub fn load(project_dir: &Path, args: &PipelineArgs) -> color_eyre::Result<Loade
         options,
         out,
         mode,
+        edited_contexts,
     })
 }
 
@@ -246,6 +259,7 @@ pub fn prepare_loaded(
         options,
         out,
         mode,
+        ..
     } = loaded;
     let manifest = Manifest::new(
         project.root.display().to_string(),
@@ -254,6 +268,14 @@ pub fn prepare_loaded(
     // One writer per session: held until this command is done with it.
     let (lock, session) = crate::cli::open_model_session(&out, manifest, "mastor run")?;
     record_bundle_mode(&session, mode)?;
+    if args.drop_context_edits {
+        for op in crate::pipeline::context_edits::drop_edits(&session, &project.selected)? {
+            eprintln!(
+                "mastor: {}: the edited source context is withdrawn; it is extracted again",
+                crate::text::escape_controls(&op)
+            );
+        }
+    }
     session.write_operations(&project.analysis.report)?;
     let selected = project.selected.clone();
     let static_matched = project.static_matched().len();

@@ -172,6 +172,9 @@ fn launcher_with_env(
         args.llm.refresh = from.is_none();
         args.refresh_from = from.map(str::to_string);
         args.llm.no_cache = false;
+        // A re-run keeps the reviewer's context edits; dropping one is a choice made on
+        // the Context tab.
+        args.drop_context_edits = false;
         let events = tx.clone();
         let sink: EventSink = Arc::new(move |e| {
             let msg = LiveMsg::Event(e.clone());

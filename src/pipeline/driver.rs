@@ -148,7 +148,9 @@ async fn execute(ctx: &AgentCtx, task: &Task) -> Result<Outcome, String> {
             op_ids: discovery::run(ctx, entry_file).await?,
         },
         Task::Extract { op_id } => {
-            extraction::run(ctx, op_id).await?;
+            if !crate::pipeline::context_edits::use_edit(ctx, op_id)? {
+                extraction::run(ctx, op_id).await?;
+            }
             Outcome::Done
         }
         Task::Group => Outcome::Grouped {

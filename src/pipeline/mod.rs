@@ -2,6 +2,7 @@
 //! carries out its tasks. Phase order and failure isolation live here, not in the agents.
 
 pub mod completion;
+pub mod context_edits;
 pub mod driver;
 pub mod keeping;
 pub mod kind;

@@ -52,6 +52,8 @@ pub struct PlanInput<'a> {
     pub max_tokens: Option<u32>,
     /// The bundle mode in force (`closure`, `slice`).
     pub bundle_mode: String,
+    /// Operations whose reviewer-edited context the run uses instead of extracting.
+    pub edited_contexts: std::collections::BTreeSet<String>,
 }
 
 /// Lines of one file that a call would carry.
@@ -279,8 +281,10 @@ impl Builder<'_> {
     /// The calls of one operation, as `single_op` and `generation` make them.
     fn operation(&mut self, op: &str) -> Result<(), String> {
         let project = self.input.project;
-        let vars = crate::agents::extraction::prompt_vars(project, op, None)?;
-        self.add(Agent::Extraction, op, vars, Vec::new())?;
+        if !self.input.edited_contexts.contains(op) {
+            let vars = crate::agents::extraction::prompt_vars(project, op, None)?;
+            self.add(Agent::Extraction, op, vars, Vec::new())?;
+        }
         let stand_in = SourceContext {
             op_id: op.to_string(),
             ..SourceContext::default()

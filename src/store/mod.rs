@@ -25,6 +25,9 @@
 //!                          next run, the pick wins over scan and model (see `handlers`)
 //! conflicts/<op-slug>.json HandlerConflict: static and discovered handler of one
 //!                          operation, which won (static|discovered|picked) and why
+//! context_edits.jsonl      append-only reviewer's edits of source contexts {op_id,
+//!                          context (null: withdrawn), at, note}, fsynced; an edit that
+//!                          stands replaces the extraction's context (see `context_edits`)
 //! ```
 //!
 //! Slugs come from [`op_slug`]. Challenger reviews live inside the suite and group
@@ -35,6 +38,7 @@
 //! The store deliberately knows nothing about how results are produced: it does no
 //! scheduling, no normalization and no network I/O, and it never prints.
 
+mod context_edits;
 mod error;
 mod events;
 mod fsio;
@@ -49,6 +53,7 @@ mod review;
 mod slug;
 mod staging;
 
+pub use context_edits::{CONTEXT_EDITS_FILE, ContextEdit};
 pub use error::StoreError;
 pub use events::{Event, EventKind};
 pub use handlers::{
@@ -365,11 +370,6 @@ impl Session {
     /// Writes the source context of `ctx.op_id`.
     pub fn write_context(&self, ctx: &SourceContext) -> Result<(), StoreError> {
         self.write_json(&context_rel(&ctx.op_id), ctx)
-    }
-
-    /// Reads the source context of `op_id`, if extracted.
-    pub fn read_context(&self, op_id: &str) -> Result<Option<SourceContext>, StoreError> {
-        self.read_json(&context_rel(op_id))
     }
 
     /// Writes the single-op suite of `suite.op_id`.

@@ -180,6 +180,11 @@ actions! {
     /// Context tab: the extraction call that made the context, on the Calls tab (the
     /// prompt with the bundle as sent, and the model's raw answer).
     ShowModelInput = "show_model_input", "what the model saw";
+    /// Context tab: edit the operation's source context as JSON; runs generate from the
+    /// edit and never extract over it.
+    EditContext = "edit_context", "edit context";
+    /// Context tab: drop the operation's context edit (the extraction's is used again).
+    DropContextEdit = "drop_context_edit", "drop context edit";
     /// Cycle the verdict filter (failing, stale, not run, passing, off).
     CycleVerdict = "cycle_verdict", "verdict filter";
     /// Popups: answer yes to a question.

@@ -214,6 +214,16 @@ pub fn perform(
             app.jobs.mutate = None;
             app.error("cannot run the mutation analysis here");
         }
+        Effect::SaveContext(context) => match session.record_context_edit(&context) {
+            Ok(edit) => app.context_edit_saved(edit),
+            Err(e) => app.error(format!("context edit NOT saved: {e}")),
+        },
+        Effect::WithdrawContextEdit(op_id) => {
+            match session.withdraw_context_edit(&op_id, "dropped in the workbench") {
+                Ok(edit) => app.context_edit_saved(edit),
+                Err(e) => app.error(format!("context edit NOT dropped: {e}")),
+            }
+        }
         Effect::PickHandler { op_id, side } => match session.pick_conflict_side(&op_id, side) {
             Ok(choice) => {
                 app.notify(format!(

@@ -46,6 +46,118 @@ pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     }
 }
 
+/// [`parse`], and a key the type does not know is an error too (serde ignores it), named
+/// with its path and line: an edited file must not lose what the reviewer typed without
+/// a word. A key is the type's when it survives a round trip, or when a value of the
+/// wrong type under it makes the parse fail (a field left out because it is empty).
+pub fn parse_strict<T: DeserializeOwned + serde::Serialize>(text: &str) -> Result<T, String> {
+    let value: T = parse(text)?;
+    let raw: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let kept = serde_json::to_value(&value).map_err(|e| e.to_string())?;
+    let mut path = Vec::new();
+    let mut probes = MAX_PROBES;
+    if let Some(bad) = unknown_key::<T>(&raw, &raw, Some(&kept), &mut path, &mut probes) {
+        let Some(Part::Key(key)) = bad.last() else {
+            return Err("too many keys the type does not keep".into());
+        };
+        let shown = shown_path(&bad);
+        return Err(match line_of(text, &bad) {
+            Some(line) => format!("unknown key `{key}` at `{shown}` (line {line})"),
+            None => format!("unknown key `{key}` at `{shown}`"),
+        });
+    }
+    Ok(value)
+}
+
+/// Most keys probed for one parse (each probe is one more parse of the text).
+const MAX_PROBES: usize = 500;
+
+/// The path of the first key of `raw` that neither survives in `kept` nor is the
+/// type's (see [`parse_strict`]); an empty path when the probes ran out.
+fn unknown_key<T: DeserializeOwned + serde::Serialize>(
+    root: &serde_json::Value,
+    raw: &serde_json::Value,
+    kept: Option<&serde_json::Value>,
+    path: &mut Vec<Part>,
+    probes: &mut usize,
+) -> Option<Vec<Part>> {
+    use serde_json::Value;
+    match raw {
+        Value::Object(map) => {
+            for (k, v) in map {
+                path.push(Part::Key(k.clone()));
+                let found = match kept.and_then(|o| o.get(k)) {
+                    Some(kv) => unknown_key::<T>(root, v, Some(kv), path, probes),
+                    None if *probes == 0 => Some(Vec::new()),
+                    None => {
+                        *probes -= 1;
+                        (!known_by_probe::<T>(root, path)).then(|| path.clone())
+                    }
+                };
+                path.pop();
+                if found.is_some() {
+                    return found;
+                }
+            }
+            None
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                path.push(Part::Index(i));
+                let found = unknown_key::<T>(root, v, kept.and_then(|a| a.get(i)), path, probes);
+                path.pop();
+                if found.is_some() {
+                    return found;
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// Whether the key at `path` is the type's: a wrong-typed value under it fails the
+/// parse, or a value the type keeps as it is survives the round trip.
+fn known_by_probe<T: DeserializeOwned + serde::Serialize>(
+    root: &serde_json::Value,
+    path: &[Part],
+) -> bool {
+    let pointer = pointer_of(path);
+    let mut probed = root.clone();
+    match probed.pointer_mut(&pointer) {
+        Some(slot) => *slot = serde_json::json!(0.5),
+        None => return false,
+    }
+    match serde_json::from_value::<T>(probed) {
+        Err(_) => true,
+        Ok(v) => serde_json::to_value(&v)
+            .ok()
+            .is_some_and(|v| v.pointer(&pointer).is_some()),
+    }
+}
+
+/// `a.b[2]` as the JSON pointer `/a/b/2`.
+fn pointer_of(path: &[Part]) -> String {
+    path.iter()
+        .map(|p| match p {
+            Part::Key(k) => format!("/{}", k.replace('~', "~0").replace('/', "~1")),
+            Part::Index(i) => format!("/{i}"),
+        })
+        .collect()
+}
+
+/// `a.b[2].c`, as error messages name a place.
+fn shown_path(path: &[Part]) -> String {
+    path.iter()
+        .enumerate()
+        .map(|(i, p)| match p {
+            Part::Key(k) if i == 0 => k.clone(),
+            Part::Key(k) => format!(".{k}"),
+            Part::Index(n) => format!("[{n}]"),
+        })
+        .collect()
+}
+
 fn parts(path: &serde_path_to_error::Path) -> Vec<Part> {
     use serde_path_to_error::Segment;
     path.iter()
@@ -192,6 +304,25 @@ mod tests {
         let text = EDITED.replace("\"description\": \"d\"", "\"description\": 7");
         let err = parse::<Oracle>(&text).unwrap_err();
         assert!(err.contains("`description` (line 4)"), "{err}");
+    }
+
+    #[test]
+    fn strict_parsing_names_an_unknown_key_and_accepts_empty_known_ones() {
+        use crate::model::SourceContext;
+        let ok = r#"{"op_id": "GET /a", "error_envelopes": [],
+  "response_schema": {"error_cases": [{"status": 404, "body": [], "envelope": null}]}}"#;
+        assert!(parse_strict::<SourceContext>(ok).is_ok());
+        let bad = r#"{"op_id": "GET /a",
+  "response_schema": {"error_cases": [
+    {"status": 404,
+     "conditon": "no pet"}]}}"#;
+        let err = parse_strict::<SourceContext>(bad).unwrap_err();
+        assert!(
+            err.contains(
+                "unknown key `conditon` at `response_schema.error_cases[0].conditon` (line 4)"
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 pub const DEFAULT_KEYMAP: &str = include_str!("keymap.toml");
 
 /// Keymap sections, in lookup priority order (most specific first).
-pub const SECTIONS: [&str; 7] = [
+pub const SECTIONS: [&str; 8] = [
+    "context",
     "operation",
     "metamorphic",
     "mutants",
@@ -25,7 +26,8 @@ pub const SECTIONS: [&str; 7] = [
 ];
 
 /// Sections the help overlay lists: popups show their own keys.
-const HELP_SECTIONS: [&str; 6] = [
+const HELP_SECTIONS: [&str; 7] = [
+    "context",
     "operation",
     "metamorphic",
     "mutants",
@@ -40,7 +42,7 @@ pub enum KeymapError {
     #[error("keymap {source_name}: not valid TOML: {reason}")]
     Toml { source_name: String, reason: String },
     #[error(
-        "keymap {source_name}: unknown section [{section}] (known: global, list, review, metamorphic, operation, popup)"
+        "keymap {source_name}: unknown section [{section}] (known: global, list, review, context, operation, metamorphic, mutants, popup)"
     )]
     UnknownSection {
         source_name: String,

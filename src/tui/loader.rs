@@ -159,6 +159,22 @@ fn load_records(
             view.ops[idx].context = Some(ctx);
         }
     }
+    // The reviewer's edits stand in for the extraction's contexts (kept beside them for
+    // the diff); one unreadable journal is a warning, not a session that will not open.
+    match session.read_context_edits() {
+        Ok(edits) => {
+            for (op_id, edit) in edits {
+                let idx = op_slot(view, &op_id);
+                let op = &mut view.ops[idx];
+                op.context_edit = Some(super::view::ContextEditView {
+                    extracted: op.context.take(),
+                    at: edit.at,
+                });
+                op.context = edit.context;
+            }
+        }
+        Err(e) => view.warnings.push(format!("context edits not shown: {e}")),
+    }
     for suite in records.suites.iter().cloned() {
         add_suite(view, suite);
     }

@@ -44,6 +44,7 @@ pub mod action;
 pub mod clipboard;
 pub mod config;
 pub mod confine;
+pub mod context_edit;
 pub mod driver;
 pub mod export;
 pub mod failure;

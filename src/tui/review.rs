@@ -114,6 +114,7 @@ pub(crate) fn open_editor(
     app.popups.push(Popup::Editor(Editor {
         o_id,
         multi,
+        context: false,
         textarea: Box::new(textarea),
         error,
     }));

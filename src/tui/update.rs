@@ -83,6 +83,11 @@ pub enum Effect {
         only: crate::suite::Only,
         project: PathBuf,
     },
+    /// Journal the reviewer's edit of an operation's source context, then
+    /// `App::context_edit_saved`.
+    SaveContext(crate::model::SourceContext),
+    /// Journal the withdrawal of this operation's context edit.
+    WithdrawContextEdit(String),
     /// Journal the reviewer's pick of one side of `op_id`'s handler conflict.
     PickHandler {
         op_id: String,
@@ -130,6 +135,8 @@ fn writes_session(action: Action) -> bool {
             | Action::RunFailing
             | Action::PickStaticHandler
             | Action::PickDiscoveredHandler
+            | Action::EditContext
+            | Action::DropContextEdit
             | Action::RunMutate
             | Action::MarkEquivalent
             | Action::RegenerateSurvivor
@@ -303,6 +310,8 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::PickStaticHandler | Action::PickDiscoveredHandler => {
             return Some(pick_handler(app, action == Action::PickStaticHandler));
         }
+        Action::EditContext => super::context_edit::open(app),
+        Action::DropContextEdit => return Some(super::context_edit::drop_edit(app)),
         Action::ShowFailure => super::failure::open(app),
         Action::CopyCurl | Action::CopyBody => {
             return Some(super::failure::copy(app, action == Action::CopyCurl));

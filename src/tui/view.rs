@@ -73,7 +73,10 @@ pub struct OpView {
     /// Why the scan's handler match is weak (a dispatcher it could not see through),
     /// when it is: the prompts carried that handler line all the same.
     pub weak: Option<String>,
+    /// The context runs generate from: the reviewer's edit while one stands.
     pub context: Option<SourceContext>,
+    /// The reviewer's edit of the context, when one stands.
+    pub context_edit: Option<ContextEditView>,
     pub oracles: Vec<Oracle>,
     pub hints: Vec<Hint>,
     /// test_ids the targeted regeneration revised.
@@ -89,6 +92,15 @@ pub struct OpView {
     pub usage: Usage,
     /// Indices into `SessionView::calls`.
     pub calls: Vec<usize>,
+}
+
+/// A standing edit of an operation's source context (`OpView::context` holds the edit).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ContextEditView {
+    /// The extraction's context the edit replaces (none when nothing was extracted).
+    pub extracted: Option<SourceContext>,
+    /// RFC 3339 time of the edit.
+    pub at: String,
 }
 
 /// One group of operations and its multi-operation oracles.

@@ -22,6 +22,8 @@ pub struct Editor {
     pub o_id: String,
     /// A multi-operation oracle (else single-op or metamorphic).
     pub multi: bool,
+    /// An operation's source context (`o_id` is then its op_id; see `context_edit`).
+    pub context: bool,
     /// The text being edited.
     pub textarea: Box<TextArea<'static>>,
     /// The last validation failure, shown in place.
@@ -37,6 +39,15 @@ impl Layer for Editor {
         }
         if action == Some(Action::Save) {
             let text = self.textarea.lines().join("\n");
+            if self.context {
+                return match crate::tui::context_edit::validate(&self.o_id, &text) {
+                    Ok(c) => KeyResult::Close(vec![Effect::SaveContext(c)]),
+                    Err(e) => {
+                        self.error = Some(e);
+                        KeyResult::Consumed(Vec::new())
+                    }
+                };
+            }
             return match validate_edit(&self.o_id, self.multi, &text) {
                 Ok(value) => {
                     let o_id = std::mem::take(&mut self.o_id);
@@ -60,8 +71,13 @@ impl Layer for Editor {
             area.height.saturating_sub(2),
         );
         Clear.render(r, buf);
+        let what = if self.context {
+            "the source context of "
+        } else {
+            ""
+        };
         let title = format!(
-            "Edit {} · {}: validate and keep · {}: cancel",
+            "Edit {what}{} · {}: validate and keep · {}: cancel",
             self.o_id,
             key_label(app, Action::Save),
             key_label(app, Action::Cancel)

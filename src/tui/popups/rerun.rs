@@ -52,7 +52,13 @@ impl Layer for Rerun {
             .max()
             .unwrap_or(0);
         let inline = usize::from(area.width) >= NAME_W + widest + 5;
-        let h = RERUN_FROM.len() as u16 + if inline { 6 } else { 8 };
+        let edited = app
+            .view
+            .op_index
+            .get(&self.op_id)
+            .and_then(|&i| app.view.ops.get(i))
+            .is_some_and(|o| o.context_edit.is_some());
+        let h = RERUN_FROM.len() as u16 + if inline { 6 } else { 8 } + u16::from(edited);
         let r = centered(area, (NAME_W + widest + 5) as u16, h);
         Clear.render(r, buf);
         let mut lines = vec![Line::raw(format!("Re-run {} from:", self.op_id))];
@@ -61,6 +67,12 @@ impl Layer for Rerun {
             "earlier agents replay their cached answers · the old result stays until it finishes",
             app.theme.muted,
         )));
+        if edited {
+            lines.push(Line::styled(
+                "its context is your edit: kept, never extracted over (drop it on the Context tab)",
+                app.theme.edited,
+            ));
+        }
         let choose = format!(
             "{}/{}: choose · ",
             key_label(app, Action::Up),

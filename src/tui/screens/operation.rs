@@ -91,12 +91,26 @@ impl ScreenState for OperationScreen {
     fn sections(&self) -> &'static [&'static str] {
         if self.tab == Tab::Oracles {
             &["operation", "review", "list", "global"]
+        } else if self.tab == Tab::Context {
+            &["context", "operation", "list", "global"]
         } else {
             &["operation", "list", "global"]
         }
     }
 
     fn hints(&self) -> &'static [Action] {
+        if self.tab == Tab::Context {
+            return &[
+                Action::EditContext,
+                Action::DropContextEdit,
+                Action::ShowModelInput,
+                Action::Rerun,
+                Action::ScrollDown,
+                Action::NextTab,
+                Action::Back,
+                Action::Help,
+            ];
+        }
         if self.tab != Tab::Oracles {
             return &[
                 Action::Down,

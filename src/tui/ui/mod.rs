@@ -6,6 +6,7 @@
 //! `SessionView`; expensive derived data (syntax highlighting) is prepared beforehand
 //! by `App::prepare_frame`.
 
+mod context_edit;
 mod costs;
 mod error_body;
 mod fit;

@@ -179,6 +179,7 @@ fn draw_context(app: &App, scr: &OperationScreen, op: &OpView, area: Rect, buf: 
         ));
     }
     conflict_lines(app, op, &mut lines);
+    super::context_edit::lines(app, op, &mut lines);
     let Some(ctx) = &op.context else {
         lines.push(Line::styled("no source context extracted yet", t.muted));
         Paragraph::new(lines)

@@ -286,7 +286,7 @@ const EDIT_LINES: usize = 8;
 
 /// What the reviewer changed, field by field (`assertions[0].expected: 200 → 404`), for
 /// an edited oracle; nothing for one shown as generated.
-fn edit_lines<'a, T: serde::Serialize>(
+pub(super) fn edit_lines<'a, T: serde::Serialize>(
     app: &App,
     original: &T,
     edited: &T,
@@ -307,8 +307,9 @@ fn edit_lines<'a, T: serde::Serialize>(
             .map_or("(absent)".to_string(), crate::oracle::assert::short)
     };
     for c in changes.iter().take(EDIT_LINES) {
+        let change = format!("  {}: {} → {}", c.path, show(&c.before), show(&c.after));
         lines.push(Line::styled(
-            format!("  {}: {} → {}", c.path, show(&c.before), show(&c.after)),
+            crate::text::escape_controls(&change).into_owned(),
             t.edited,
         ));
     }
