@@ -50,7 +50,17 @@ async fn dry_run_prints_the_plan_and_sends_nothing() {
 async fn the_plan_shares_the_bundle_prefix_and_prices_it() {
     let server = ScriptedServer::start(petstore_script()).await.unwrap();
     let home = tempfile::tempdir().unwrap();
-    let mut extra = vec!["--dry-run", "--json", "--no-multi-op", "--no-discovery"];
+    // Closures: the bundle is then the largest part of a prompt, so a reviewer that is not
+    // sent it must cost less than the extraction that is. (With a slice, the reviewer's
+    // suite and rules can outweigh the small bundle; the "not sent" check below holds.)
+    let mut extra = vec![
+        "--dry-run",
+        "--json",
+        "--no-multi-op",
+        "--no-discovery",
+        "--bundle",
+        "closure",
+    ];
     extra.extend(DEEPSEEK);
     let output = run(&server, home.path(), &extra);
     assert_eq!(output.status.code(), Some(0));
