@@ -95,7 +95,7 @@ suite="$out"
 suite_flags=()
 if [ "$kept" -eq 0 ]; then
   suite="$project/suites/reference.json"
-  suite_flags=(--project "$project")
+  suite_flags=(--project "$project" --out "$out-reference-mutation")
   echo "demo: the model kept no oracle (see why: $mastor tui $out, Calls tab); check and" >&2
   echo "      mutate now run the fixture's hand-checked reference suite instead: $suite" >&2
 fi
