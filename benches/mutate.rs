@@ -17,7 +17,7 @@
 use mastor::mutate::analysis::{self, Options};
 use mastor::mutate::build::BuildOutcome;
 use mastor::mutate::{Mutant, MutantOutcome, Operator};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn main() {
@@ -40,34 +40,14 @@ fn petstore() {
     let out = tempfile::tempdir().expect("temp dir");
     let jobs = 2;
     let opts = Options {
-        input: project.join("suites/reference.json"),
-        project: Some(project.clone()),
-        spec: None,
-        only: None,
-        ops: vec![],
-        files: vec!["**/handlers/*.java".into(), "**/store/*.java".into()],
-        // Hangs (a removed response) cost a timeout each and measure nothing about speed.
-        operators: Operator::ALL
-            .into_iter()
-            .filter(|o| *o != Operator::VoidCall)
-            .collect(),
-        max_mutants: Some(n),
-        seed: 1,
-        in_diff: None,
-        shard: None,
-        build: None,
-        classpath: None,
-        start: None,
-        ready: "/".into(),
-        ready_timeout: Duration::from_secs(30),
-        timeout: None,
         jobs,
-        request_timeout: Duration::from_secs(5),
-        build_timeout: mastor::mutate::build::BUILD_TIMEOUT,
-        encoding: Default::default(),
         out: Some(out.path().join("results")),
-        only_mutants: None,
-        extra_oracles: Default::default(),
+        ..reference_options(
+            &project,
+            &["**/handlers/*.java", "**/store/*.java"],
+            n,
+            Duration::from_secs(30),
+        )
     };
     let target = analysis::load_target(&opts).expect("reference suite and bundles");
     let (mutants, _) = analysis::list_mutants(&target, &opts).expect("mutants");
@@ -133,35 +113,12 @@ fn spring() {
         .unwrap_or(12);
     let tmp = tempfile::tempdir().expect("temp dir");
     let classpath = spring_classpath(&project, tmp.path());
-    let base = Options {
-        input: project.join("suites/reference.json"),
-        project: Some(project.clone()),
-        spec: None,
-        only: None,
-        ops: vec![],
-        files: vec!["**/service/*.java".into(), "**/web/*Controller.java".into()],
-        operators: Operator::ALL
-            .into_iter()
-            .filter(|o| *o != Operator::VoidCall)
-            .collect(),
-        max_mutants: Some(n),
-        seed: 1,
-        in_diff: None,
-        shard: None,
-        build: None,
-        classpath: None,
-        start: None,
-        ready: "/".into(),
-        ready_timeout: Duration::from_secs(60),
-        timeout: None,
-        jobs: 2,
-        request_timeout: Duration::from_secs(5),
-        build_timeout: mastor::mutate::build::BUILD_TIMEOUT,
-        encoding: Default::default(),
-        out: None,
-        only_mutants: None,
-        extra_oracles: Default::default(),
-    };
+    let base = reference_options(
+        &project,
+        &["**/service/*.java", "**/web/*Controller.java"],
+        n,
+        Duration::from_secs(60),
+    );
     let fast = Options {
         classpath: Some(classpath),
         start: Some(
@@ -273,4 +230,39 @@ async fn bare_cost(
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
+}
+
+/// The bench's settings for a fixture's reference suite over `files`: every operator but
+/// `VoidCall` (hangs cost a timeout each and measure nothing about speed), `n` mutants,
+/// seed 1, 2 workers, no build or start command and no output directory yet.
+fn reference_options(project: &Path, files: &[&str], n: usize, ready_timeout: Duration) -> Options {
+    Options {
+        input: project.join("suites/reference.json"),
+        project: Some(project.to_path_buf()),
+        spec: None,
+        only: None,
+        ops: vec![],
+        files: files.iter().map(|f| f.to_string()).collect(),
+        operators: Operator::ALL
+            .into_iter()
+            .filter(|o| *o != Operator::VoidCall)
+            .collect(),
+        max_mutants: Some(n),
+        seed: 1,
+        in_diff: None,
+        shard: None,
+        build: None,
+        classpath: None,
+        start: None,
+        ready: "/".into(),
+        ready_timeout,
+        timeout: None,
+        jobs: 2,
+        request_timeout: Duration::from_secs(5),
+        build_timeout: mastor::mutate::build::BUILD_TIMEOUT,
+        encoding: Default::default(),
+        out: None,
+        only_mutants: None,
+        extra_oracles: Default::default(),
+    }
 }
