@@ -244,12 +244,14 @@ fn screen_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
     let App {
         screen,
         view,
+        theme,
         status,
         popups,
         ..
     } = app;
     let mut ctx = Ctx {
         view,
+        theme,
         status,
         popups,
     };
@@ -325,8 +327,10 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::RunMutate => super::popups::open_mutate_popup(app),
         Action::CycleMutation => super::filters::cycle_mutation(app),
         Action::CycleVerdict => super::filters::cycle_verdict(app),
-        Action::EditContext => super::context_edit::open(app),
-        Action::DropContextEdit => return Some(super::context_edit::drop_edit(app)),
+        Action::EditContext => app.notify("open an operation's Context tab to edit its source context"),
+        Action::DropContextEdit => {
+            app.notify("open an operation's Context tab to drop its context edit")
+        }
         Action::ShowFailure => super::failure::open(app),
         Action::CopyCurl | Action::CopyBody => {
             return Some(super::failure::copy(app, action == Action::CopyCurl));

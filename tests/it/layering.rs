@@ -138,7 +138,7 @@ const SCREEN_BLIND: [&str; 6] = [
 /// `file:line` of every branch on a screen variant (a `match` arm, an `if let`, a
 /// `matches!`) outside comments in `files` (relative to `root`, directories walked).
 fn screen_branches(root: &Path, files: &[&str]) -> Vec<String> {
-    let variant = regex::Regex::new(r"\bScreen(Kind)?::[A-Z]\w*").unwrap();
+    let variant = regex::Regex::new(r"\bScreen(Kind)?::[A-Z][a-z]\w*").unwrap();
     let mut paths = Vec::new();
     for f in files {
         let p = root.join(f);
@@ -182,7 +182,7 @@ fn the_screen_rule_sees_a_match_on_a_screen() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("update.rs"),
-        "fn f(app: &App) {\n    // Screen::Costs(_) => {}\n    app.show(Screen::Costs(CostsScreen));\n    match &app.screen {\n        Screen::Operation(s) => s.op,\n    }\n    if let Screen::Mutants(s) = &app.screen {}\n    matches!(k, ScreenKind::Groups);\n}\n",
+        "fn f(app: &App) {\n    // Screen::Costs(_) => {}\n    app.show(Screen::Costs(CostsScreen));\n    match &app.screen {\n        Screen::Operation(s) => s.op,\n    }\n    if let Screen::Mutants(s) = &app.screen {}\n    matches!(k, ScreenKind::Groups);\n    let all = ScreenKind::ALL;\n}\n",
     )
     .unwrap();
     let bad = screen_branches(dir.path(), &["update.rs"]);

@@ -38,6 +38,7 @@ use super::action::Action;
 use super::popups::Popup;
 use super::state::{App, InputTarget, ItemRef, clamp, evidence_refs};
 use super::update::Effect;
+use super::theme::Theme;
 use super::view::SessionView;
 use crate::model::EvidenceRef;
 use ratatui::buffer::Buffer;
@@ -160,6 +161,8 @@ pub trait ScreenType: ScreenState + Sized {
 pub struct Ctx<'a> {
     /// The session.
     pub view: &'a SessionView,
+    /// The colours (an editor a key opens is styled by them).
+    pub theme: &'a Theme,
     /// The footer message (`App::status`).
     pub status: &'a mut Option<(String, bool)>,
     /// The popup layers (`App::popups`).

@@ -176,6 +176,12 @@ impl ScreenState for OperationScreen {
                     self.pick_handler(ctx, action == Action::PickStaticHandler),
                 );
             }
+            Action::EditContext if self.tab == Tab::Context => {
+                crate::tui::context_edit::open(self.op, ctx)
+            }
+            Action::DropContextEdit if self.tab == Tab::Context => {
+                return Outcome::Done(crate::tui::context_edit::drop_edit(self.op, ctx));
+            }
             _ => return Outcome::Ignored,
         }
         Outcome::Done(Vec::new())
