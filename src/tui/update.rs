@@ -327,7 +327,9 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::RunMutate => super::popups::open_mutate_popup(app),
         Action::CycleMutation => super::filters::cycle_mutation(app),
         Action::CycleVerdict => super::filters::cycle_verdict(app),
-        Action::EditContext => app.notify("open an operation's Context tab to edit its source context"),
+        Action::EditContext => {
+            app.notify("open an operation's Context tab to edit its source context")
+        }
         Action::DropContextEdit => {
             app.notify("open an operation's Context tab to drop its context edit")
         }

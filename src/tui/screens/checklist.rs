@@ -58,7 +58,9 @@ fn screen_problems(keymap: &Keymap) -> Vec<String> {
         // The sections it brings: in the keymap, bound, and in the help overlay.
         for section in kind.sections() {
             if !known.contains(section) || !binds_any(keymap, section) {
-                out.push(format!("{kind:?}: keymap section [{section}] binds nothing"));
+                out.push(format!(
+                    "{kind:?}: keymap section [{section}] binds nothing"
+                ));
             }
             if !help.contains(section) {
                 out.push(format!("{kind:?}: [{section}] is not in the help overlay"));

@@ -37,8 +37,8 @@ pub use operations::OperationsScreen;
 use super::action::Action;
 use super::popups::Popup;
 use super::state::{App, InputTarget, ItemRef, clamp, evidence_refs};
-use super::update::Effect;
 use super::theme::Theme;
+use super::update::Effect;
 use super::view::SessionView;
 use crate::model::EvidenceRef;
 use ratatui::buffer::Buffer;
@@ -279,8 +279,11 @@ pub trait ScreenState {
     /// The screen's text `target` starts from when `/` is typed (`None`: the
     /// session-wide list filter).
     fn typed(&self, target: InputTarget) -> Option<String> {
-        (target == InputTarget::ItemFilter)
-            .then(|| self.item_list().map(|l| l.filter.clone()).unwrap_or_default())
+        (target == InputTarget::ItemFilter).then(|| {
+            self.item_list()
+                .map(|l| l.filter.clone())
+                .unwrap_or_default()
+        })
     }
 
     /// Takes the text typed for `target` (the item filter, by default).

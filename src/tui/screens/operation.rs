@@ -172,9 +172,7 @@ impl ScreenState for OperationScreen {
             Action::PickStaticHandler | Action::PickDiscoveredHandler
                 if self.tab == Tab::Context =>
             {
-                return Outcome::Done(
-                    self.pick_handler(ctx, action == Action::PickStaticHandler),
-                );
+                return Outcome::Done(self.pick_handler(ctx, action == Action::PickStaticHandler));
             }
             Action::EditContext if self.tab == Tab::Context => {
                 crate::tui::context_edit::open(self.op, ctx)
