@@ -34,12 +34,12 @@
 //! 3. `keymap.toml`: the `[mutants]` section of its own keys, and its header key
 //!    (`show_mutants = ["5"]`) in `[global]`.
 //!
-//! Nothing else names the screen: the header's tabs, `Action::Show`, the keymap's
-//! known sections and the help overlay come from `ScreenType`; key dispatch
-//! (`update`), clicks (`mouse`), the source pane (`App::source_target`), footer hints
-//! and drawing go through [`screens::ScreenState`]. `screens/checklist.rs` fails for a
-//! screen missing its section, header key or footer keys, and `tests/it/layering.rs`
-//! for a `match` on a screen in the modules that dispatch.
+//! Nothing else needs to know of the new screen: the header's tabs, `Action::Show`,
+//! the keymap's known sections and the help overlay come from `ScreenType`; key
+//! dispatch (`update`), clicks (`mouse`), the source pane (`App::source_target`),
+//! footer hints and drawing go through [`screens::ScreenState`]. `screens/checklist.rs`
+//! fails for a screen missing its section, header key or footer keys, and
+//! `tests/it/layering.rs` for a `match` on a screen in the modules that dispatch.
 //!
 //! In live mode (`mastor tui --run`) a run sends pipeline [`store::Event`]s into the
 //! loop ([`live`]), which applies them exactly as it applies `events.jsonl` on open,
