@@ -539,7 +539,7 @@ fn back(app: &mut App) {
 
 /// Enters what the cursor is on (an operation, a group).
 fn open(app: &mut App) {
-    if let Some(screen) = app.screen.state().open(app) {
+    if let Some(screen) = app.screen.state().open(&app.view, &app.visible_ops) {
         app.cover(screen);
     }
 }

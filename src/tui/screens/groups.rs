@@ -50,8 +50,8 @@ impl ScreenState for GroupsScreen {
         Some(self.cursor)
     }
 
-    fn open(&self, app: &App) -> Option<Screen> {
-        (self.cursor < app.view.groups.len()).then(|| Screen::Group(GroupScreen::new(self.cursor)))
+    fn open(&self, view: &SessionView, _visible_ops: &[usize]) -> Option<Screen> {
+        (self.cursor < view.groups.len()).then(|| Screen::Group(GroupScreen::new(self.cursor)))
     }
 }
 

@@ -223,8 +223,9 @@ pub trait ScreenState {
     /// filter change); item lists are refreshed by `App::refresh_items`.
     fn refresh(&mut self, _view: &SessionView) {}
 
-    /// The screen `open` enters from here, if any.
-    fn open(&self, _app: &App) -> Option<Screen> {
+    /// The screen `open` enters from here, if any (`visible_ops`: the operations
+    /// list's rows).
+    fn open(&self, _view: &SessionView, _visible_ops: &[usize]) -> Option<Screen> {
         None
     }
 

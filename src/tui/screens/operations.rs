@@ -74,8 +74,8 @@ impl ScreenState for OperationsScreen {
         Some(self.cursor)
     }
 
-    fn open(&self, app: &App) -> Option<Screen> {
-        let op = app.visible_ops.get(self.cursor).copied()?;
+    fn open(&self, _view: &SessionView, visible_ops: &[usize]) -> Option<Screen> {
+        let op = visible_ops.get(self.cursor).copied()?;
         let mut screen = OperationScreen::new(op);
         screen.tab = self.open_tab;
         Some(Screen::Operation(screen))
