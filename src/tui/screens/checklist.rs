@@ -94,8 +94,9 @@ fn screen_problems(keymap: &Keymap) -> Vec<String> {
 fn every_screen_has_its_keymap_section_header_entry_and_keys() {
     let problems = screen_problems(&Keymap::default_keymap());
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-    // The checklist is about every screen there is, including the ones without a tab.
-    assert_eq!(ScreenKind::ALL.len(), 7);
+    // Both shapes are checked: screens with a header entry and screens entered from a
+    // row.
+    assert!(ScreenKind::ALL.iter().any(|k| k.tab().is_some()));
     assert!(ScreenKind::ALL.iter().any(|k| k.tab().is_none()));
 }
 
