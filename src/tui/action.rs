@@ -5,34 +5,69 @@
 //! overlay and the footer show, so they cannot drift from the real behaviour.
 
 macro_rules! actions {
-    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal, $desc:literal;)*) => {
+    (
+        $($(#[doc = $doc:literal])* $variant:ident = $name:literal, $desc:literal;)*
+        @screens
+        $($(#[doc = $doc2:literal])* $variant2:ident = $name2:literal, $desc2:literal;)*
+    ) => {
         /// A user intent, independent of the key that asked for it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Action {
             $($(#[doc = $doc])* $variant,)*
+            $($(#[doc = $doc2])* $variant2,)*
+            /// Go to a screen of the header (`show_<screen>`, from the screen's
+            /// `ScreenType::TAB`): back to it where it is on the screen stack, else a
+            /// fresh one over the operations list.
+            Show(ScreenKind),
         }
 
         impl Action {
-            /// All actions, in help order.
-            pub const ALL: &'static [Action] = &[$(Action::$variant,)*];
+            /// All actions, in help order (the header's screens where `@screens` is).
+            pub fn all() -> impl Iterator<Item = Action> {
+                let shows = ScreenKind::ALL
+                    .iter()
+                    .filter(|k| k.tab().is_some())
+                    .map(|&k| Action::Show(k));
+                [$(Action::$variant,)*]
+                    .into_iter()
+                    .chain(shows)
+                    .chain([$(Action::$variant2,)*])
+            }
 
             /// The name used in keymap files.
             pub fn name(self) -> &'static str {
-                match self { $(Action::$variant => $name,)* }
+                match self {
+                    $(Action::$variant => $name,)*
+                    $(Action::$variant2 => $name2,)*
+                    Action::Show(k) => k.tab().map_or("show", |t| t.action),
+                }
             }
 
             /// One-line description for the help overlay and footer.
             pub fn description(self) -> &'static str {
-                match self { $(Action::$variant => $desc,)* }
+                match self {
+                    $(Action::$variant => $desc,)*
+                    $(Action::$variant2 => $desc2,)*
+                    Action::Show(k) => k.tab().map_or("show", |t| t.help),
+                }
             }
 
             /// Looks an action up by its keymap name.
             pub fn from_name(name: &str) -> Option<Action> {
-                match name { $($name => Some(Action::$variant),)* _ => None }
+                match name {
+                    $($name => Some(Action::$variant),)*
+                    $($name2 => Some(Action::$variant2),)*
+                    _ => ScreenKind::ALL
+                        .iter()
+                        .find(|k| k.tab().is_some_and(|t| t.action == name))
+                        .map(|&k| Action::Show(k)),
+                }
             }
         }
     };
 }
+
+use super::screens::ScreenKind;
 
 actions! {
     /// Leave the workbench (decisions are already on disk).
@@ -59,16 +94,8 @@ actions! {
     NextTab = "next_tab", "next tab";
     /// Previous tab of the operation screen.
     PrevTab = "prev_tab", "prev tab";
-    /// Go to the operations screen.
-    ShowOperations = "show_operations", "operations";
-    /// Go to the groups (multi-operation) screen.
-    ShowGroups = "show_groups", "groups";
-    /// Go to the costs screen.
-    ShowCosts = "show_costs", "costs";
-    /// Go to the metamorphic tests screen.
-    ShowMetamorphic = "show_metamorphic", "metamorphic";
-    /// Go to the mutants screen (mutation analysis results).
-    ShowMutants = "show_mutants", "mutants";
+    // The header's screens (`Action::Show`), one per screen with a header entry.
+    @screens
     /// Type a text filter (search in the Bundle tab).
     Filter = "filter", "filter";
     /// Clear every filter.

@@ -5,7 +5,8 @@
 //! edit and never extracts over it; `ctrl-r` from `single_op` regenerates the oracles.
 
 use super::popups::Editor;
-use super::state::{App, Popup, Screen, Tab};
+use super::screens::Ctx;
+use super::state::{App, Popup};
 use super::update::Effect;
 use crate::model::SourceContext;
 use crate::store::ContextEdit;
@@ -14,24 +15,11 @@ use ratatui_textarea::TextArea;
 /// Parameter locations a context may name (what extraction accepts).
 const LOCATIONS: [&str; 5] = ["path", "query", "header", "body", "cookie"];
 
-/// The Context tab's operation, or a message saying where to go.
-fn context_op(app: &mut App, what: &str) -> Option<usize> {
-    match &app.screen {
-        Screen::Operation(s) if s.tab == Tab::Context => Some(s.op),
-        _ => {
-            app.notify(format!("open an operation's Context tab to {what}"));
-            None
-        }
-    }
-}
-
-/// The `edit_context` action: the context on show (the edit, when one stands) in the
-/// inline editor; an operation without one starts from an empty context.
-pub fn open(app: &mut App) {
-    let Some(op) = context_op(app, "edit its source context") else {
-        return;
-    };
-    let Some(o) = app.view.ops.get(op) else {
+/// The `edit_context` action on operation `op`'s Context tab: the context on show (the
+/// edit, when one stands) in the inline editor; an operation without one starts from an
+/// empty context.
+pub fn open(op: usize, ctx: &mut Ctx) {
+    let Some(o) = ctx.view.ops.get(op) else {
         return;
     };
     let context = o.context.clone().unwrap_or_else(|| SourceContext {
@@ -41,8 +29,8 @@ pub fn open(app: &mut App) {
     let op_id = o.op_id.clone();
     let text = serde_json::to_string_pretty(&context).unwrap_or_default();
     let mut textarea = TextArea::new(text.lines().map(str::to_string).collect());
-    textarea.set_line_number_style(app.theme.line_number);
-    app.popups.push(Popup::Editor(Editor {
+    textarea.set_line_number_style(ctx.theme.line_number);
+    ctx.popups.push(Popup::Editor(Editor {
         o_id: op_id,
         multi: false,
         context: true,
@@ -51,17 +39,14 @@ pub fn open(app: &mut App) {
     }));
 }
 
-/// The `drop_context_edit` action: withdraws the operation's edit (the journal keeps
-/// it), so the extraction's context is used again.
-pub fn drop_edit(app: &mut App) -> Vec<Effect> {
-    let Some(op) = context_op(app, "drop its context edit") else {
-        return Vec::new();
-    };
-    let Some(o) = app.view.ops.get(op) else {
+/// The `drop_context_edit` action on operation `op`'s Context tab: withdraws the
+/// operation's edit (the journal keeps it), so the extraction's context is used again.
+pub fn drop_edit(op: usize, ctx: &mut Ctx) -> Vec<Effect> {
+    let Some(o) = ctx.view.ops.get(op) else {
         return Vec::new();
     };
     if o.context_edit.is_none() {
-        app.notify(format!(
+        ctx.notify(format!(
             "{}: its context is the extraction's (no edit to drop)",
             o.op_id
         ));

@@ -7,46 +7,62 @@
 //! cancel, save), which is looked up first.
 
 use super::action::Action;
+use super::screens::ScreenKind;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::collections::BTreeMap;
 
 /// The default keymap, embedded in the binary.
 pub const DEFAULT_KEYMAP: &str = include_str!("keymap.toml");
 
-/// Keymap sections, in lookup priority order (most specific first).
-pub const SECTIONS: [&str; 8] = [
-    "context",
-    "operation",
-    "metamorphic",
-    "mutants",
-    "review",
-    "list",
-    "global",
-    "popup",
-];
+/// The keymap's shared sections, before the screens' own ones in lists (`popup` is
+/// last, after every screen's).
+const SHARED: [&str; 3] = ["global", "list", "review"];
 
-/// Sections the help overlay lists: popups show their own keys.
-const HELP_SECTIONS: [&str; 7] = [
-    "context",
-    "operation",
-    "metamorphic",
-    "mutants",
-    "review",
-    "list",
-    "global",
-];
+/// Every section a keymap file may have: the shared ones, those the screens bring
+/// (`ScreenType::SECTIONS`), and `popup`.
+pub fn sections() -> Vec<&'static str> {
+    let mut all: Vec<&'static str> = SHARED.to_vec();
+    for s in screen_sections() {
+        if !all.contains(&s) {
+            all.push(s);
+        }
+    }
+    all.push("popup");
+    all
+}
+
+/// The sections the screens bring, in screen order (most specific first within one).
+fn screen_sections() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for kind in ScreenKind::ALL {
+        for s in kind.sections() {
+            if !out.contains(s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// Sections the help overlay lists, most specific first (it shows them reversed):
+/// the screens' own, then the shared ones; popups show their own keys.
+fn help_sections() -> Vec<&'static str> {
+    let mut out = screen_sections();
+    out.extend(SHARED.iter().rev());
+    out
+}
 
 /// A keymap file that cannot be used, and exactly why.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum KeymapError {
     #[error("keymap {source_name}: not valid TOML: {reason}")]
     Toml { source_name: String, reason: String },
-    #[error(
-        "keymap {source_name}: unknown section [{section}] (known: global, list, review, context, operation, metamorphic, mutants, popup)"
-    )]
+    #[error("keymap {source_name}: unknown section [{section}] (known: {known})")]
     UnknownSection {
         source_name: String,
         section: String,
+        /// The sections a keymap may have, comma-separated.
+        known: String,
     },
     #[error("keymap {source_name}: [{section}] unknown action `{action}`")]
     UnknownAction {
@@ -200,17 +216,19 @@ impl Keymap {
         Ok(map)
     }
 
-    fn from_toml(text: &str, source_name: &str) -> Result<Keymap, KeymapError> {
+    pub(crate) fn from_toml(text: &str, source_name: &str) -> Result<Keymap, KeymapError> {
         let raw: RawKeymap = toml::from_str(text).map_err(|e| KeymapError::Toml {
             source_name: source_name.to_string(),
             reason: e.message().to_string(),
         })?;
         let mut sections = BTreeMap::new();
+        let known = self::sections();
         for (section, actions) in raw {
-            if !SECTIONS.contains(&section.as_str()) {
+            if !known.contains(&section.as_str()) {
                 return Err(KeymapError::UnknownSection {
                     source_name: source_name.to_string(),
                     section,
+                    known: known.join(", "),
                 });
             }
             let mut parsed = BTreeMap::new();
@@ -270,11 +288,11 @@ impl Keymap {
     /// (section, key labels, description) rows for the help overlay, in action order.
     pub fn help_rows(&self) -> Vec<(&'static str, String, &'static str)> {
         let mut rows = Vec::new();
-        for section in HELP_SECTIONS.iter().rev() {
-            for &action in Action::ALL {
+        for section in help_sections().into_iter().rev() {
+            for action in Action::all() {
                 let keys = self.keys_for(section, action);
                 if !keys.is_empty() {
-                    rows.push((*section, keys.join(" "), action.description()));
+                    rows.push((section, keys.join(" "), action.description()));
                 }
             }
         }

@@ -13,21 +13,33 @@
 //!
 //! # Adding a screen
 //!
-//! A new screen (Mutants was the last one added) is one file plus one enum variant:
+//! A new screen (Mutants was the last one added) is one file, one line in the screen
+//! list and its keys in `keymap.toml`:
 //! 1. `screens/mutants.rs`: `pub struct MutantsScreen { .. }` with the screen's own
-//!    state, and `impl ScreenState for MutantsScreen`: keymap `sections`, footer
-//!    `hints`, the header tab it belongs to (`shown_by`) and `draw`; override
-//!    `move_cursor`, `open`, `item_list` / `reviewing` (if its rows are reviewed like
-//!    oracles), `detail` as it needs. Drawing can sit in that file or in `ui/`.
-//! 2. `Screen::Mutants(MutantsScreen)` in `screens/mod.rs`, plus its arm in
-//!    `Screen::state` and `Screen::state_mut` (the compiler points at both).
-//! 3. To reach it: an `Action::ShowMutants` (`action.rs`, with a default key in
-//!    `keymap.toml`) handled in `update::navigate` by
-//!    `app.show(Screen::Mutants(MutantsScreen::new(..)))`, and its header tab in
-//!    `ui::draw_header`.
+//!    state, and
+//!    - `impl ScreenType for MutantsScreen`: its header entry (`TAB`: title, the
+//!      `show_mutants` action name and its help text; `None` for a screen entered
+//!      from another's row, which names the tab it belongs to in `shown_by`), the
+//!      keymap sections it brings (`SECTIONS`) and `fresh`, the screen its header key
+//!      shows;
+//!    - `impl ScreenState for MutantsScreen`: `sections` (active, most specific
+//!      first), footer `hints` and `draw`; override `handle` for its own actions
+//!      (given its state and a [`screens::Ctx`]: the session, the footer, the popups),
+//!      `move_cursor`, `current_row`, `source_target`, `open`, `refresh`,
+//!      `item_list` / `reviewing` (if its rows are reviewed like oracles), `detail` as
+//!      it needs. Drawing can sit in that file or in `ui/`.
+//! 2. `screens/mod.rs`: `mod mutants;` (and its `pub use`), and the line
+//!    `Mutants(MutantsScreen),` in the `screens!` list, which makes the `Screen`
+//!    variant, its `ScreenKind` and the trait dispatch.
+//! 3. `keymap.toml`: the `[mutants]` section of its own keys, and its header key
+//!    (`show_mutants = ["5"]`) in `[global]`.
 //!
-//! Nothing else dispatches on the screen: key sections, footer hints, cursor movement,
-//! review targets and drawing all go through [`screens::ScreenState`].
+//! Nothing else needs to know of the new screen: the header's tabs, `Action::Show`,
+//! the keymap's known sections and the help overlay come from `ScreenType`; key
+//! dispatch (`update`), clicks (`mouse`), the source pane (`App::source_target`),
+//! footer hints and drawing go through [`screens::ScreenState`]. `screens/checklist.rs`
+//! fails for a screen missing its section, header key or footer keys, and
+//! `tests/it/layering.rs` for a `match` on a screen in the modules that dispatch.
 //!
 //! In live mode (`mastor tui --run`) a run sends pipeline [`store::Event`]s into the
 //! loop ([`live`]), which applies them exactly as it applies `events.jsonl` on open,

@@ -5,7 +5,7 @@
 //! wheel moves the selection as before.
 
 use super::action::Action;
-use super::screens::{Screen, Tab};
+use super::screens::Tab;
 use super::state::App;
 use super::update::{Effect, handle_action};
 use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
@@ -75,10 +75,7 @@ pub fn handle(app: &mut App, ev: MouseEvent) -> Vec<Effect> {
             match app.hits.at(ev.column, ev.row) {
                 Some(Hit::Screen(action)) => handle_action(app, action),
                 Some(Hit::Tab(tab)) => {
-                    if let Screen::Operation(s) = &mut app.screen {
-                        s.tab = tab;
-                        s.detail = Default::default();
-                    }
+                    app.screen.state_mut().select_tab(tab);
                     app.refresh_items();
                     Vec::new()
                 }
@@ -92,7 +89,7 @@ pub fn handle(app: &mut App, ev: MouseEvent) -> Vec<Effect> {
 
 /// Selects `row` of the list on show; a click on the row already selected opens it.
 fn click_row(app: &mut App, row: usize) -> Vec<Effect> {
-    let current = current_row(app);
+    let current = app.screen.state().current_row();
     if current == Some(row) {
         return handle_action(app, Action::Open);
     }
@@ -105,16 +102,4 @@ fn click_row(app: &mut App, row: usize) -> Vec<Effect> {
     } = app;
     screen.state_mut().move_cursor(view, visible_ops, delta);
     Vec::new()
-}
-
-/// The row under the cursor of the list on show.
-fn current_row(app: &App) -> Option<usize> {
-    match &app.screen {
-        Screen::Operations(s) => Some(s.cursor),
-        Screen::Groups(s) => Some(s.cursor),
-        Screen::Mutants(s) => Some(s.cursor),
-        Screen::Operation(s) if s.tab == Tab::Bundle => Some(s.bundle_cursor),
-        Screen::Operation(s) if s.tab == Tab::Calls => Some(s.calls_cursor),
-        _ => app.screen.state().item_list().map(|l| l.cursor),
-    }
 }

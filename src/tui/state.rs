@@ -11,7 +11,7 @@ use super::keymap::Keymap;
 pub use super::popups::Popup;
 pub use super::screens::{
     CostsScreen, Detail, GroupScreen, GroupsScreen, ItemList, ItemSource, MetamorphicScreen,
-    OperationScreen, OperationsScreen, Screen, ScreenState, Tab,
+    OperationScreen, OperationsScreen, Screen, ScreenKind, ScreenState, Tab,
 };
 use super::theme::Theme;
 use super::view::{OpView, SessionView};
@@ -353,72 +353,18 @@ impl App {
 
     /// Evidence refs of an item as the reviewer left it (edited version if any).
     pub fn evidence_refs(&self, item: ItemRef) -> Vec<EvidenceRef> {
-        match item {
-            ItemRef::Single { op, oracle } => self
-                .view
-                .ops
-                .get(op)
-                .and_then(|o| o.oracles.get(oracle))
-                .map(|o| self.view.effective_oracle(o).evidence_refs)
-                .unwrap_or_default(),
-            ItemRef::Multi { group, oracle } => self
-                .view
-                .groups
-                .get(group)
-                .and_then(|g| g.oracles.get(oracle))
-                .map(|o| self.view.effective_multi(o).evidence_refs)
-                .unwrap_or_default(),
-            ItemRef::Meta { .. } => Vec::new(),
-        }
+        evidence_refs(&self.view, item)
     }
 
-    /// The file and line range the source pane shows for the current selection.
+    /// The file and line range the source pane shows for the current selection (the
+    /// screen on show decides: `ScreenState::source_target`).
     pub fn source_target(&self) -> Option<EvidenceRef> {
-        if let Screen::Operation(s) = &self.screen
-            && s.tab == Tab::Bundle
-        {
-            let op = self.view.ops.get(s.op)?;
-            let file = op.bundle.get(s.bundle_cursor)?;
-            let line = self.bundle_match_line(file, &s.bundle_search).unwrap_or(1);
-            return Some(EvidenceRef {
-                file: file.clone(),
-                start_line: line,
-                end_line: line,
-            });
-        }
-        if let Screen::Mutants(s) = &self.screen {
-            let m = &s.selected(&self.view)?.mutant;
-            return Some(EvidenceRef {
-                file: m.file.clone(),
-                start_line: m.line,
-                end_line: m.line,
-            });
-        }
-        let item = self.selected_item()?;
-        let refs = self.evidence_refs(item);
-        let ref_idx = self.screen.state().detail().ref_idx;
-        if let Some(r) = refs.get(ref_idx.min(refs.len().saturating_sub(1))) {
-            return Some(r.clone());
-        }
-        match item {
-            ItemRef::Single { op, .. } => self.view.ops.get(op)?.entry.clone(),
-            ItemRef::Multi { .. } | ItemRef::Meta { .. } => None,
-        }
+        self.screen.state().source_target(&self.view)
     }
 
     /// First line of `file` containing `search` (the bundle search), if any.
     pub fn bundle_match_line(&self, file: &str, search: &str) -> Option<usize> {
-        if search.is_empty() {
-            return None;
-        }
-        let needle = search.to_lowercase();
-        self.view
-            .sources
-            .get(file)?
-            .lines
-            .iter()
-            .position(|l| l.to_lowercase().contains(&needle))
-            .map(|i| i + 1)
+        super::screens::bundle_match_line(&self.view, file, search)
     }
 
     /// Keymap sections active on the current screen, most specific first.
@@ -454,6 +400,25 @@ impl App {
     /// Sets the footer error message.
     pub fn error(&mut self, text: impl Into<String>) {
         self.status = Some((text.into(), true));
+    }
+}
+
+/// Evidence refs of an item as the reviewer left it (edited version if any).
+pub fn evidence_refs(view: &SessionView, item: ItemRef) -> Vec<EvidenceRef> {
+    match item {
+        ItemRef::Single { op, oracle } => view
+            .ops
+            .get(op)
+            .and_then(|o| o.oracles.get(oracle))
+            .map(|o| view.effective_oracle(o).evidence_refs)
+            .unwrap_or_default(),
+        ItemRef::Multi { group, oracle } => view
+            .groups
+            .get(group)
+            .and_then(|g| g.oracles.get(oracle))
+            .map(|o| view.effective_multi(o).evidence_refs)
+            .unwrap_or_default(),
+        ItemRef::Meta { .. } => Vec::new(),
     }
 }
 

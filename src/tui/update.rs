@@ -11,9 +11,9 @@ use super::keymap::Key;
 use super::line_edit::LineEdit;
 use super::popups::{ConfirmQuit, Export, Help, Note};
 use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_id};
-use super::screens::{CostsScreen, GroupsScreen, MetamorphicScreen, MutantsScreen};
+use super::screens::{Ctx, Outcome, ScreenKind};
 use super::search::{Target, jump};
-use super::state::{App, InputTarget, LineInput, LiveState, Popup, Screen, StatusFilter, Tab};
+use super::state::{App, InputTarget, LineInput, LiveState, Popup, StatusFilter};
 use crate::model::{Decision, ReviewDecision, ReviewState};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, MouseEvent};
 use std::path::PathBuf;
@@ -200,30 +200,19 @@ fn apply_input(app: &mut App, target: InputTarget, text: String) {
         }
         InputTarget::ItemFilter => {
             app.search = text.clone();
-            if let Some(list) = app.screen.state_mut().item_list_mut() {
-                list.filter = text;
-            }
+            app.screen.state_mut().set_typed(target, text);
             app.refresh_items();
         }
-        InputTarget::BundleSearch => {
-            if let Screen::Operation(s) = &mut app.screen {
-                s.bundle_search = text;
-            }
-        }
+        InputTarget::BundleSearch => app.screen.state_mut().set_typed(target, text),
     }
 }
 
 /// The text `/` starts from: what `target` filters or searches by now.
 fn input_text(app: &App, target: InputTarget) -> String {
-    match (target, &app.screen) {
-        (InputTarget::BundleSearch, Screen::Operation(s)) => s.bundle_search.clone(),
-        (InputTarget::ItemFilter, s) => s
-            .state()
-            .item_list()
-            .map(|l| l.filter.clone())
-            .unwrap_or_default(),
-        _ => app.filters.text.clone(),
-    }
+    app.screen
+        .state()
+        .typed(target)
+        .unwrap_or_else(|| app.filters.text.clone())
 }
 
 /// Applies one action: review actions may return effects; filters and navigation change
@@ -236,6 +225,9 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
         app.error(message);
         return Vec::new();
     }
+    if let Some(effects) = screen_action(app, action) {
+        return effects;
+    }
     if let Some(effects) = review_action(app, action) {
         return effects;
     }
@@ -245,10 +237,38 @@ pub fn handle_action(app: &mut App, action: Action) -> Vec<Effect> {
     Vec::new()
 }
 
+/// The screen on show's own actions (`ScreenState::handle`), given the screen's state
+/// and what it reads of the rest; `None` when the screen leaves the action to the
+/// common handling.
+fn screen_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
+    let App {
+        screen,
+        view,
+        theme,
+        status,
+        popups,
+        ..
+    } = app;
+    let mut ctx = Ctx {
+        view,
+        theme,
+        status,
+        popups,
+    };
+    match screen.state_mut().handle(action, &mut ctx) {
+        Outcome::Done(effects) => Some(effects),
+        Outcome::Ignored => None,
+    }
+}
+
 /// Decisions, judgements, bulk actions, export and runs; `None` for other actions.
 fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
     match action {
-        Action::MarkEquivalent => return Some(super::screens::mark_equivalent(app)),
+        // The screens that have these handle them; elsewhere they say where to go.
+        Action::MarkEquivalent => app.notify("no mutant selected"),
+        Action::PickStaticHandler | Action::PickDiscoveredHandler => {
+            app.notify("open an operation's Context tab to pick its handler")
+        }
         Action::RegenerateSurvivor => return Some(super::survivors_job::request(app, false)),
         Action::RegenerateSurvivors => return Some(super::survivors_job::request(app, true)),
         Action::Accept => {
@@ -307,11 +327,12 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
         Action::RunMutate => super::popups::open_mutate_popup(app),
         Action::CycleMutation => super::filters::cycle_mutation(app),
         Action::CycleVerdict => super::filters::cycle_verdict(app),
-        Action::PickStaticHandler | Action::PickDiscoveredHandler => {
-            return Some(pick_handler(app, action == Action::PickStaticHandler));
+        Action::EditContext => {
+            app.notify("open an operation's Context tab to edit its source context")
         }
-        Action::EditContext => super::context_edit::open(app),
-        Action::DropContextEdit => return Some(super::context_edit::drop_edit(app)),
+        Action::DropContextEdit => {
+            app.notify("open an operation's Context tab to drop its context edit")
+        }
         Action::ShowFailure => super::failure::open(app),
         Action::CopyCurl | Action::CopyBody => {
             return Some(super::failure::copy(app, action == Action::CopyCurl));
@@ -400,27 +421,10 @@ fn navigate(app: &mut App, action: Action) {
         Action::PageDown => move_cursor(app, app.page as i64),
         Action::Top => move_cursor(app, i64::MIN / 2),
         Action::Bottom => move_cursor(app, i64::MAX / 2),
-        Action::NextTab | Action::PrevTab => {
-            if let Screen::Operation(s) = &mut app.screen {
-                s.cycle_tab(action == Action::NextTab);
-            }
-        }
-        Action::ShowOperations => {
-            app.back_to(|s| matches!(s, Screen::Operations(_)));
-            app.refresh_lists();
-        }
-        Action::ShowGroups => show_groups(app),
-        Action::ShowCosts => app.show(Screen::Costs(CostsScreen)),
-        Action::ShowMetamorphic if !matches!(app.screen, Screen::Metamorphic(_)) => {
-            app.show(Screen::Metamorphic(MetamorphicScreen::default()))
-        }
-        Action::ShowMutants if !matches!(app.screen, Screen::Mutants(_)) => {
-            app.show(Screen::Mutants(MutantsScreen::new(&app.view)))
-        }
-        Action::CycleOperator | Action::CycleFile | Action::CycleMutantOp => {
-            super::screens::cycle_mutant_filter(app, action)
-        }
-        Action::NextRef | Action::PrevRef if !app.search.is_empty() && on_oracles(app) => {
+        Action::Show(kind) => show_screen(app, kind),
+        Action::NextRef | Action::PrevRef
+            if !app.search.is_empty() && app.screen.state().has_oracle_pane() =>
+        {
             jump(app, Target::Match, action == Action::NextRef)
         }
         Action::NextRef | Action::PrevRef => next_ref(app, action == Action::NextRef),
@@ -433,7 +437,7 @@ fn navigate(app: &mut App, action: Action) {
         Action::NextFailing | Action::PrevFailing => {
             jump(app, Target::Failing, action == Action::NextFailing)
         }
-        Action::ShowModelInput => super::screens::show_model_input(app),
+        Action::ShowModelInput => app.notify("open an operation to see what the model saw for it"),
         Action::WholeFile => {
             app.whole_file = !app.whole_file;
             scroll_detail(app, None);
@@ -469,12 +473,14 @@ fn navigate(app: &mut App, action: Action) {
     }
 }
 
-/// The groups list: back to it as it was left when it is still on the stack (under a
-/// group), else a fresh one.
-fn show_groups(app: &mut App) {
-    if !app.back_to(|s| matches!(s, Screen::Groups(_))) {
-        app.show(Screen::Groups(GroupsScreen::default()));
+/// A header key: back to its screen as it was left when it is still on the stack (the
+/// operations list always is, the groups list under a group), else a fresh one.
+fn show_screen(app: &mut App, kind: ScreenKind) {
+    if !app.back_to(|s| s.kind() == kind) {
+        let screen = kind.fresh(&app.view);
+        app.show(screen);
     }
+    app.refresh_lists();
 }
 
 /// Scrolls the detail or source pane by `by` lines (`None`: back to its start).
@@ -484,43 +490,9 @@ fn scroll_detail(app: &mut App, by: Option<i64>) {
     }
 }
 
-/// The `pick_*_handler` actions on an operation's Context tab.
-fn pick_handler(app: &mut App, scan: bool) -> Vec<Effect> {
-    let op = match &app.screen {
-        Screen::Operation(s) if s.tab == Tab::Context => app.view.ops.get(s.op),
-        _ => None,
-    };
-    let Some(op_id) = op.map(|o| o.op_id.clone()) else {
-        app.notify("open an operation's Context tab to pick its handler");
-        return Vec::new();
-    };
-    if !app.view.conflicts.contains_key(&op_id) {
-        app.notify(format!(
-            "{op_id}: the scan and the model agree on its handler (no conflict to settle)"
-        ));
-        return Vec::new();
-    }
-    let side = if scan {
-        crate::store::HandlerSide::Static
-    } else {
-        crate::store::HandlerSide::Discovered
-    };
-    vec![Effect::PickHandler { op_id, side }]
-}
-
-/// Whether the screen on show lists oracles with a detail pane (an operation's Oracles
-/// tab, a group).
-fn on_oracles(app: &App) -> bool {
-    match &app.screen {
-        Screen::Operation(s) => s.tab == Tab::Oracles,
-        Screen::Group(_) => true,
-        _ => false,
-    }
-}
-
 /// Scrolls the oracle pane where there is one, else the screen's text body.
 fn scroll_pane(app: &mut App, by: i64) {
-    let pane = on_oracles(app);
+    let pane = app.screen.state().has_oracle_pane();
     if let Some(d) = app.screen.state_mut().detail_mut() {
         if pane {
             d.pane = (d.pane + by).max(0);
@@ -530,14 +502,9 @@ fn scroll_pane(app: &mut App, by: i64) {
     }
 }
 
-/// The next (or previous) evidence ref of the selected item; in the Bundle tab, the
-/// next file containing the search text.
+/// The next (or previous) evidence ref of the selected item (the Bundle tab's next
+/// search match is the operation screen's own).
 fn next_ref(app: &mut App, forward: bool) {
-    if let Screen::Operation(s) = &app.screen
-        && s.tab == Tab::Bundle
-    {
-        return next_bundle_match(app, forward);
-    }
     let Some(item) = app.selected_item() else {
         return;
     };
@@ -551,38 +518,6 @@ fn next_ref(app: &mut App, forward: bool) {
             (d.ref_idx + n - 1) % n
         };
         d.scroll = 0;
-    }
-}
-
-/// In the Bundle tab, moves to the next (or previous) file containing the search text.
-fn next_bundle_match(app: &mut App, forward: bool) {
-    let Screen::Operation(s) = &app.screen else {
-        return;
-    };
-    let (search, cursor) = (s.bundle_search.clone(), s.bundle_cursor);
-    let Some(op) = app.view.ops.get(s.op) else {
-        return;
-    };
-    let n = op.bundle.len();
-    if n == 0 || search.is_empty() {
-        app.notify("type / to search the bundle first");
-        return;
-    }
-    let found = (1..=n)
-        .map(|k| {
-            if forward {
-                (cursor + k) % n
-            } else {
-                (cursor + n * 2 - k) % n
-            }
-        })
-        .find(|&i| app.bundle_match_line(&op.bundle[i], &search).is_some());
-    match (found, &mut app.screen) {
-        (Some(i), Screen::Operation(s)) => {
-            s.bundle_cursor = i;
-            s.detail.scroll = 0;
-        }
-        _ => app.notify(format!("no bundle file contains `{search}`")),
     }
 }
 
@@ -604,7 +539,7 @@ fn back(app: &mut App) {
 
 /// Enters what the cursor is on (an operation, a group).
 fn open(app: &mut App) {
-    if let Some(screen) = app.screen.state().open(app) {
+    if let Some(screen) = app.screen.state().open(&app.view, &app.visible_ops) {
         app.cover(screen);
     }
 }

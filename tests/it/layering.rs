@@ -123,3 +123,69 @@ fn the_check_sees_a_forbidden_edge() {
     let l = layers(lib);
     assert!(l["tui"] > l["model"]);
 }
+
+/// The modules that dispatch keys, clicks, drawing and the source pane: they go
+/// through `ScreenState` and never branch on which screen is on show.
+const SCREEN_BLIND: [&str; 6] = [
+    "src/tui/update.rs",
+    "src/tui/mouse.rs",
+    "src/tui/state.rs",
+    "src/tui/keymap.rs",
+    "src/tui/action.rs",
+    "src/tui/ui",
+];
+
+/// `file:line` of every branch on a screen variant (a `match` arm, an `if let`, a
+/// `matches!`) outside comments in `files` (relative to `root`, directories walked).
+fn screen_branches(root: &Path, files: &[&str]) -> Vec<String> {
+    let variant = regex::Regex::new(r"\bScreen(Kind)?::[A-Z][a-z]\w*").unwrap();
+    let mut paths = Vec::new();
+    for f in files {
+        let p = root.join(f);
+        if p.is_dir() {
+            rust_files(&p, &mut paths);
+        } else {
+            paths.push(p);
+        }
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") || !variant.is_match(code) {
+                continue;
+            }
+            if code.contains("=>") || code.contains("matches!(") || code.contains("let ") {
+                let rel = p.strip_prefix(root).unwrap_or(&p);
+                out.push(format!("{}:{}: {code}", rel.display(), n + 1));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn key_and_screen_dispatch_never_matches_on_a_screen() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bad = screen_branches(root, &SCREEN_BLIND);
+    assert!(
+        bad.is_empty(),
+        "branches on a screen outside src/tui/screens/ (give the screen a \
+         `ScreenState` method instead):\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_screen_rule_sees_a_match_on_a_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("update.rs"),
+        "fn f(app: &App) {\n    // Screen::Costs(_) => {}\n    app.show(Screen::Costs(CostsScreen));\n    match &app.screen {\n        Screen::Operation(s) => s.op,\n    }\n    if let Screen::Mutants(s) = &app.screen {}\n    matches!(k, ScreenKind::Groups);\n    let all = ScreenKind::ALL;\n}\n",
+    )
+    .unwrap();
+    let bad = screen_branches(dir.path(), &["update.rs"]);
+    let lines: Vec<&str> = bad.iter().map(|b| b.split(':').nth(1).unwrap()).collect();
+    assert_eq!(lines, ["5", "7", "8"], "{bad:?}");
+}

@@ -1,6 +1,8 @@
 //! The groups list and one group's multi-operation oracles.
 
-use super::{Detail, ItemList, ItemSource, Screen, ScreenState, step};
+use super::{
+    Detail, HeaderTab, ItemList, ItemSource, Screen, ScreenKind, ScreenState, ScreenType, step,
+};
 use crate::tui::action::Action;
 use crate::tui::state::App;
 use crate::tui::view::SessionView;
@@ -14,6 +16,19 @@ pub struct GroupsScreen {
     pub cursor: usize,
 }
 
+impl ScreenType for GroupsScreen {
+    const TAB: Option<HeaderTab> = Some(HeaderTab {
+        title: "Groups",
+        action: "show_groups",
+        help: "groups",
+    });
+    const SECTIONS: &'static [&'static str] = &[];
+
+    fn fresh(_view: &SessionView) -> Self {
+        GroupsScreen::default()
+    }
+}
+
 impl ScreenState for GroupsScreen {
     fn sections(&self) -> &'static [&'static str] {
         &["list", "global"]
@@ -21,10 +36,6 @@ impl ScreenState for GroupsScreen {
 
     fn hints(&self) -> &'static [Action] {
         &[Action::Open, Action::Back, Action::Help, Action::Quit]
-    }
-
-    fn shown_by(&self) -> Action {
-        Action::ShowGroups
     }
 
     fn draw(&self, app: &App, area: Rect, buf: &mut Buffer) {
@@ -35,8 +46,12 @@ impl ScreenState for GroupsScreen {
         self.cursor = step(self.cursor, view.groups.len(), delta);
     }
 
-    fn open(&self, app: &App) -> Option<Screen> {
-        (self.cursor < app.view.groups.len()).then(|| Screen::Group(GroupScreen::new(self.cursor)))
+    fn current_row(&self) -> Option<usize> {
+        Some(self.cursor)
+    }
+
+    fn open(&self, view: &SessionView, _visible_ops: &[usize]) -> Option<Screen> {
+        (self.cursor < view.groups.len()).then(|| Screen::Group(GroupScreen::new(self.cursor)))
     }
 }
 
@@ -62,6 +77,15 @@ impl GroupScreen {
     }
 }
 
+impl ScreenType for GroupScreen {
+    const TAB: Option<HeaderTab> = None;
+    const SECTIONS: &'static [&'static str] = &[];
+
+    fn fresh(_view: &SessionView) -> Self {
+        GroupScreen::new(0)
+    }
+}
+
 impl ScreenState for GroupScreen {
     fn sections(&self) -> &'static [&'static str] {
         &["operation", "review", "list", "global"]
@@ -83,8 +107,8 @@ impl ScreenState for GroupScreen {
         ]
     }
 
-    fn shown_by(&self) -> Action {
-        Action::ShowGroups
+    fn shown_by(&self) -> Option<ScreenKind> {
+        Some(ScreenKind::Groups)
     }
 
     fn draw(&self, app: &App, area: Rect, buf: &mut Buffer) {
@@ -102,6 +126,10 @@ impl ScreenState for GroupScreen {
 
     fn item_list_mut(&mut self) -> Option<&mut ItemList> {
         Some(&mut self.items)
+    }
+
+    fn has_oracle_pane(&self) -> bool {
+        true
     }
 
     fn detail(&self) -> Detail {

@@ -1,6 +1,6 @@
 //! The metamorphic screen: every metamorphic test, reviewed like oracles.
 
-use super::{Detail, ItemList, ItemSource, ScreenState};
+use super::{Detail, HeaderTab, ItemList, ItemSource, ScreenState, ScreenType};
 use crate::tui::action::Action;
 use crate::tui::state::App;
 use crate::tui::view::SessionView;
@@ -25,6 +25,19 @@ impl Default for MetamorphicScreen {
     }
 }
 
+impl ScreenType for MetamorphicScreen {
+    const TAB: Option<HeaderTab> = Some(HeaderTab {
+        title: "Metamorphic",
+        action: "show_metamorphic",
+        help: "metamorphic",
+    });
+    const SECTIONS: &'static [&'static str] = &["metamorphic"];
+
+    fn fresh(_view: &SessionView) -> Self {
+        MetamorphicScreen::default()
+    }
+}
+
 impl ScreenState for MetamorphicScreen {
     fn sections(&self) -> &'static [&'static str] {
         &["metamorphic", "review", "list", "global"]
@@ -43,10 +56,6 @@ impl ScreenState for MetamorphicScreen {
             Action::Help,
             Action::ScrollDetailDown,
         ]
-    }
-
-    fn shown_by(&self) -> Action {
-        Action::ShowMetamorphic
     }
 
     fn draw(&self, app: &App, area: Rect, buf: &mut Buffer) {

@@ -7,14 +7,19 @@
 //! cursor where it was, and the header's screen keys jump back to the bottom and push
 //! the screen asked for.
 //!
-//! What differs between screens (keymap sections, footer hints, drawing, cursor
-//! movement, what `open` enters, which items review actions apply to) is the
-//! [`ScreenState`] trait; [`Screen`] is the closed list of screens and dispatches to it
-//! in one place ([`Screen::state`] / [`Screen::state_mut`]).
+//! What differs between screens (keymap sections, footer hints, drawing, their own
+//! keys, cursor movement, what `open` enters, the source pane's target, which items
+//! review actions apply to) is the [`ScreenState`] trait; what is known without a
+//! screen (its header entry, the keymap sections it brings) is [`ScreenType`].
+//! [`Screen`] is the closed list of screens, written once in `screens!`, which also
+//! makes [`ScreenKind`] and the only dispatch ([`Screen::state`] /
+//! [`Screen::state_mut`]).
 //!
-//! How to add a screen: see the `tui` module documentation ("one file plus one enum
-//! variant").
+//! How to add a screen: see the `tui` module documentation ("one file, one line in the
+//! screen list and its keys").
 
+#[cfg(test)]
+mod checklist;
 mod costs;
 mod groups;
 mod metamorphic;
@@ -25,19 +30,89 @@ mod operations;
 pub use costs::CostsScreen;
 pub use groups::{GroupScreen, GroupsScreen};
 pub use metamorphic::MetamorphicScreen;
-pub use mutants::{MutantsScreen, cycle_mutant_filter, mark_equivalent};
-pub use operation::{OperationScreen, Tab, show_model_input};
+pub use mutants::MutantsScreen;
+pub use operation::{OperationScreen, Tab, bundle_match_line};
 pub use operations::OperationsScreen;
 
 use super::action::Action;
-use super::state::{App, InputTarget, ItemRef, clamp};
+use super::popups::Popup;
+use super::state::{App, InputTarget, ItemRef, clamp, evidence_refs};
+use super::theme::Theme;
+use super::update::Effect;
 use super::view::SessionView;
+use crate::model::EvidenceRef;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
-/// One screen and its own state.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Screen {
+/// The closed list of screens, one line each: `Variant(Type)`, where `Type` implements
+/// [`ScreenState`] and [`ScreenType`]. It makes [`Screen`], [`ScreenKind`] and the only
+/// `match`es over screens (the trait dispatch), so a new screen is one line here.
+macro_rules! screens {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+        /// One screen and its own state.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Screen {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        /// Which screen, without its state: what header keys show and tests iterate.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ScreenKind {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl ScreenKind {
+            /// Every screen, in header order.
+            pub const ALL: &'static [ScreenKind] = &[$(ScreenKind::$variant,)*];
+
+            /// Its header entry, if the header lists it.
+            pub fn tab(self) -> Option<HeaderTab> {
+                match self {
+                    $(ScreenKind::$variant => <$ty as ScreenType>::TAB,)*
+                }
+            }
+
+            /// The keymap sections the screen brings (see [`ScreenType::SECTIONS`]).
+            pub fn sections(self) -> &'static [&'static str] {
+                match self {
+                    $(ScreenKind::$variant => <$ty as ScreenType>::SECTIONS,)*
+                }
+            }
+
+            /// A fresh screen of this kind over `view`.
+            pub fn fresh(self, view: &SessionView) -> Screen {
+                match self {
+                    $(ScreenKind::$variant => Screen::$variant(<$ty as ScreenType>::fresh(view)),)*
+                }
+            }
+        }
+
+        impl Screen {
+            /// Which screen this is.
+            pub fn kind(&self) -> ScreenKind {
+                match self {
+                    $(Screen::$variant(_) => ScreenKind::$variant,)*
+                }
+            }
+
+            /// The screen's behaviour, whatever the screen.
+            pub fn state(&self) -> &dyn ScreenState {
+                match self {
+                    $(Screen::$variant(s) => s,)*
+                }
+            }
+
+            /// The screen's behaviour, mutably.
+            pub fn state_mut(&mut self) -> &mut dyn ScreenState {
+                match self {
+                    $(Screen::$variant(s) => s,)*
+                }
+            }
+        }
+    };
+}
+
+screens! {
     /// The operations list: the bottom of the screen stack, never left, only covered.
     Operations(OperationsScreen),
     /// One operation's tabs.
@@ -54,32 +129,60 @@ pub enum Screen {
     Mutants(MutantsScreen),
 }
 
-impl Screen {
-    /// The screen's behaviour, whatever the screen.
-    pub fn state(&self) -> &dyn ScreenState {
-        match self {
-            Screen::Operations(s) => s,
-            Screen::Operation(s) => s,
-            Screen::Groups(s) => s,
-            Screen::Group(s) => s,
-            Screen::Costs(s) => s,
-            Screen::Metamorphic(s) => s,
-            Screen::Mutants(s) => s,
-        }
-    }
+/// A screen's entry in the header, reached from anywhere by its `[global]` key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeaderTab {
+    /// The header's label.
+    pub title: &'static str,
+    /// The keymap name of the action that shows it (`show_<screen>`).
+    pub action: &'static str,
+    /// The action's description in the help overlay.
+    pub help: &'static str,
+}
 
-    /// The screen's behaviour, mutably.
-    pub fn state_mut(&mut self) -> &mut dyn ScreenState {
-        match self {
-            Screen::Operations(s) => s,
-            Screen::Operation(s) => s,
-            Screen::Groups(s) => s,
-            Screen::Group(s) => s,
-            Screen::Costs(s) => s,
-            Screen::Metamorphic(s) => s,
-            Screen::Mutants(s) => s,
-        }
+/// What is known of a screen without one: its header entry, its keymap sections and
+/// how to build it. Kept apart from [`ScreenState`], which is used as a trait object.
+pub trait ScreenType: ScreenState + Sized {
+    /// The header entry; `None` for a screen entered from another's row (an
+    /// operation, a group), which highlights the tab of `ScreenState::shown_by`.
+    const TAB: Option<HeaderTab>;
+
+    /// Keymap sections the screen brings (those only it or the screens it opens use),
+    /// most specific first; the shared `review`, `list`, `global` and `popup` are the
+    /// keymap's own.
+    const SECTIONS: &'static [&'static str];
+
+    /// A fresh screen over `view`: what its header key shows (a screen entered from a
+    /// row: the first row's).
+    fn fresh(view: &SessionView) -> Self;
+}
+
+/// What a screen's key handling may read and change beyond the screen itself.
+pub struct Ctx<'a> {
+    /// The session.
+    pub view: &'a SessionView,
+    /// The colours (an editor a key opens is styled by them).
+    pub theme: &'a Theme,
+    /// The footer message (`App::status`).
+    pub status: &'a mut Option<(String, bool)>,
+    /// The popup layers (`App::popups`).
+    pub popups: &'a mut Vec<Popup>,
+}
+
+impl Ctx<'_> {
+    /// Sets the footer message.
+    pub fn notify(&mut self, text: impl Into<String>) {
+        *self.status = Some((text.into(), false));
     }
+}
+
+/// What a screen did with an action.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Not one of the screen's own actions: the common handling applies.
+    Ignored,
+    /// Handled, with this work for the driver.
+    Done(Vec<Effect>),
 }
 
 /// What every screen answers; the defaults suit a screen without a list of its own.
@@ -90,18 +193,39 @@ pub trait ScreenState {
     /// Actions the footer offers, in order (those without a key are left out).
     fn hints(&self) -> &'static [Action];
 
-    /// The header key whose tab is highlighted while the screen shows (an operation
-    /// belongs to the Operations tab, a group to Groups).
-    fn shown_by(&self) -> Action;
+    /// The header tab highlighted while the screen shows, when it is not the screen's
+    /// own (an operation belongs to the Operations tab, a group to Groups).
+    fn shown_by(&self) -> Option<ScreenKind> {
+        None
+    }
 
     /// Draws the screen's body (the header and footer are common).
     fn draw(&self, app: &App, area: Rect, buf: &mut Buffer);
 
+    /// The screen's own actions (tabs, its filters, its marks); `Outcome::Ignored`
+    /// leaves the action to the common handling in `update`.
+    fn handle(&mut self, _action: Action, _ctx: &mut Ctx) -> Outcome {
+        Outcome::Ignored
+    }
+
     /// Moves the cursor by `delta` rows (clamped), or scrolls a text body.
     fn move_cursor(&mut self, _view: &SessionView, _visible_ops: &[usize], _delta: i64) {}
 
-    /// The screen `open` enters from here, if any.
-    fn open(&self, _app: &App) -> Option<Screen> {
+    /// The row under the cursor of the list on show (what a mouse click compares with).
+    fn current_row(&self) -> Option<usize> {
+        self.item_list().map(|l| l.cursor)
+    }
+
+    /// Shows `tab` (a click on an operation's tab bar); other screens have none.
+    fn select_tab(&mut self, _tab: Tab) {}
+
+    /// Recomputes what the screen derives from the session (after a reload or a
+    /// filter change); item lists are refreshed by `App::refresh_items`.
+    fn refresh(&mut self, _view: &SessionView) {}
+
+    /// The screen `open` enters from here, if any (`visible_ops`: the operations
+    /// list's rows).
+    fn open(&self, _view: &SessionView, _visible_ops: &[usize]) -> Option<Screen> {
         None
     }
 
@@ -119,6 +243,19 @@ pub trait ScreenState {
     /// an operation's tabs other than Oracles).
     fn reviewing(&self) -> Option<&ItemList> {
         self.item_list()
+    }
+
+    /// Whether an oracle pane sits beside the source (`J` / `K` scroll it, and `n` /
+    /// `N` follow the search across operations).
+    fn has_oracle_pane(&self) -> bool {
+        false
+    }
+
+    /// The file and line range the source pane shows: by default the selected item's
+    /// evidence reference (its operation's entry point when it has none).
+    fn source_target(&self, view: &SessionView) -> Option<EvidenceRef> {
+        let item = self.reviewing()?.selected()?;
+        evidence_target(view, item, self.detail().ref_idx)
     }
 
     /// Evidence ref and scroll of the detail and source panes.
@@ -140,11 +277,47 @@ pub trait ScreenState {
         }
     }
 
+    /// The screen's text `target` starts from when `/` is typed (`None`: the
+    /// session-wide list filter).
+    fn typed(&self, target: InputTarget) -> Option<String> {
+        (target == InputTarget::ItemFilter).then(|| {
+            self.item_list()
+                .map(|l| l.filter.clone())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Takes the text typed for `target` (the item filter, by default).
+    fn set_typed(&mut self, target: InputTarget, text: String) {
+        if target == InputTarget::ItemFilter
+            && let Some(list) = self.item_list_mut()
+        {
+            list.filter = text;
+        }
+    }
+
     /// Clears the screen's own filters (the session-wide ones live in `App::filters`).
     fn clear_filters(&mut self) {
         if let Some(list) = self.item_list_mut() {
             list.filter.clear();
         }
+    }
+}
+
+/// Evidence reference `ref_idx` (kept in range) of `item`, else its operation's entry
+/// point.
+pub(crate) fn evidence_target(
+    view: &SessionView,
+    item: ItemRef,
+    ref_idx: usize,
+) -> Option<EvidenceRef> {
+    let refs = evidence_refs(view, item);
+    if let Some(r) = refs.get(ref_idx.min(refs.len().saturating_sub(1))) {
+        return Some(r.clone());
+    }
+    match item {
+        ItemRef::Single { op, .. } => view.ops.get(op)?.entry.clone(),
+        ItemRef::Multi { .. } | ItemRef::Meta { .. } => None,
     }
 }
 
@@ -281,6 +454,12 @@ impl App {
     pub fn ops_cursor(&self) -> usize {
         self.operations().map_or(0, |o| o.cursor)
     }
+
+    /// Recomputes what the screen on show derives from the session besides its item
+    /// list (the Mutants screen's rows after new results or a filter change).
+    pub fn refresh_mutants(&mut self) {
+        self.screen.state_mut().refresh(&self.view);
+    }
 }
 
 /// The operation screen, when it is on show.
@@ -359,17 +538,17 @@ mod tests {
     #[test]
     fn header_jumps_keep_the_operations_list_at_the_bottom() {
         let mut app = app();
-        handle_action(&mut app, Action::ShowGroups);
+        handle_action(&mut app, Action::Show(ScreenKind::Groups));
         handle_action(&mut app, Action::Down);
         handle_action(&mut app, Action::Open);
         assert!(matches!(&app.screen, Screen::Group(g) if g.group == 1));
         assert_eq!(app.behind.len(), 2);
         // Back to the groups list still on the stack, as it was left.
-        handle_action(&mut app, Action::ShowGroups);
+        handle_action(&mut app, Action::Show(ScreenKind::Groups));
         assert!(matches!(&app.screen, Screen::Groups(g) if g.cursor == 1));
-        handle_action(&mut app, Action::ShowCosts);
+        handle_action(&mut app, Action::Show(ScreenKind::Costs));
         assert!(matches!(app.screen, Screen::Costs(_)) && app.behind.len() == 1);
-        handle_action(&mut app, Action::ShowOperations);
+        handle_action(&mut app, Action::Show(ScreenKind::Operations));
         assert!(matches!(app.screen, Screen::Operations(_)) && app.behind.is_empty());
         // Back on the list itself is not a screen change.
         handle_action(&mut app, Action::Back);

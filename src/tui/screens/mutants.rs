@@ -2,11 +2,13 @@
 //! beside its source with the mutated line as a diff, filtered by operator, file and
 //! operation. Nothing here is reviewed: it shows where the suite is blind.
 
-use super::{Detail, ScreenState, step};
+use super::{Ctx, Detail, HeaderTab, Outcome, ScreenState, ScreenType, step};
+use crate::model::EvidenceRef;
 use crate::mutate::Operator;
 use crate::tui::action::Action;
 use crate::tui::mutation::{MutantFilter, MutantView};
-use crate::tui::state::{App, Screen};
+use crate::tui::state::App;
+use crate::tui::update::Effect;
 use crate::tui::view::SessionView;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -93,6 +95,19 @@ fn next<T: Clone + PartialEq>(all: &[T], current: Option<&T>) -> Option<T> {
     }
 }
 
+impl ScreenType for MutantsScreen {
+    const TAB: Option<HeaderTab> = Some(HeaderTab {
+        title: "Mutants",
+        action: "show_mutants",
+        help: "mutants",
+    });
+    const SECTIONS: &'static [&'static str] = &["mutants"];
+
+    fn fresh(view: &SessionView) -> Self {
+        MutantsScreen::new(view)
+    }
+}
+
 impl ScreenState for MutantsScreen {
     fn sections(&self) -> &'static [&'static str] {
         &["mutants", "list", "global"]
@@ -112,17 +127,43 @@ impl ScreenState for MutantsScreen {
         ]
     }
 
-    fn shown_by(&self) -> Action {
-        Action::ShowMutants
-    }
-
     fn draw(&self, app: &App, area: Rect, buf: &mut Buffer) {
         crate::tui::ui::draw_mutants(app, self, area, buf);
+    }
+
+    fn handle(&mut self, action: Action, ctx: &mut Ctx) -> Outcome {
+        match action {
+            Action::CycleOperator | Action::CycleFile | Action::CycleMutantOp => {
+                let msg = self.cycle(ctx.view, action);
+                ctx.notify(msg);
+                Outcome::Done(Vec::new())
+            }
+            Action::MarkEquivalent => Outcome::Done(self.mark_equivalent(ctx)),
+            _ => Outcome::Ignored,
+        }
     }
 
     fn move_cursor(&mut self, _view: &SessionView, _visible_ops: &[usize], delta: i64) {
         self.cursor = step(self.cursor, self.visible.len(), delta);
         self.detail = Detail::default();
+    }
+
+    fn current_row(&self) -> Option<usize> {
+        Some(self.cursor)
+    }
+
+    fn refresh(&mut self, view: &SessionView) {
+        MutantsScreen::refresh(self, view);
+    }
+
+    /// The mutated line of the mutant under the cursor.
+    fn source_target(&self, view: &SessionView) -> Option<EvidenceRef> {
+        let m = &self.selected(view)?.mutant;
+        Some(EvidenceRef {
+            file: m.file.clone(),
+            start_line: m.line,
+            end_line: m.line,
+        })
     }
 
     fn detail(&self) -> Detail {
@@ -138,66 +179,46 @@ impl ScreenState for MutantsScreen {
     }
 }
 
-/// The mutants screen kept in step with the results.
-impl App {
-    /// Recomputes the Mutants screen's rows (after a filter change or a reload).
-    pub fn refresh_mutants(&mut self) {
-        if let Screen::Mutants(s) = &mut self.screen {
-            s.refresh(&self.view);
-        }
-    }
-}
-
-/// The equivalence key on the Mutants screen: a survivor gets a note popup; an
-/// equivalent mutant has its mark withdrawn; anything else is refused with the reason.
-pub fn mark_equivalent(app: &mut App) -> Vec<crate::tui::update::Effect> {
-    use crate::mutate::Status;
-    let picked = match &app.screen {
-        Screen::Mutants(s) => s.selected(&app.view).map(|m| {
+impl MutantsScreen {
+    /// The equivalence key: a survivor gets a note popup; an equivalent mutant has its
+    /// mark withdrawn; anything else is refused with the reason.
+    fn mark_equivalent(&self, ctx: &mut Ctx) -> Vec<Effect> {
+        use crate::mutate::Status;
+        let picked = self.selected(ctx.view).map(|m| {
             (
                 m.mutant.id.clone(),
                 m.status,
                 format!("{}:{} {}", m.mutant.file, m.mutant.line, m.mutant.operator),
             )
-        }),
-        _ => None,
-    };
-    let Some((id, status, what)) = picked else {
-        app.notify("no mutant selected");
-        return Vec::new();
-    };
-    match status {
-        Status::Missed => {
-            app.popups.push(crate::tui::popups::Popup::Equivalent(
-                crate::tui::popups::Equivalent {
-                    mutant: id,
-                    what: crate::text::escape_controls(&what).into_owned(),
-                    text: Default::default(),
-                },
-            ));
-            Vec::new()
+        });
+        let Some((id, status, what)) = picked else {
+            ctx.notify("no mutant selected");
+            return Vec::new();
+        };
+        match status {
+            Status::Missed => {
+                ctx.popups.push(crate::tui::popups::Popup::Equivalent(
+                    crate::tui::popups::Equivalent {
+                        mutant: id,
+                        what: crate::text::escape_controls(&what).into_owned(),
+                        text: Default::default(),
+                    },
+                ));
+                Vec::new()
+            }
+            Status::Equivalent => vec![Effect::MarkEquivalent {
+                mutant: id,
+                note: String::new(),
+                undo: true,
+            }],
+            other => {
+                ctx.notify(format!(
+                    "{id} is {}: only a survivor can be marked equivalent",
+                    other.name()
+                ));
+                Vec::new()
+            }
         }
-        Status::Equivalent => vec![crate::tui::update::Effect::MarkEquivalent {
-            mutant: id,
-            note: String::new(),
-            undo: true,
-        }],
-        other => {
-            app.notify(format!(
-                "{id} is {}: only a survivor can be marked equivalent",
-                other.name()
-            ));
-            Vec::new()
-        }
-    }
-}
-
-/// A filter key of the Mutants screen.
-pub fn cycle_mutant_filter(app: &mut App, action: Action) {
-    let App { screen, view, .. } = app;
-    if let Screen::Mutants(s) = screen {
-        let msg = s.cycle(view, action);
-        app.notify(msg);
     }
 }
 

@@ -1,9 +1,14 @@
 //! One operation's screen: a tab bar (Context, Pending, Oracles, Hints, Bundle, Calls)
 //! and the state of every tab, built when the operation is opened.
 
-use super::{Detail, ItemList, ItemSource, ScreenState, step};
+use super::{
+    Ctx, Detail, HeaderTab, ItemList, ItemSource, Outcome, ScreenKind, ScreenState, ScreenType,
+    step,
+};
+use crate::model::EvidenceRef;
 use crate::tui::action::Action;
 use crate::tui::state::{App, InputTarget};
+use crate::tui::update::Effect;
 use crate::tui::view::SessionView;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -87,6 +92,15 @@ impl OperationScreen {
     }
 }
 
+impl ScreenType for OperationScreen {
+    const TAB: Option<HeaderTab> = None;
+    const SECTIONS: &'static [&'static str] = &["context", "operation"];
+
+    fn fresh(_view: &SessionView) -> Self {
+        OperationScreen::new(0)
+    }
+}
+
 impl ScreenState for OperationScreen {
     fn sections(&self) -> &'static [&'static str] {
         if self.tab == Tab::Oracles {
@@ -140,12 +154,35 @@ impl ScreenState for OperationScreen {
         ]
     }
 
-    fn shown_by(&self) -> Action {
-        Action::ShowOperations
+    fn shown_by(&self) -> Option<ScreenKind> {
+        Some(ScreenKind::Operations)
     }
 
     fn draw(&self, app: &App, area: Rect, buf: &mut Buffer) {
         crate::tui::ui::draw_operation(app, self, area, buf);
+    }
+
+    fn handle(&mut self, action: Action, ctx: &mut Ctx) -> Outcome {
+        match action {
+            Action::NextTab | Action::PrevTab => self.cycle_tab(action == Action::NextTab),
+            Action::NextRef | Action::PrevRef if self.tab == Tab::Bundle => {
+                self.next_bundle_match(ctx, action == Action::NextRef)
+            }
+            Action::ShowModelInput => self.show_model_input(ctx),
+            Action::PickStaticHandler | Action::PickDiscoveredHandler
+                if self.tab == Tab::Context =>
+            {
+                return Outcome::Done(self.pick_handler(ctx, action == Action::PickStaticHandler));
+            }
+            Action::EditContext if self.tab == Tab::Context => {
+                crate::tui::context_edit::open(self.op, ctx)
+            }
+            Action::DropContextEdit if self.tab == Tab::Context => {
+                return Outcome::Done(crate::tui::context_edit::drop_edit(self.op, ctx));
+            }
+            _ => return Outcome::Ignored,
+        }
+        Outcome::Done(Vec::new())
     }
 
     fn move_cursor(&mut self, view: &SessionView, _visible_ops: &[usize], delta: i64) {
@@ -169,6 +206,19 @@ impl ScreenState for OperationScreen {
         self.detail = Detail::default();
     }
 
+    fn current_row(&self) -> Option<usize> {
+        Some(match self.tab {
+            Tab::Bundle => self.bundle_cursor,
+            Tab::Calls => self.calls_cursor,
+            _ => self.items.cursor,
+        })
+    }
+
+    fn select_tab(&mut self, tab: Tab) {
+        self.tab = tab;
+        self.detail = Detail::default();
+    }
+
     fn item_list(&self) -> Option<&ItemList> {
         Some(&self.items)
     }
@@ -179,6 +229,26 @@ impl ScreenState for OperationScreen {
 
     fn reviewing(&self) -> Option<&ItemList> {
         (self.tab == Tab::Oracles).then_some(&self.items)
+    }
+
+    fn has_oracle_pane(&self) -> bool {
+        self.tab == Tab::Oracles
+    }
+
+    /// The Bundle tab shows the file under its cursor, at the first line matching the
+    /// bundle search.
+    fn source_target(&self, view: &SessionView) -> Option<EvidenceRef> {
+        if self.tab != Tab::Bundle {
+            let item = self.reviewing()?.selected()?;
+            return super::evidence_target(view, item, self.detail.ref_idx);
+        }
+        let file = view.ops.get(self.op)?.bundle.get(self.bundle_cursor)?;
+        let line = bundle_match_line(view, file, &self.bundle_search).unwrap_or(1);
+        Some(EvidenceRef {
+            file: file.clone(),
+            start_line: line,
+            end_line: line,
+        })
     }
 
     fn detail(&self) -> Detail {
@@ -197,44 +267,125 @@ impl ScreenState for OperationScreen {
         }
     }
 
+    fn typed(&self, target: InputTarget) -> Option<String> {
+        match target {
+            InputTarget::ItemFilter => Some(self.items.filter.clone()),
+            InputTarget::BundleSearch => Some(self.bundle_search.clone()),
+            InputTarget::ListFilter => None,
+        }
+    }
+
+    fn set_typed(&mut self, target: InputTarget, text: String) {
+        match target {
+            InputTarget::ItemFilter => self.items.filter = text,
+            InputTarget::BundleSearch => self.bundle_search = text,
+            InputTarget::ListFilter => {}
+        }
+    }
+
     fn clear_filters(&mut self) {
         self.items.filter.clear();
         self.bundle_search.clear();
     }
 }
 
-/// `show_model_input` on an operation's screen: the Calls tab on the latest extraction
-/// call of the operation, whose prompt carries the bundle as it was sent (files and the
-/// lines kept) and whose raw answer is what the context was read from.
-pub fn show_model_input(app: &mut App) {
-    let Some(s) = app.operation() else {
-        app.notify("open an operation to see what the model saw for it");
-        return;
-    };
-    let Some(op) = app.view.ops.get(s.op) else {
-        return;
-    };
-    let extraction = crate::agents::Agent::Extraction.name();
-    let found = op
-        .calls
-        .iter()
-        .rposition(|&c| app.view.calls.get(c).is_some_and(|c| c.agent == extraction));
-    let Some(row) = found else {
-        let why = format!(
-            "{}: no extraction call is recorded (an imported suite, or a context from an \
-             older run whose calls/ were removed)",
-            op.op_id
-        );
-        app.notify(why);
-        return;
-    };
-    let id = app.view.calls[op.calls[row]].id.clone();
-    if let Some(s) = app.operation_mut() {
-        s.tab = Tab::Calls;
-        s.calls_cursor = row;
-        s.detail = Detail::default();
+/// The operation screen's own actions.
+impl OperationScreen {
+    /// `show_model_input`: the Calls tab on the latest extraction call of the
+    /// operation, whose prompt carries the bundle as it was sent (files and the lines
+    /// kept) and whose raw answer is what the context was read from.
+    fn show_model_input(&mut self, ctx: &mut Ctx) {
+        let Some(op) = ctx.view.ops.get(self.op) else {
+            return;
+        };
+        let extraction = crate::agents::Agent::Extraction.name();
+        let found = op
+            .calls
+            .iter()
+            .rposition(|&c| ctx.view.calls.get(c).is_some_and(|c| c.agent == extraction));
+        let Some(row) = found else {
+            let why = format!(
+                "{}: no extraction call is recorded (an imported suite, or a context from an \
+                 older run whose calls/ were removed)",
+                op.op_id
+            );
+            ctx.notify(why);
+            return;
+        };
+        let id = ctx.view.calls[op.calls[row]].id.clone();
+        self.tab = Tab::Calls;
+        self.calls_cursor = row;
+        self.detail = Detail::default();
+        ctx.notify(format!(
+            "call {id}: the prompt with the bundle as sent, then the raw answer (J / K scroll)"
+        ));
     }
-    app.notify(format!(
-        "call {id}: the prompt with the bundle as sent, then the raw answer (J / K scroll)"
-    ));
+
+    /// In the Bundle tab, moves to the next (or previous) file containing the search
+    /// text.
+    fn next_bundle_match(&mut self, ctx: &mut Ctx, forward: bool) {
+        let Some(op) = ctx.view.ops.get(self.op) else {
+            return;
+        };
+        let (search, cursor) = (&self.bundle_search, self.bundle_cursor);
+        let n = op.bundle.len();
+        if n == 0 || search.is_empty() {
+            ctx.notify("type / to search the bundle first");
+            return;
+        }
+        let found = (1..=n)
+            .map(|k| {
+                if forward {
+                    (cursor + k) % n
+                } else {
+                    (cursor + n * 2 - k) % n
+                }
+            })
+            .find(|&i| bundle_match_line(ctx.view, &op.bundle[i], search).is_some());
+        match found {
+            Some(i) => {
+                self.bundle_cursor = i;
+                self.detail.scroll = 0;
+            }
+            None => {
+                let why = format!("no bundle file contains `{search}`");
+                ctx.notify(why);
+            }
+        }
+    }
+
+    /// The `pick_*_handler` actions on the Context tab: which side of the operation's
+    /// handler conflict serves it from the next run on.
+    fn pick_handler(&self, ctx: &mut Ctx, scan: bool) -> Vec<Effect> {
+        let Some(op_id) = ctx.view.ops.get(self.op).map(|o| o.op_id.clone()) else {
+            ctx.notify("open an operation's Context tab to pick its handler");
+            return Vec::new();
+        };
+        if !ctx.view.conflicts.contains_key(&op_id) {
+            ctx.notify(format!(
+                "{op_id}: the scan and the model agree on its handler (no conflict to settle)"
+            ));
+            return Vec::new();
+        }
+        let side = if scan {
+            crate::store::HandlerSide::Static
+        } else {
+            crate::store::HandlerSide::Discovered
+        };
+        vec![Effect::PickHandler { op_id, side }]
+    }
+}
+
+/// First line of `file` containing `search` (the bundle search), if any.
+pub fn bundle_match_line(view: &SessionView, file: &str, search: &str) -> Option<usize> {
+    if search.is_empty() {
+        return None;
+    }
+    let needle = search.to_lowercase();
+    view.sources
+        .get(file)?
+        .lines
+        .iter()
+        .position(|l| l.to_lowercase().contains(&needle))
+        .map(|i| i + 1)
 }

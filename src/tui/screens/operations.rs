@@ -1,7 +1,7 @@
 //! The operations list: the workbench's home, at the bottom of the screen stack.
 
 use super::operation::{OperationScreen, Tab};
-use super::{Screen, ScreenState, step};
+use super::{HeaderTab, Screen, ScreenState, ScreenType, step};
 use crate::tui::action::Action;
 use crate::tui::state::App;
 use crate::tui::view::SessionView;
@@ -28,6 +28,19 @@ impl Default for OperationsScreen {
     }
 }
 
+impl ScreenType for OperationsScreen {
+    const TAB: Option<HeaderTab> = Some(HeaderTab {
+        title: "Operations",
+        action: "show_operations",
+        help: "operations",
+    });
+    const SECTIONS: &'static [&'static str] = &[];
+
+    fn fresh(_view: &SessionView) -> Self {
+        OperationsScreen::default()
+    }
+}
+
 impl ScreenState for OperationsScreen {
     fn sections(&self) -> &'static [&'static str] {
         &["review", "list", "global"]
@@ -49,10 +62,6 @@ impl ScreenState for OperationsScreen {
         ]
     }
 
-    fn shown_by(&self) -> Action {
-        Action::ShowOperations
-    }
-
     fn draw(&self, app: &App, area: Rect, buf: &mut Buffer) {
         crate::tui::ui::draw_operations(app, self, area, buf);
     }
@@ -61,8 +70,12 @@ impl ScreenState for OperationsScreen {
         self.cursor = step(self.cursor, visible_ops.len(), delta);
     }
 
-    fn open(&self, app: &App) -> Option<Screen> {
-        let op = app.visible_ops.get(self.cursor).copied()?;
+    fn current_row(&self) -> Option<usize> {
+        Some(self.cursor)
+    }
+
+    fn open(&self, _view: &SessionView, visible_ops: &[usize]) -> Option<Screen> {
+        let op = visible_ops.get(self.cursor).copied()?;
         let mut screen = OperationScreen::new(op);
         screen.tab = self.open_tab;
         Some(Screen::Operation(screen))

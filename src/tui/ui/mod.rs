@@ -19,6 +19,7 @@ mod panes;
 mod verdict;
 
 use super::action::Action;
+use super::screens::ScreenKind;
 use super::state::App;
 
 use super::view::{AgentState, AgentStatus};
@@ -62,19 +63,20 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
         2,
         vec![Span::styled(" mastor ", t.tab_active), Span::raw(" ")],
     )];
-    let current = app.screen.state().shown_by();
-    // Every screen is always listed: an empty one says why it is empty and what would
-    // fill it, which a hidden tab cannot.
-    let screens = [
-        (Action::ShowOperations, "Operations"),
-        (Action::ShowGroups, "Groups"),
-        (Action::ShowCosts, "Costs"),
-        (Action::ShowMetamorphic, "Metamorphic"),
-        (Action::ShowMutants, "Mutants"),
-    ];
-    for (action, title) in screens {
+    let current = app
+        .screen
+        .state()
+        .shown_by()
+        .unwrap_or_else(|| app.screen.kind());
+    // Every screen with a header entry is always listed: an empty one says why it is
+    // empty and what would fill it, which a hidden tab cannot.
+    for &kind in ScreenKind::ALL {
+        let Some(tab) = kind.tab() else {
+            continue;
+        };
+        let action = Action::Show(kind);
         let key = app.keymap.hint(&["global"], action).unwrap_or_default();
-        let (style, keep) = if action == current {
+        let (style, keep) = if kind == current {
             (t.selected, 7)
         } else {
             (t.muted, 3)
@@ -82,7 +84,7 @@ fn draw_header(app: &App, area: Rect, buf: &mut Buffer) {
         // On a narrow terminal a tab keeps its key and loses its name.
         let mut k = Item::new(9, vec![Span::styled(format!(" {key} "), style)]);
         k.hit = Some(action);
-        let mut name = Item::new(keep, vec![Span::styled(format!("{title} "), style)]);
+        let mut name = Item::new(keep, vec![Span::styled(format!("{} ", tab.title), style)]);
         name.hit = Some(action);
         items.extend([k, name, Item::new(9, vec![Span::raw(" ")])]);
     }
