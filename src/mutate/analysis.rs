@@ -4,12 +4,11 @@
 //! results.
 
 use super::build::{self, BuildMode, Workspace};
-use super::encoding::Encoding;
 use super::execute::{self, Setup};
 use super::leftovers::Leftovers;
 use super::matrix::{Matrix, MutantOutcome, Status, Summary};
 use super::merge::Provenance;
-use super::mutants::{self, Mutant, Shard, SourceFile};
+use super::mutants::{self, Mutant, SourceFile};
 use super::results::{BaselineFile, Results};
 use super::server::StartSpec;
 use crate::project::Prepared;
@@ -24,48 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// What to analyse and how; the CLI's flags, one to one.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// A session directory or a suite file.
-    pub input: PathBuf,
-    /// The Java project (a session's own project when `None`).
-    pub project: Option<PathBuf>,
-    /// The spec, for a suite file's bundles (found in the project when `None`).
-    pub spec: Option<PathBuf>,
-    pub only: Option<Only>,
-    pub ops: Vec<String>,
-    /// Globs over project-relative paths choosing the files to mutate.
-    pub files: Vec<String>,
-    /// Only these operators (all when empty).
-    pub operators: Vec<super::Operator>,
-    pub max_mutants: Option<usize>,
-    pub seed: u64,
-    pub in_diff: Option<PathBuf>,
-    pub shard: Option<Shard>,
-    pub build: Option<String>,
-    /// `--classpath`: the project's dependencies (entries joined by `:`, or `@FILE`).
-    pub classpath: Option<String>,
-    pub start: Option<String>,
-    pub ready: String,
-    pub ready_timeout: Duration,
-    pub timeout: Option<Duration>,
-    pub jobs: usize,
-    pub request_timeout: Duration,
-    /// Longest wait for one build (`--build-timeout`).
-    pub build_timeout: Duration,
-    /// The Java sources' encoding (`--encoding`).
-    pub encoding: Encoding,
-    /// Results directory (a session's `mutation/` when `None`).
-    pub out: Option<PathBuf>,
-    /// Run only these mutants (a regeneration round's targets); the others keep their
-    /// stored runs. `None`: every mutant.
-    pub only_mutants: Option<BTreeSet<String>>,
-    /// Oracles (o_ids) counted besides those `only` selects: a round's new, not yet
-    /// reviewed oracles.
-    pub extra_oracles: BTreeSet<String>,
-}
-
+pub use super::options::Options;
 pub use super::settings::{SETTINGS_FILE, Settings};
 
 /// The suite and what it reaches.
