@@ -167,7 +167,10 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         let summary = match crate::mutate::merge::merge(&shards, &out) {
             Ok((_, summary)) => summary,
             Err(e) => {
-                eprintln!("error: mutate merge refused: {}", escape_controls(&e));
+                eprintln!(
+                    "error: mutate merge refused: {}",
+                    escape_controls(&e.to_string())
+                );
                 return Ok(EXIT_INPUT);
             }
         };
@@ -224,7 +227,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         None => None,
         Some(Ok(cp)) => Some(cp.joined()),
         Some(Err(e)) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_INPUT);
         }
     };
@@ -255,7 +258,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     let target = match analysis::load_target(&opts) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_INPUT);
         }
     };
@@ -265,7 +268,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     let (mutants, skipped) = match analysis::list_mutants(&target, &opts) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_INPUT);
         }
     };
@@ -289,7 +292,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     }
     // How to build and start is an input question: answered before anything runs.
     if let Err(e) = analysis::setup(&target, &opts) {
-        eprintln!("error: {}", escape_controls(&e));
+        eprintln!("error: {}", escape_controls(&e.to_string()));
         return Ok(EXIT_INPUT);
     }
     let _lock = if opts.input.is_dir() {
@@ -345,7 +348,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_NOTHING);
         }
     };
@@ -353,7 +356,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     if opts.shard.is_none()
         && let Err(e) = crate::mutate::analysis::Settings::of(&opts).write(&target.results.dir)
     {
-        eprintln!("warning: {}", escape_controls(&e));
+        eprintln!("warning: {}", escape_controls(&e.to_string()));
     }
     for w in &report.warnings {
         eprintln!("warning: {}", escape_controls(w));
@@ -405,7 +408,7 @@ fn mark_equivalent(
             }
         }
         Err(e) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_INPUT);
         }
     }
@@ -419,7 +422,7 @@ fn mark_equivalent(
             return Ok(EXIT_INPUT);
         }
         Err(e) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_INPUT);
         }
     };

@@ -19,6 +19,7 @@ pub mod build;
 pub mod classpath;
 pub mod diff;
 pub mod encoding;
+pub mod error;
 pub mod execute;
 pub mod leftovers;
 pub mod matrix;
@@ -31,6 +32,7 @@ pub mod server;
 pub mod settings;
 pub mod survivors;
 
+pub use error::MutateError;
 pub use matrix::{Matrix, MutantOutcome, Status, Summary};
 pub use mutants::Mutant;
 pub use operators::Operator;

@@ -4,6 +4,7 @@
 use super::analysis::Options;
 use super::build::BUILD_TIMEOUT;
 use super::encoding::Encoding;
+use crate::mutate::error::MutateError;
 use crate::suite::Only;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -103,22 +104,23 @@ impl Settings {
     }
 
     /// Reads `dir/options.json`; `None` when absent.
-    pub fn read(dir: &Path) -> Result<Option<Settings>, String> {
+    pub fn read(dir: &Path) -> Result<Option<Settings>, MutateError> {
         let path = dir.join(SETTINGS_FILE);
         if !path.exists() {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| MutateError::io("read", &path, e))?;
         serde_json::from_str(&text)
             .map(Some)
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .map_err(|e| MutateError::parse(&path, None, e))
     }
 
     /// Records the settings in `dir/options.json` (with the one settings writer:
     /// atomic, the old file kept when the write fails).
-    pub fn write(&self, dir: &Path) -> Result<(), String> {
-        crate::store::settings_file::write_json(&dir.join(SETTINGS_FILE), self)
-            .map_err(|e| e.to_string())
+    pub fn write(&self, dir: &Path) -> Result<(), MutateError> {
+        Ok(crate::store::settings_file::write_json(
+            &dir.join(SETTINGS_FILE),
+            self,
+        )?)
     }
 }
