@@ -6,6 +6,7 @@
 //! checks, with the problems found, and its repairs are checked again by the caller.
 //! The loop that decides when to stop is `metamorphic::iterate`.
 
+use crate::agents::error::AgentError;
 use crate::agents::runtime::call_file_name;
 use crate::agents::schemas::{self, CallSchema};
 use crate::llm::{CallRecord, CallRequest, LlmClient, Message};
@@ -198,11 +199,11 @@ impl ModelAgents {
         agent: crate::agents::Agent,
         vars: &[(&str, &str)],
         schema: Value,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, AgentError> {
         let rendered = self
             .prompts
             .render(agent.name(), vars)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| AgentError::Prompt(e.to_string()))?;
         let req = CallRequest::new(
             agent.name(),
             agent.phase(),
@@ -220,7 +221,10 @@ impl ModelAgents {
             }
             Err(failure) => {
                 self.file(&failure.record);
-                Err(format!("{agent}: {}", failure.error))
+                Err(AgentError::Call {
+                    agent: agent.to_string(),
+                    error: failure.error,
+                })
             }
         }
     }
