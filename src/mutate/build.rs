@@ -262,7 +262,7 @@ impl Workspace {
                 path: path.to_path_buf(),
                 reason,
             })?;
-        std::fs::write(path, bytes).map_err(|e| MutateError::io("write", &path, e))
+        std::fs::write(path, bytes).map_err(|e| MutateError::io("write", path, e))
     }
 
     /// Runs a build command, bounded by the build timeout, with its output in `log`;
@@ -453,7 +453,7 @@ fn copy_project(from: &Path, to: &Path, work: &Path) -> Result<Vec<String>, Muta
             mkdir(&dest)?;
         } else {
             std::fs::copy(entry.path(), &dest)
-                .map_err(|e| MutateError::io("copy", &entry.path(), e))?;
+                .map_err(|e| MutateError::io("copy", entry.path(), e))?;
         }
     }
     Ok(skipped)
@@ -462,7 +462,7 @@ fn copy_project(from: &Path, to: &Path, work: &Path) -> Result<Vec<String>, Muta
 fn hash_files(files: &[PathBuf]) -> Result<String, MutateError> {
     let mut h = Sha256::new();
     for f in files {
-        let bytes = std::fs::read(f).map_err(|e| MutateError::io("read", &f, e))?;
+        let bytes = std::fs::read(f).map_err(|e| MutateError::io("read", f, e))?;
         h.update(f.display().to_string().as_bytes());
         h.update((bytes.len() as u64).to_le_bytes());
         h.update(&bytes);
@@ -471,11 +471,11 @@ fn hash_files(files: &[PathBuf]) -> Result<String, MutateError> {
 }
 
 fn mkdir(p: &Path) -> Result<(), MutateError> {
-    std::fs::create_dir_all(p).map_err(|e| MutateError::io("create", &p, e))
+    std::fs::create_dir_all(p).map_err(|e| MutateError::io("create", p, e))
 }
 
 fn write(p: &Path, text: &str) -> Result<(), MutateError> {
-    std::fs::write(p, text).map_err(|e| MutateError::io("write", &p, e))
+    std::fs::write(p, text).map_err(|e| MutateError::io("write", p, e))
 }
 
 /// Single-quotes a path for `sh`.

@@ -171,7 +171,7 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Matrix, Summary), Mutate
         marks.extend(r.read_marks()?);
     }
     let merged = Results::new(out);
-    std::fs::create_dir_all(out).map_err(|e| MutateError::io("create", &out, e))?;
+    std::fs::create_dir_all(out).map_err(|e| MutateError::io("create", out, e))?;
     let already: Vec<EquivalentMark> = merged.read_marks()?;
     for mark in marks {
         if !already.contains(&mark) {

@@ -181,7 +181,7 @@ impl Results {
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, MutateError> {
-    let text = std::fs::read_to_string(path).map_err(|e| MutateError::io("read", &path, e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| MutateError::io("read", path, e))?;
     serde_json::from_str(&text).map_err(|e| MutateError::parse(path, None, e))
 }
 
@@ -194,7 +194,7 @@ fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, MutateError> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let text = std::fs::read_to_string(path).map_err(|e| MutateError::io("read", &path, e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| MutateError::io("read", path, e))?;
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())

@@ -61,7 +61,7 @@ impl StartSpec {
     ) -> Result<Server, MutateError> {
         let line = self.command_line(built, port);
         if let Some(parent) = log.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| MutateError::io("create", &parent, e))?;
+            std::fs::create_dir_all(parent).map_err(|e| MutateError::io("create", parent, e))?;
         }
         let out = std::fs::File::create(&log).map_err(|e| MutateError::io("create", &log, e))?;
         let err = out
