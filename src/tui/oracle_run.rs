@@ -186,7 +186,9 @@ pub fn run_oracles_opts(
     };
     let checked = match crate::suite::run::run(dir, opts, &events) {
         Ok(c) => c,
-        Err(RunError::NothingToRun(n)) if n.only == Only::Accepted => {
+        Err(RunError::NothingToRun(n))
+            if n.only == Only::Accepted && opts.types.is_empty() && opts.ops.is_empty() =>
+        {
             return Err("no accepted or edited oracles to run: accept some first".into());
         }
         Err(e) => return Err(e.to_string()),
