@@ -42,12 +42,12 @@ pub trait MrAgents {
         history: &[MetamorphicTest],
         uncovered: &[String],
         batch: usize,
-    ) -> impl Future<Output = Result<Vec<Value>, String>> + Send;
+    ) -> impl Future<Output = Result<Vec<Value>, AgentError>> + Send;
     /// Asks for repairs of candidates that failed the spec checks.
     fn refine(
         &self,
         failing: &[(Value, Vec<String>)],
-    ) -> impl Future<Output = Result<Refined, String>> + Send;
+    ) -> impl Future<Output = Result<Refined, AgentError>> + Send;
 }
 
 /// The agents on an LLM client.
@@ -255,7 +255,7 @@ impl MrAgents for ModelAgents {
         history: &[MetamorphicTest],
         uncovered: &[String],
         batch: usize,
-    ) -> Result<Vec<Value>, String> {
+    ) -> Result<Vec<Value>, AgentError> {
         let history = history_text(history);
         let uncovered = if uncovered.is_empty() {
             "(none)".to_string()
@@ -290,7 +290,7 @@ impl MrAgents for ModelAgents {
         Ok(test_list(&answer))
     }
 
-    async fn refine(&self, failing: &[(Value, Vec<String>)]) -> Result<Refined, String> {
+    async fn refine(&self, failing: &[(Value, Vec<String>)]) -> Result<Refined, AgentError> {
         let candidates: Vec<Value> = failing
             .iter()
             .map(|(c, problems)| json!({"candidate": c, "problems": problems}))
