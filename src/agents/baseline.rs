@@ -265,7 +265,7 @@ pub async fn run(
             Some(schema()),
         )
         .await
-        .map_err(BaselineError::Call)?;
+        .map_err(|e| BaselineError::Call(e.to_string()))?;
     let per_op = split_answer(&answer.value)?;
     let selected: BTreeSet<&str> = project.selected.iter().map(String::as_str).collect();
     let index = bundle_index(&Bundle {

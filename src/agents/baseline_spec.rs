@@ -91,7 +91,8 @@ pub async fn run(ctx: &AgentCtx, normalize: bool) -> Result<SpecRecord, Baseline
                 .map(|a| {
                     let u = a.record.usage;
                     (a.value, u.prompt_tokens, u.completion_tokens)
-                });
+                })
+                .map_err(String::from);
             OpResult { op_id, outcome }
         });
     }

@@ -5,6 +5,7 @@
 //! specific method serving the operation (`source::evidence`), the model's answer wins
 //! and the agents read that handler and its bundle; `conflicts/<op>.json` keeps both.
 
+use crate::agents::error::AgentError;
 use crate::agents::runtime::AgentCtx;
 use crate::agents::schemas;
 use crate::model::EntryRef;
@@ -66,19 +67,19 @@ pub struct DiscoveryRecord {
     pub refused: Vec<Claim>,
 }
 
-fn entry_bundle(project: &Prepared, entry_file: &str) -> Result<Arc<Bundle>, String> {
+fn entry_bundle(project: &Prepared, entry_file: &str) -> Result<Arc<Bundle>, AgentError> {
     project
         .entry_bundles()
         .get(entry_file)
         .cloned()
-        .ok_or_else(|| format!("no bundle for entry file {entry_file}"))
+        .ok_or_else(|| AgentError::Missing(format!("no bundle for entry file {entry_file}")))
 }
 
 /// The discovery prompt's variables for `entry_file`; a run plan renders the same ones.
 pub fn prompt_vars(
     project: &Prepared,
     entry_file: &str,
-) -> Result<Vec<crate::agents::generation::Var>, String> {
+) -> Result<Vec<crate::agents::generation::Var>, AgentError> {
     let bundle = entry_bundle(project, entry_file)?;
     Ok(vec![
         ("operations", project.operation_list()),
@@ -88,7 +89,7 @@ pub fn prompt_vars(
 }
 
 /// Runs discovery over `entry_file`'s bundle; returns the op_ids it claims.
-pub async fn run(ctx: &AgentCtx, entry_file: &str) -> Result<Vec<String>, String> {
+pub async fn run(ctx: &AgentCtx, entry_file: &str) -> Result<Vec<String>, AgentError> {
     let bundle = entry_bundle(&ctx.project, entry_file)?;
     let vars = prompt_vars(&ctx.project, entry_file)?;
     let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();

@@ -8,6 +8,7 @@
 //! operation (`source::framework_facts`) are added as error cases naming the framework;
 //! the model is shown them and cannot claim one itself.
 
+use crate::agents::error::AgentError;
 use crate::agents::generation::Var;
 use crate::agents::runtime::AgentCtx;
 use crate::agents::schemas;
@@ -38,7 +39,7 @@ struct Answer {
 const LOCATIONS: [&str; 5] = ["path", "query", "header", "body", "cookie"];
 
 /// Extracts the source context of `op_id`.
-pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), String> {
+pub async fn run(ctx: &AgentCtx, op_id: &str) -> Result<(), AgentError> {
     let discovered = ctx.board().discovered.get(op_id).cloned();
     let vars = prompt_vars(&ctx.project, op_id, discovered.as_ref())?;
     let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -65,10 +66,12 @@ pub fn prompt_vars(
     project: &Prepared,
     op_id: &str,
     discovered: Option<&(EntryRef, String)>,
-) -> Result<Vec<Var>, String> {
+) -> Result<Vec<Var>, AgentError> {
     let bundle = project
         .bundle_for(op_id, discovered.map(|(_, f)| f.as_str()))
-        .ok_or_else(|| format!("{op_id}: no source bundle (no handler found)"))?;
+        .ok_or_else(|| {
+            AgentError::Missing(format!("{op_id}: no source bundle (no handler found)"))
+        })?;
     let handler = match (project.static_entry(op_id), discovered) {
         (Some(e), _) | (None, Some((e, _))) => {
             format!("{}.{} ({}:{})", e.class, e.method, e.file, e.line)

@@ -11,6 +11,7 @@
 
 use crate::agents::Agent;
 use crate::agents::challenge::{self, HintCheck, check_hints, merge};
+use crate::agents::error::AgentError;
 use crate::agents::normalize::NormalizeOutcome;
 use crate::agents::runtime::{AgentCtx, to_prompt_json, to_prompt_lines};
 use crate::agents::schemas;
@@ -42,7 +43,7 @@ pub trait Target: Sized + Send + Sync {
     const MULTI: bool;
 
     /// Reads the target's inputs from the blackboard and the project.
-    fn load(ctx: &AgentCtx, id: &str) -> Result<Self, String>;
+    fn load(ctx: &AgentCtx, id: &str) -> Result<Self, AgentError>;
     /// The name of its files under `reviews/` and `regen/`.
     fn stem(id: &str) -> String;
     /// The operation its calls are filed under, if it is one.
@@ -62,7 +63,7 @@ pub trait Target: Sized + Send + Sync {
     /// The record a first generation fills.
     fn fresh(&self) -> RecordOf<Self>;
     /// The record as the last agent left it; `purpose` names what needs it.
-    fn current(&self, ctx: &AgentCtx, purpose: &str) -> Result<RecordOf<Self>, String>;
+    fn current(&self, ctx: &AgentCtx, purpose: &str) -> Result<RecordOf<Self>, AgentError>;
     /// Hints of our own, added after the challenger's (none by default).
     fn own_hints(&self, _oracles: &[OracleOf<Self>]) -> Vec<Hint> {
         Vec::new()
@@ -74,7 +75,7 @@ pub trait Target: Sized + Send + Sync {
 }
 
 /// First generation; returns how many oracles survived normalization.
-pub async fn generate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, String> {
+pub async fn generate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, AgentError> {
     let target = T::load(ctx, id)?;
     let mut vars = target.vars();
     vars.extend(target.generate_vars());
@@ -92,7 +93,7 @@ pub async fn generate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, Stri
 
 /// Challenger review (plus the target's own hints); returns the number of hints kept.
 /// The hints the check refused are kept in the session for the reviewer.
-pub async fn challenge<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, String> {
+pub async fn challenge<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, AgentError> {
     let target = T::load(ctx, id)?;
     let record = target.current(ctx, "review")?;
     let mut vars = target.review_vars(&record.oracles);
@@ -116,7 +117,7 @@ pub async fn challenge<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, Str
 }
 
 /// The one targeted regeneration: only flagged oracles change.
-pub async fn regenerate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<(), String> {
+pub async fn regenerate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<(), AgentError> {
     let target = T::load(ctx, id)?;
     let mut record = target.current(ctx, "regenerate")?;
     let hints = record.review.clone().unwrap_or_default().hints;
@@ -152,7 +153,7 @@ pub async fn regenerate_for<T: Target>(
     hints: &[Hint],
     rel: String,
     note: Value,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, AgentError> {
     let target = T::load(ctx, id)?;
     let mut record = target.current(ctx, "regenerate")?;
     let mut vars = target.vars();
@@ -236,7 +237,7 @@ async fn call<T: Target>(
     agent: Agent,
     vars: &[Var],
     schema: Value,
-) -> Result<Value, String> {
+) -> Result<Value, AgentError> {
     let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let answer = ctx
         .call::<Value>(agent, target.call_op(), &refs, Some(schema))
@@ -245,7 +246,11 @@ async fn call<T: Target>(
 }
 
 /// Writes the record to the session, then hands it to the blackboard.
-async fn save<T: Target>(ctx: &AgentCtx, target: &T, record: RecordOf<T>) -> Result<(), String> {
+async fn save<T: Target>(
+    ctx: &AgentCtx,
+    target: &T,
+    record: RecordOf<T>,
+) -> Result<(), AgentError> {
     let copy = record.clone();
     ctx.write(move |s| T::write(s, &copy)).await?;
     target.publish(ctx, record);

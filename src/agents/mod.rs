@@ -11,6 +11,7 @@ pub mod challenge;
 pub mod cited;
 pub mod compress;
 pub mod discovery;
+pub mod error;
 pub mod extraction;
 pub mod fit;
 pub mod generation;
@@ -25,3 +26,4 @@ pub mod semantic;
 pub mod single_op;
 
 pub use agent::Agent;
+pub use error::AgentError;

@@ -4,6 +4,7 @@
 //! [`crate::agents::generation`]'s; this module says what a group brings to them.
 
 use crate::agents::Agent;
+use crate::agents::error::AgentError;
 use crate::agents::generation::{OracleOf, RecordOf, Target, Var};
 use crate::agents::groups::Group;
 use crate::agents::normalize::{BundleIndex, KnownOps, NormalizeOutcome, normalize_multi_with};
@@ -64,13 +65,13 @@ impl Target for GroupTarget {
     const REGENERATOR: Agent = Agent::MultiOpRegenerate;
     const MULTI: bool = true;
 
-    fn load(ctx: &AgentCtx, group_id: &str) -> Result<Self, String> {
+    fn load(ctx: &AgentCtx, group_id: &str) -> Result<Self, AgentError> {
         let board = ctx.board();
         let (group, record) = board
             .groups
             .get(group_id)
             .cloned()
-            .ok_or_else(|| format!("no group {group_id}"))?;
+            .ok_or_else(|| AgentError::Missing(format!("no group {group_id}")))?;
         let mut contexts = HashMap::new();
         let mut ops = Vec::new();
         for step in &group.sequence {
@@ -182,7 +183,7 @@ impl Target for GroupTarget {
     }
 
     /// The record loaded with the group (a group always has one).
-    fn current(&self, _ctx: &AgentCtx, _purpose: &str) -> Result<RecordOf<Self>, String> {
+    fn current(&self, _ctx: &AgentCtx, _purpose: &str) -> Result<RecordOf<Self>, AgentError> {
         Ok(self.record.clone())
     }
 

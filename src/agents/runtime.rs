@@ -6,6 +6,7 @@
 //! (`Board`) holds what earlier agents produced, and every change to it is also written
 //! to the session so that a reviewer sees it and a resumed run can rely on it.
 
+use crate::agents::error::AgentError;
 use crate::agents::groups::Group;
 use crate::llm::{CallRecord, CallRequest, LlmClient, Message};
 use crate::model::{EntryRef, SourceContext};
@@ -78,14 +79,14 @@ impl AgentCtx {
     /// Runs a session write on tokio's blocking pool. Session writes are atomic and
     /// fsynced (milliseconds each); done on the async workers, a burst of agents finishing
     /// together would stall every other agent's task behind the disk.
-    pub async fn write<F>(&self, f: F) -> Result<(), String>
+    pub async fn write<F>(&self, f: F) -> Result<(), AgentError>
     where
         F: FnOnce(&Session) -> Result<(), crate::store::StoreError> + Send + 'static,
     {
         let session = Arc::clone(&self.session);
         match tokio::task::spawn_blocking(move || f(&session)).await {
-            Ok(result) => result.map_err(|e| e.to_string()),
-            Err(e) => Err(format!("session write did not complete: {e}")),
+            Ok(result) => Ok(result?),
+            Err(e) => Err(AgentError::WriteIncomplete(e.to_string())),
         }
     }
 
@@ -99,7 +100,7 @@ impl AgentCtx {
         op: Option<&str>,
         vars: &[(&str, &str)],
         schema: Option<serde_json::Value>,
-    ) -> Result<Answer<T>, String> {
+    ) -> Result<Answer<T>, AgentError> {
         let (phase, role) = (agent.phase(), agent.role());
         // The prompts tell the model its answer budget when we know it.
         let budget = output_budget(self.max_tokens);
@@ -113,7 +114,9 @@ impl AgentCtx {
         // then cut further, twice at most.
         let mut squeeze = 1.0;
         loop {
-            let (rendered, mut notes) = self.fitted_prompt(agent, op, vars, window, squeeze)?;
+            let (rendered, mut notes) = self
+                .fitted_prompt(agent, op, vars, window, squeeze)
+                .map_err(AgentError::Prompt)?;
             // The record says what was scrubbed from the files this prompt shows.
             // (The bundle may stand in either message: see the shared source prefix.)
             notes.extend(crate::source::redact::prompt_note(
@@ -147,13 +150,13 @@ impl AgentCtx {
                     self.file_call(&failure.record).await;
                     let error = failure.error.to_string();
                     if !is_context_overflow(&error) || squeeze <= 0.5 {
-                        return Err(error);
+                        return Err(failure.error.into());
                     }
                     if window.is_none() {
                         // The server did not say its window beforehand; its error may.
                         window = self.client.learn_context_window(role, &error);
                         if window.is_none() {
-                            return Err(error);
+                            return Err(failure.error.into());
                         }
                     } else {
                         squeeze *= 0.7;

@@ -2,6 +2,7 @@
 //! asks the model once for operation groups, and keeps only groups that pass validation.
 
 use crate::agents::compress::compress_all;
+use crate::agents::error::AgentError;
 use crate::agents::groups::validate;
 use crate::agents::runtime::AgentCtx;
 use crate::agents::schemas;
@@ -20,7 +21,7 @@ pub struct GroupingRecord {
 }
 
 /// Runs grouping; returns the ids of the kept groups.
-pub async fn run(ctx: &AgentCtx) -> Result<Vec<String>, String> {
+pub async fn run(ctx: &AgentCtx) -> Result<Vec<String>, AgentError> {
     let (text, json_chars, compressed_chars, reduction, known) = {
         let board = ctx.board();
         let c = compress_all(board.contexts.values());
@@ -50,14 +51,12 @@ pub async fn run(ctx: &AgentCtx) -> Result<Vec<String>, String> {
         compressed_chars,
         reduction_percent: (reduction * 10.0).round() / 10.0,
     };
-    ctx.session
-        .write_json("groups.json", &record)
-        .map_err(|e| e.to_string())?;
+    ctx.session.write_json("groups.json", &record)?;
     let mut board = ctx.board();
     for g in outcome.groups {
         let mut rec = GroupRecord::new(g.group_id.clone());
         rec.group = serde_json::to_value(&g).unwrap_or_default();
-        ctx.session.write_group(&rec).map_err(|e| e.to_string())?;
+        ctx.session.write_group(&rec)?;
         board.groups.insert(g.group_id.clone(), (g, rec));
     }
     Ok(record.group_ids)

@@ -5,6 +5,7 @@
 
 use crate::agents::Agent;
 use crate::agents::cited::cited_lines;
+use crate::agents::error::AgentError;
 use crate::agents::generation::{OracleOf, RecordOf, Target, Var};
 use crate::agents::normalize::{NormalizeOutcome, normalize_single_with};
 use crate::agents::runtime::{AgentCtx, to_prompt_json};
@@ -34,10 +35,10 @@ impl OpTarget {
         op_id: &str,
         context: SourceContext,
         discovered_in: Option<&str>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, AgentError> {
         let bundle = project
             .bundle_for(op_id, discovered_in)
-            .ok_or_else(|| format!("{op_id}: no source bundle"))?;
+            .ok_or_else(|| AgentError::Missing(format!("{op_id}: no source bundle")))?;
         Ok(OpTarget {
             op_id: op_id.to_string(),
             context,
@@ -54,13 +55,13 @@ impl Target for OpTarget {
     const REGENERATOR: Agent = Agent::SingleOpRegenerate;
     const MULTI: bool = false;
 
-    fn load(ctx: &AgentCtx, op_id: &str) -> Result<Self, String> {
+    fn load(ctx: &AgentCtx, op_id: &str) -> Result<Self, AgentError> {
         let board = ctx.board();
         let context = board
             .contexts
             .get(op_id)
             .cloned()
-            .ok_or_else(|| format!("{op_id}: no source context"))?;
+            .ok_or_else(|| AgentError::Missing(format!("{op_id}: no source context")))?;
         let discovered = board.discovered.get(op_id).map(|(_, f)| f.clone());
         drop(board);
         OpTarget::new(&ctx.project, op_id, context, discovered.as_deref())
@@ -134,12 +135,12 @@ impl Target for OpTarget {
         SuiteRecord::new(&self.op_id)
     }
 
-    fn current(&self, ctx: &AgentCtx, purpose: &str) -> Result<RecordOf<Self>, String> {
+    fn current(&self, ctx: &AgentCtx, purpose: &str) -> Result<RecordOf<Self>, AgentError> {
         ctx.board()
             .suites
             .get(&self.op_id)
             .cloned()
-            .ok_or_else(|| format!("{}: no suite to {purpose}", self.op_id))
+            .ok_or_else(|| AgentError::Missing(format!("{}: no suite to {purpose}", self.op_id)))
     }
 
     /// Hints for empty quadrants (paper Table 4).

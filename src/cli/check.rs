@@ -20,12 +20,12 @@
 //! rather than its assertion.
 
 use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_OK};
-use crate::runner::{self, RunConfig, isolate, junit, report};
-use crate::store::{MANIFEST_FILE, Session};
+use crate::runner::{self, RunConfig, junit, report};
+use crate::suite::run::{Event, RunError, RunOptions};
 use crate::suite::{self, Only, session};
 use crate::text::escape_controls;
 use clap::Args;
-use color_eyre::eyre::{WrapErr, bail, eyre};
+use color_eyre::eyre::{WrapErr, bail};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -174,7 +174,7 @@ impl From<OnlyArg> for Only {
     }
 }
 
-/// Runs `mastor check`.
+/// Runs `mastor check`: the shared session run ([`suite::run`]), printed.
 pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         bail!(
@@ -183,114 +183,55 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
         );
     }
     check_reset_args(&args)?;
-    let is_session = args.input.is_dir();
-    let mut unrunnable = Vec::new();
-    let (suite_file, store) = if is_session {
-        if !args.input.join(MANIFEST_FILE).exists() {
-            bail!(
-                "{} is a directory but not a mastor session (no {MANIFEST_FILE})",
-                args.input.display()
-            );
-        }
-        // No session lock: a check only adds a verdict file, whose merge into
-        // `verdicts/latest.json` has its own lock, so it runs beside an open workbench.
-        let store = Session::open(&args.input)?;
-        let loaded = session::read(&store)?;
-        for p in &loaded.problems {
-            eprintln!("warning: {}", escape_controls(p));
-        }
-        (loaded.suite, Some(store))
-    } else {
-        let opts = suite::LoadOptions {
-            lenient: args.lenient,
-        };
-        let loaded = suite::load_file_with(&args.input, opts)?;
-        for w in &loaded.warnings {
-            eprintln!("warning: {}", escape_controls(w));
-        }
-        if args.lenient {
-            for p in &loaded.problems {
-                eprintln!("skipped: {}", escape_controls(&p.to_string()));
-            }
-        } else {
-            unrunnable = loaded
-                .problems
-                .iter()
-                .filter(|p| p.selected(&args.ops))
-                .map(|p| {
-                    let op = p.op_id.as_deref().unwrap_or_default();
-                    let why = format!("cannot run this entry: {p}");
-                    runner::unrunnable(&p.o_id(), op, &why, &args.base_url)
-                })
-                .collect();
-        }
-        (loaded.suite, None)
+    let opts = RunOptions {
+        config: RunConfig {
+            base_url: args.base_url.clone(),
+            timeout: Duration::from_secs_f64(args.timeout),
+            budget: args.budget,
+            concurrency: args.concurrency as usize,
+            allow_writes: args.allow_writes,
+            repeat: args.repeat as usize,
+            max_body: args.max_body,
+            reset: args.reset.clone(),
+            reset_scope: args.reset_scope.into(),
+            reset_timeout: Duration::from_secs_f64(args.reset_timeout),
+            ..RunConfig::default()
+        },
+        only: args.only.map(Only::from),
+        ids: Default::default(),
+        ops: args.ops.clone(),
+        types: args.types.clone(),
+        isolate_failures: args.isolate_failures,
+        lenient: args.lenient,
     };
-    let only = args.only.map(Only::from).unwrap_or(if is_session {
-        Only::Accepted
-    } else {
-        Only::All
-    });
-    let mut plan = suite::select(&suite_file, only, &args.ops).map_err(|e| eyre!(e))?;
-    suite::filter::keep_types(
-        &mut plan.oracles,
-        &mut plan.multi_op,
-        &mut plan.metamorphic,
-        &args.types,
-    );
-    if let Some(store) = &store
-        && !plan.metamorphic.is_empty()
-    {
-        plan.documented = session::documented(store);
-    }
-    if plan.is_empty() && unrunnable.is_empty() {
-        eprintln!(
-            "error: nothing to run in {} (only: {only:?}{}, {} oracle(s), {} sequence(s) and {} \
-             metamorphic test(s) in total){}",
-            args.input.display(),
-            if args.types.is_empty() {
-                String::new()
-            } else {
-                let t: Vec<String> = args.types.iter().map(ToString::to_string).collect();
-                format!(", types: {}", t.join(","))
-            },
-            suite_file.oracles.len(),
-            suite_file.multi_op.len(),
-            suite_file.metamorphic.len(),
-            if only == Only::Accepted {
-                "; accept oracles in review or pass --only all"
-            } else {
-                ""
-            }
-        );
-        return Ok(EXIT_INPUT);
-    }
-    let cfg = RunConfig {
-        base_url: args.base_url.clone(),
-        timeout: Duration::from_secs_f64(args.timeout),
-        budget: args.budget,
-        concurrency: args.concurrency as usize,
-        allow_writes: args.allow_writes,
-        repeat: args.repeat as usize,
-        max_body: args.max_body,
-        reset: args.reset.clone(),
-        reset_scope: args.reset_scope.into(),
-        reset_timeout: Duration::from_secs_f64(args.reset_timeout),
-        ..RunConfig::default()
+    let events = |e: Event| match e {
+        Event::Warning(w) => eprintln!("warning: {}", escape_controls(&w)),
+        Event::Skipped(p) => eprintln!("skipped: {}", escape_controls(&p)),
+        Event::Progress { .. } => {}
+        Event::Isolating { failing, command } => eprintln!(
+            "isolating {failing} failing oracle(s): each re-run alone after `{}`",
+            escape_controls(&command)
+        ),
+        Event::Inconclusive { o_id, note } => eprintln!(
+            "warning: isolation of {} inconclusive: {}",
+            escape_controls(&o_id),
+            escape_controls(&note)
+        ),
     };
-    let mut report = if plan.is_empty() {
-        runner::RunReport::default()
-    } else {
-        let rt = tokio::runtime::Runtime::new().wrap_err("cannot start the async runtime")?;
-        rt.block_on(run_and_isolate(&plan, &cfg, args.isolate_failures))?
+    let prepared = match suite::run::prepare(&args.input, &opts, &events) {
+        Ok(p) => p,
+        Err(e @ RunError::NothingToRun(_)) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_INPUT);
+        }
+        Err(e) => return Err(e.into()),
     };
-    for v in unrunnable {
-        report.push(v);
-    }
+    let checked = suite::run::execute(prepared, &opts, &events)?;
+    let report = &checked.report;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!("{}", serde_json::to_string_pretty(report)?);
     } else {
-        print!("{}", report::render(&report));
+        print!("{}", report::render(report));
     }
     if let Some(path) = &args.junit_xml {
         let xml = junit::render(&report.verdicts)?;
@@ -298,13 +239,12 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
             .wrap_err_with(|| format!("cannot write JUnit XML to {}", path.display()))?;
         eprintln!("JUnit XML written to {}", path.display());
     }
-    if let Some(store) = &store {
-        let stamped = session::save_verdicts(store, &args.base_url, &report)?;
+    if let Some(stored) = &checked.stored {
         eprintln!(
             "verdicts stored in {}/{} and {}",
-            store.dir().display(),
+            stored.dir.display(),
             session::LATEST_VERDICTS,
-            stamped
+            stored.file
         );
     }
     Ok(if report.summary.all_passed() {
@@ -312,42 +252,4 @@ pub fn run(args: CheckArgs) -> color_eyre::Result<i32> {
     } else {
         EXIT_FAILURES
     })
-}
-
-/// Runs the plan, then (with `--isolate-failures`) re-runs each failure alone after the
-/// reset command and labels it; the outcomes and the summary stay as the run found them.
-async fn run_and_isolate(
-    plan: &runner::Plan,
-    cfg: &RunConfig,
-    isolate: bool,
-) -> Result<runner::RunReport, runner::RunnerError> {
-    let mut report = runner::run(plan, cfg).await?;
-    if let (true, Some(cmd)) = (isolate, &cfg.reset) {
-        let failing: Vec<_> = report
-            .verdicts
-            .iter()
-            .filter(|v| isolate::is_failing(v))
-            .cloned()
-            .collect();
-        if !failing.is_empty() {
-            eprintln!(
-                "isolating {} failing oracle(s): each re-run alone after `{}`",
-                failing.len(),
-                escape_controls(cmd)
-            );
-        }
-        let limit = cfg.reset_timeout;
-        let results =
-            isolate::isolate_failures(plan, cfg, &failing, || runner::reset_command(cmd, limit))
-                .await?;
-        isolate::apply(&mut report, &results);
-        for r in results.iter().filter(|r| !r.note.is_empty()) {
-            eprintln!(
-                "warning: isolation of {} inconclusive: {}",
-                escape_controls(&r.o_id),
-                escape_controls(&r.note)
-            );
-        }
-    }
-    Ok(report)
 }

@@ -59,10 +59,7 @@ pub fn run(args: ConfigArgs) -> color_eyre::Result<i32> {
                 std::fs::create_dir_all(dir)
                     .wrap_err_with(|| format!("cannot create {}", dir.display()))?;
             }
-            let tmp = path.with_extension("toml.tmp");
-            std::fs::write(&tmp, default_file_text())
-                .and_then(|()| std::fs::rename(&tmp, &path))
-                .wrap_err_with(|| format!("cannot write {}", path.display()))?;
+            crate::store::settings_file::write_text(&path, &default_file_text())?;
             println!("wrote {}", path.display());
             Ok(super::EXIT_OK)
         }

@@ -12,6 +12,7 @@ use crate::cli::check::OnlyArg;
 use crate::cli::{EXIT_FAILURES, EXIT_INPUT, EXIT_NOTHING, EXIT_OK, EXIT_PARTIAL};
 use crate::mutate::analysis::{self, Options, Report};
 use crate::mutate::mutants::Shard;
+use crate::mutate::options as defaults;
 use crate::mutate::{Status, results};
 use crate::store::SessionLock;
 use crate::text::escape_controls;
@@ -96,7 +97,7 @@ pub struct MutateRunArgs {
     #[arg(long, value_name = "N")]
     pub max_mutants: Option<usize>,
     /// Seed of that sample.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = defaults::SEED)]
     pub seed: u64,
     /// Only mutants on lines a unified diff adds or changes (`git diff main > d`).
     #[arg(long, value_name = "FILE")]
@@ -118,11 +119,11 @@ pub struct MutateRunArgs {
     pub classpath: Option<String>,
     /// Longest wait for one build, in seconds (the original's or a mutant's); past it
     /// the build's whole process group is killed.
-    #[arg(long, default_value_t = 600.0, value_name = "SECS")]
+    #[arg(long, default_value_t = defaults::BUILD_TIMEOUT_SECS, value_name = "SECS")]
     pub build_timeout: f64,
     /// The Java sources' encoding: UTF-8 (default) or ISO-8859-1; files that do not
     /// decode are not mutated, and named.
-    #[arg(long, default_value = "UTF-8", value_name = "NAME")]
+    #[arg(long, default_value = defaults::ENCODING, value_name = "NAME")]
     pub encoding: crate::mutate::encoding::Encoding,
     /// Start command ({dir}, {port}, {classpath}; PORT is set too); default for javac
     /// builds: `java -cp {classpath} <the main class> {port}`. With javac, {classpath} is
@@ -131,20 +132,20 @@ pub struct MutateRunArgs {
     #[arg(long, value_name = "CMD")]
     pub start: Option<String>,
     /// Path requested until the API answers (any status).
-    #[arg(long, default_value = "/", value_name = "PATH")]
+    #[arg(long, default_value = defaults::READY_PATH, value_name = "PATH")]
     pub ready: String,
     /// Longest wait for the API to answer after a start, in seconds.
-    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    #[arg(long, default_value_t = defaults::READY_TIMEOUT_SECS, value_name = "SECS")]
     pub ready_timeout: f64,
     /// Longest suite run on one mutant, in seconds (default: 5x the baseline run, at
     /// least 10 s); a mutant that exceeds it is killed by timeout.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
     /// Per-request timeout in seconds.
-    #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+    #[arg(long, default_value_t = defaults::REQUEST_TIMEOUT_SECS, value_name = "SECS")]
     pub request_timeout: f64,
     /// Mutants run at once, each on its own server and port.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, default_value_t = defaults::JOBS as u32, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: u32,
     /// Results directory (default: the session's mutation/; required for a suite file).
     #[arg(long)]
@@ -166,7 +167,10 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         let summary = match crate::mutate::merge::merge(&shards, &out) {
             Ok((_, summary)) => summary,
             Err(e) => {
-                eprintln!("error: mutate merge refused: {}", escape_controls(&e));
+                eprintln!(
+                    "error: mutate merge refused: {}",
+                    escape_controls(&e.to_string())
+                );
                 return Ok(EXIT_INPUT);
             }
         };
@@ -223,12 +227,11 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         None => None,
         Some(Ok(cp)) => Some(cp.joined()),
         Some(Err(e)) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_INPUT);
         }
     };
     let opts = Options {
-        input,
         project: a.project,
         spec: a.spec,
         only: a.only.map(Into::into),
@@ -250,13 +253,12 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
         build_timeout: Duration::from_secs_f64(a.build_timeout),
         encoding: a.encoding,
         out: a.out,
-        only_mutants: None,
-        extra_oracles: Default::default(),
+        ..Options::for_session(input)
     };
     let target = match analysis::load_target(&opts) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_INPUT);
         }
     };
@@ -266,7 +268,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     let (mutants, skipped) = match analysis::list_mutants(&target, &opts) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_INPUT);
         }
     };
@@ -290,7 +292,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     }
     // How to build and start is an input question: answered before anything runs.
     if let Err(e) = analysis::setup(&target, &opts) {
-        eprintln!("error: {}", escape_controls(&e));
+        eprintln!("error: {}", escape_controls(&e.to_string()));
         return Ok(EXIT_INPUT);
     }
     let _lock = if opts.input.is_dir() {
@@ -346,7 +348,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_NOTHING);
         }
     };
@@ -354,7 +356,7 @@ pub fn run(args: MutateArgs) -> color_eyre::Result<i32> {
     if opts.shard.is_none()
         && let Err(e) = crate::mutate::analysis::Settings::of(&opts).write(&target.results.dir)
     {
-        eprintln!("warning: {}", escape_controls(&e));
+        eprintln!("warning: {}", escape_controls(&e.to_string()));
     }
     for w in &report.warnings {
         eprintln!("warning: {}", escape_controls(w));
@@ -406,7 +408,7 @@ fn mark_equivalent(
             }
         }
         Err(e) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_INPUT);
         }
     }
@@ -420,7 +422,7 @@ fn mark_equivalent(
             return Ok(EXIT_INPUT);
         }
         Err(e) => {
-            eprintln!("error: {}", escape_controls(&e));
+            eprintln!("error: {}", escape_controls(&e.to_string()));
             return Ok(EXIT_INPUT);
         }
     };

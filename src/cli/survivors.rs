@@ -158,7 +158,7 @@ pub fn rounds(
                         .new_oracles
                         .extend(added.iter().map(|t| format!("{op}#{t}")));
                 }
-                Err(e) => report.failed_ops.push((op.clone(), e)),
+                Err(e) => report.failed_ops.push((op.clone(), e.to_string())),
             }
         }
         for (op, why) in &report.failed_ops {

@@ -250,7 +250,7 @@ pub async fn run_loop<A: MrAgents>(agents: &A, spec: &SpecView, cfg: &LoopConfig
         let raw = match agents.generate(&tests, &uncovered, cfg.batch).await {
             Ok(raw) => raw,
             Err(e) => {
-                rec.error = Some(e);
+                rec.error = Some(e.to_string());
                 iterations.push(rec);
                 break StopReason::GeneratorFailed;
             }
@@ -370,10 +370,13 @@ mod tests {
             _: &[MetamorphicTest],
             _: &[String],
             _: usize,
-        ) -> Result<Vec<Value>, String> {
+        ) -> Result<Vec<Value>, crate::agents::AgentError> {
             Ok(Vec::new())
         }
-        async fn refine(&self, _: &[(Value, Vec<String>)]) -> Result<Refined, String> {
+        async fn refine(
+            &self,
+            _: &[(Value, Vec<String>)],
+        ) -> Result<Refined, crate::agents::AgentError> {
             Ok(self.refined.clone())
         }
     }

@@ -4,14 +4,14 @@
 //! results.
 
 use super::build::{self, BuildMode, Workspace};
-use super::encoding::Encoding;
 use super::execute::{self, Setup};
 use super::leftovers::Leftovers;
 use super::matrix::{Matrix, MutantOutcome, Status, Summary};
 use super::merge::Provenance;
-use super::mutants::{self, Mutant, Shard, SourceFile};
+use super::mutants::{self, Mutant, SourceFile};
 use super::results::{BaselineFile, Results};
 use super::server::StartSpec;
+use crate::mutate::error::MutateError;
 use crate::project::Prepared;
 use crate::runner::{Plan, RunConfig};
 use crate::source::scan::{LinkKind, link_kind};
@@ -24,48 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// What to analyse and how; the CLI's flags, one to one.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// A session directory or a suite file.
-    pub input: PathBuf,
-    /// The Java project (a session's own project when `None`).
-    pub project: Option<PathBuf>,
-    /// The spec, for a suite file's bundles (found in the project when `None`).
-    pub spec: Option<PathBuf>,
-    pub only: Option<Only>,
-    pub ops: Vec<String>,
-    /// Globs over project-relative paths choosing the files to mutate.
-    pub files: Vec<String>,
-    /// Only these operators (all when empty).
-    pub operators: Vec<super::Operator>,
-    pub max_mutants: Option<usize>,
-    pub seed: u64,
-    pub in_diff: Option<PathBuf>,
-    pub shard: Option<Shard>,
-    pub build: Option<String>,
-    /// `--classpath`: the project's dependencies (entries joined by `:`, or `@FILE`).
-    pub classpath: Option<String>,
-    pub start: Option<String>,
-    pub ready: String,
-    pub ready_timeout: Duration,
-    pub timeout: Option<Duration>,
-    pub jobs: usize,
-    pub request_timeout: Duration,
-    /// Longest wait for one build (`--build-timeout`).
-    pub build_timeout: Duration,
-    /// The Java sources' encoding (`--encoding`).
-    pub encoding: Encoding,
-    /// Results directory (a session's `mutation/` when `None`).
-    pub out: Option<PathBuf>,
-    /// Run only these mutants (a regeneration round's targets); the others keep their
-    /// stored runs. `None`: every mutant.
-    pub only_mutants: Option<BTreeSet<String>>,
-    /// Oracles (o_ids) counted besides those `only` selects: a round's new, not yet
-    /// reviewed oracles.
-    pub extra_oracles: BTreeSet<String>,
-}
-
+pub use super::options::Options;
 pub use super::settings::{SETTINGS_FILE, Settings};
 
 /// The suite and what it reaches.
@@ -103,18 +62,18 @@ pub struct Report {
 }
 
 /// Reads the suite (selected as `check` selects it) and the bundles of its operations.
-pub fn load_target(opts: &Options) -> Result<Target, String> {
+pub fn load_target(opts: &Options) -> Result<Target, MutateError> {
     let is_session = opts.input.join(MANIFEST_FILE).exists();
     let mut warnings = Vec::new();
     let (suite_file, project, file_ops, results) = if is_session {
-        let store = Session::open(&opts.input).map_err(|e| e.to_string())?;
-        let loaded = session::read(&store).map_err(|e| e.to_string())?;
+        let store = Session::open(&opts.input)?;
+        let loaded = session::read(&store)?;
         warnings.extend(loaded.problems);
         let project = match &opts.project {
             Some(p) => p.clone(),
             None => PathBuf::from(store.manifest().project_root),
         };
-        let ops: Option<Value> = store.read_operations().map_err(|e| e.to_string())?;
+        let ops: Option<Value> = store.read_operations()?;
         // An imported session has no scan: its project is analysed afresh, with the
         // session's spec unless --spec names another.
         let spec = opts.spec.clone().or_else(|| {
@@ -129,42 +88,44 @@ pub fn load_target(opts: &Options) -> Result<Target, String> {
         (loaded.suite, project, file_ops, Results::new(out))
     } else {
         if opts.input.is_dir() {
-            return Err(format!(
+            return Err(MutateError::Input(format!(
                 "{} is a directory but not a mastor session (no {MANIFEST_FILE})",
                 opts.input.display()
-            ));
+            )));
         }
-        let loaded = suite::load_file_with(&opts.input, suite::LoadOptions::default())
-            .map_err(|e| e.to_string())?;
+        let loaded = suite::load_file_with(&opts.input, suite::LoadOptions::default())?;
         if let Some(p) = loaded.problems.first() {
-            return Err(format!(
+            return Err(MutateError::Input(format!(
                 "{}: {} entr(ies) cannot be run, first: {p}",
                 opts.input.display(),
                 loaded.problems.len()
-            ));
+            )));
         }
-        let project = opts
-            .project
-            .clone()
-            .ok_or("--project DIR is required with a suite file")?;
-        let out = opts
-            .out
-            .clone()
-            .ok_or("--out DIR is required with a suite file (a session keeps its own)")?;
+        let project = opts.project.clone().ok_or_else(|| {
+            MutateError::Input("--project DIR is required with a suite file".to_string())
+        })?;
+        let out = opts.out.clone().ok_or_else(|| {
+            MutateError::Input(
+                "--out DIR is required with a suite file (a session keeps its own)".to_string(),
+            )
+        })?;
         let file_ops = project_bundles(&project, opts.spec.as_deref())?;
         (loaded.suite, project, file_ops, Results::new(out))
     };
     if !project.is_dir() {
-        return Err(format!("project {} is not a directory", project.display()));
+        return Err(MutateError::Input(format!(
+            "project {} is not a directory",
+            project.display()
+        )));
     }
     let only = opts.only.unwrap_or(if is_session {
         Only::Accepted
     } else {
         Only::All
     });
-    let mut plan = suite::select(&suite_file, only, &opts.ops)?;
+    let mut plan = suite::select(&suite_file, only, &opts.ops).map_err(MutateError::Input)?;
     if !opts.extra_oracles.is_empty() && only != Only::All {
-        let extra = suite::select(&suite_file, Only::All, &opts.ops)?;
+        let extra = suite::select(&suite_file, Only::All, &opts.ops).map_err(MutateError::Input)?;
         let have: BTreeSet<String> = plan.oracles.iter().map(|o| o.o_id()).collect();
         plan.oracles.extend(
             extra
@@ -174,10 +135,10 @@ pub fn load_target(opts: &Options) -> Result<Target, String> {
         );
     }
     if plan.is_empty() {
-        return Err(format!(
+        return Err(MutateError::Input(format!(
             "nothing to run in {} (only: {only:?}); accept oracles in review or pass --only all",
             opts.input.display()
-        ));
+        )));
     }
     let covered_ops = plan_ops(&plan);
     let suite_hash = hash_plan(&plan);
@@ -230,9 +191,9 @@ pub fn session_entry_files(ops: &Value) -> BTreeMap<String, String> {
 fn project_bundles(
     project: &Path,
     spec: Option<&Path>,
-) -> Result<BTreeMap<String, Vec<String>>, String> {
+) -> Result<BTreeMap<String, Vec<String>>, MutateError> {
     let prepared = Prepared::load(project, spec, &Exclusions::default(), &[])
-        .map_err(|e| format!("cannot analyse {}: {e}", project.display()))?;
+        .map_err(|e| MutateError::Input(format!("cannot analyse {}: {e}", project.display())))?;
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for op in &prepared.selected {
         if let Some(bundle) = prepared.bundle_for(op, None) {
@@ -276,7 +237,7 @@ pub type Unmutated = (String, String);
 pub fn list_mutants(
     target: &Target,
     opts: &Options,
-) -> Result<(Vec<Mutant>, Vec<Unmutated>), String> {
+) -> Result<(Vec<Mutant>, Vec<Unmutated>), MutateError> {
     let mut skipped: Vec<Unmutated> = Vec::new();
     let paths: Vec<String> = if opts.files.is_empty() {
         target
@@ -288,10 +249,13 @@ pub fn list_mutants(
     } else {
         let mut set = globset::GlobSetBuilder::new();
         for g in &opts.files {
-            let glob = globset::Glob::new(g).map_err(|e| format!("--files `{g}`: {e}"))?;
+            let glob = globset::Glob::new(g)
+                .map_err(|e| MutateError::Input(format!("--files `{g}`: {e}")))?;
             set.add(glob);
         }
-        let set = set.build().map_err(|e| e.to_string())?;
+        let set = set
+            .build()
+            .map_err(|e| MutateError::Input(format!("--files: {e}")))?;
         let (files, links) = build::java_files_checked(&target.project);
         skipped.extend(links.into_iter().filter(|(rel, _)| set.is_match(rel)));
         files
@@ -302,11 +266,11 @@ pub fn list_mutants(
             .collect()
     };
     if paths.is_empty() {
-        return Err(format!(
+        return Err(MutateError::Input(format!(
             "no Java file to mutate in {} (the suite's operations have no bundle, or --files \
              matched nothing)",
             target.project.display()
-        ));
+        )));
     }
     let mut files = Vec::new();
     for rel in paths {
@@ -323,7 +287,7 @@ pub fn list_mutants(
                     continue;
                 }
             },
-            Err(e) => return Err(format!("cannot read {rel}: {e}")),
+            Err(e) => return Err(MutateError::Input(format!("cannot read {rel}: {e}"))),
         };
         let ops = target.file_ops.get(&rel).cloned().unwrap_or_default();
         files.push(SourceFile {
@@ -338,7 +302,9 @@ pub fn list_mutants(
             .map(|(f, w)| format!("{f}: {w}"))
             .collect::<Vec<_>>()
             .join("; ");
-        return Err(format!("no Java file could be mutated: {why}"));
+        return Err(MutateError::Input(format!(
+            "no Java file could be mutated: {why}"
+        )));
     }
     let (mut list, generated_skips) = mutants::generate(&files);
     skipped.extend(generated_skips);
@@ -347,9 +313,9 @@ pub fn list_mutants(
     }
     if let Some(diff) = &opts.in_diff {
         let text = std::fs::read_to_string(diff)
-            .map_err(|e| format!("cannot read --in-diff {}: {e}", diff.display()))?;
+            .map_err(|e| MutateError::io("read --in-diff", diff, e))?;
         let changed = super::diff::changed_lines(&text)
-            .map_err(|e| format!("--in-diff {}: {e}", diff.display()))?;
+            .map_err(|e| MutateError::Input(format!("--in-diff {}: {e}", diff.display())))?;
         mutants::keep_in_diff(&mut list, &changed);
     }
     if let Some(max) = opts.max_mutants {
@@ -364,7 +330,7 @@ pub fn list_mutants(
 /// dependencies are named (`--classpath`, `classpath.txt`, or for a project without
 /// Maven or Gradle `lib/`); `--build` copies the project per mutant, and then only an
 /// explicit `--classpath` fills `{classpath}`.
-pub fn setup(target: &Target, opts: &Options) -> Result<Setup, String> {
+pub fn setup(target: &Target, opts: &Options) -> Result<Setup, MutateError> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let given = opts
         .classpath
@@ -385,12 +351,12 @@ pub fn setup(target: &Target, opts: &Options) -> Result<Setup, String> {
                 None => super::classpath::of_project(&target.project, !managed)?,
             };
             if managed && named.is_none() {
-                return Err(format!(
+                return Err(MutateError::Input(format!(
                     "{} is built with Maven or Gradle: pass --classpath with its dependencies \
                      (or name them in {}), or --build 'CMD {{dir}}' (and --start)",
                     target.project.display(),
                     super::classpath::CLASSPATH_FILE
-                ));
+                )));
             }
             (Workspace::javac_mode(&target.project), named)
         }
@@ -398,12 +364,18 @@ pub fn setup(target: &Target, opts: &Options) -> Result<Setup, String> {
     let start = match (&opts.start, &mode) {
         (Some(s), _) => s.clone(),
         (None, BuildMode::Javac { src_root }) => {
-            let main = build::main_class(&target.project.join(src_root))
-                .ok_or("no single class with a main method: pass --start 'CMD {dir} {port}'")?;
+            let main = build::main_class(&target.project.join(src_root)).ok_or_else(|| {
+                MutateError::Input(
+                    "no single class with a main method: pass --start 'CMD {dir} {port}'"
+                        .to_string(),
+                )
+            })?;
             format!("exec java -cp {{classpath}} {main} {{port}}")
         }
         (None, BuildMode::Command { .. }) => {
-            return Err("--build needs --start 'CMD {dir} {port}'".into());
+            return Err(MutateError::Input(
+                "--build needs --start 'CMD {dir} {port}'".to_string(),
+            ));
         }
     };
     Ok(Setup {
@@ -439,7 +411,7 @@ pub async fn execute(
     opts: &Options,
     mutants: Vec<Mutant>,
     progress: &(dyn Fn(&Mutant, &MutantOutcome) + Sync),
-) -> Result<Report, String> {
+) -> Result<Report, MutateError> {
     let t0 = Instant::now();
     let setup = setup(target, opts)?;
     let mut warnings: Vec<String> = setup
@@ -531,7 +503,7 @@ pub async fn execute(
             append_errors
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .push(e);
+                .push(e.to_string());
         }
         let mut shown = o.clone();
         shown.status = o.counted_status(&included);
@@ -548,7 +520,7 @@ pub async fn execute(
             Ok(run) => {
                 runs.insert(run.mutant.clone(), run);
             }
-            Err(e) => errors.push(e),
+            Err(e) => errors.push(e.to_string()),
         }
     }
     warnings.extend(

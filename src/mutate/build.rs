@@ -21,6 +21,7 @@
 
 use super::encoding::Encoding;
 use super::mutants::Mutant;
+use crate::mutate::error::MutateError;
 use crate::runner::shell;
 use crate::source::scan::{LinkKind, link_kind};
 use sha2::{Digest, Sha256};
@@ -118,14 +119,17 @@ impl Workspace {
     }
 
     /// Builds the unmutated program (reused while the sources are unchanged).
-    pub async fn build_original(&self) -> Result<Built, String> {
+    pub async fn build_original(&self) -> Result<Built, MutateError> {
         let dir = self.work.join("original");
         match &self.mode {
             BuildMode::Javac { src_root } => {
                 let root = self.project.join(src_root);
                 let files = java_files(&root);
                 if files.is_empty() {
-                    return Err(format!("no .java files under {}", root.display()));
+                    return Err(MutateError::Build(format!(
+                        "no .java files under {}",
+                        root.display()
+                    )));
                 }
                 let deps = super::classpath::join(&self.classpath);
                 let hash = format!("{}\n{deps}", hash_files(&files)?);
@@ -138,7 +142,9 @@ impl Workspace {
                     let mut cmd = javac(&classes, cp, self.encoding);
                     cmd.args(&files);
                     if let Err(why) = self.run(cmd, &dir.join("build.log")).await {
-                        return Err(format!("the original program does not compile: {why}"));
+                        return Err(MutateError::Build(format!(
+                            "the original program does not compile: {why}"
+                        )));
                     }
                     write(&marker, &hash)?;
                 }
@@ -158,9 +164,9 @@ impl Workspace {
                 let _ = std::fs::remove_dir_all(&dir);
                 self.copy_project(&copy)?;
                 let cmd = shell::sh(&command_line(template, &copy));
-                self.run(cmd, &dir.join("build.log"))
-                    .await
-                    .map_err(|why| format!("the original program does not build: {why}"))?;
+                self.run(cmd, &dir.join("build.log")).await.map_err(|why| {
+                    MutateError::Build(format!("the original program does not build: {why}"))
+                })?;
                 Ok(Built {
                     dir: copy,
                     classpath: super::classpath::join(&self.classpath),
@@ -175,17 +181,17 @@ impl Workspace {
         &self,
         mutant: &Mutant,
         original: &Built,
-    ) -> Result<BuildOutcome, String> {
+    ) -> Result<BuildOutcome, MutateError> {
         let dir = self.work.join("mutants").join(&mutant.id);
         let source = self
             .encoding
             .read(&self.project.join(&mutant.file))
-            .map_err(|e| format!("{}: {e}", mutant.file))?;
+            .map_err(|e| MutateError::Build(format!("{}: {e}", mutant.file)))?;
         if source.get(mutant.start..mutant.end) != Some(mutant.before.as_str()) {
-            return Err(format!(
+            return Err(MutateError::Build(format!(
                 "{} changed since the mutants were listed ({}:{} no longer reads `{}`)",
                 mutant.file, mutant.line, mutant.column, mutant.before
-            ));
+            )));
         }
         let mutated = mutant.apply(&source);
         let key = format!(
@@ -240,6 +246,7 @@ impl Workspace {
                 Ok(BuildOutcome::Built(self.built(&dir, original)))
             }
             Err(why) => {
+                let why = why.to_string();
                 write(&unviable_marker, &format!("{key}\n{why}"))?;
                 Ok(BuildOutcome::Unviable(why))
             }
@@ -247,17 +254,20 @@ impl Workspace {
     }
 
     /// Writes mutated source in the project's encoding.
-    fn write_source(&self, path: &Path, text: &str) -> Result<(), String> {
+    fn write_source(&self, path: &Path, text: &str) -> Result<(), MutateError> {
         let bytes = self
             .encoding
             .encode(text)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+            .map_err(|reason| MutateError::Encoding {
+                path: path.to_path_buf(),
+                reason,
+            })?;
+        std::fs::write(path, bytes).map_err(|e| MutateError::io("write", path, e))
     }
 
     /// Runs a build command, bounded by the build timeout, with its output in `log`;
     /// `Err` carries the first lines of the output.
-    async fn run(&self, cmd: Command, log: &Path) -> Result<(), String> {
+    async fn run(&self, cmd: Command, log: &Path) -> Result<(), MutateError> {
         if let Some(parent) = log.parent() {
             mkdir(parent)?;
         }
@@ -268,14 +278,14 @@ impl Workspace {
                 let mut text = String::from_utf8_lossy(&stdout).into_owned();
                 text.push_str(&String::from_utf8_lossy(&stderr));
                 let _ = std::fs::write(log, &text);
-                return Err(format!(
+                return Err(MutateError::Build(format!(
                     "the build took longer than {} s (--build-timeout); its process group was \
                      killed",
                     limit.as_secs_f64()
-                ));
+                )));
             }
             Err(shell::Failure::Spawn(e) | shell::Failure::Wait(e)) => {
-                return Err(format!("cannot run the build: {e}"));
+                return Err(MutateError::Build(format!("cannot run the build: {e}")));
             }
         };
         let mut text = String::from_utf8_lossy(&done.stdout).into_owned();
@@ -289,17 +299,17 @@ impl Workspace {
                 .filter(|l| !l.trim().is_empty())
                 .take(4)
                 .collect();
-            Err(format!(
+            Err(MutateError::Build(format!(
                 "{} ({})",
                 crate::text::escape_controls(&head.join(" | ")),
                 done.status
-            ))
+            )))
         }
     }
 
     /// Copies the project for a command build (see [`copy_project`]), noting the links
     /// it left out.
-    fn copy_project(&self, to: &Path) -> Result<(), String> {
+    fn copy_project(&self, to: &Path) -> Result<(), MutateError> {
         let skipped = copy_project(&self.project, to, &self.work)?;
         let mut notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
         for s in skipped {
@@ -411,7 +421,7 @@ pub fn command_line(template: &str, copy: &Path) -> String {
 /// and the scratch directory itself. Symbolic links inside the project are recreated
 /// as links to the same place in the copy; links that lead out of it are not copied,
 /// and returned as `path: why`.
-fn copy_project(from: &Path, to: &Path, work: &Path) -> Result<Vec<String>, String> {
+fn copy_project(from: &Path, to: &Path, work: &Path) -> Result<Vec<String>, MutateError> {
     let work = work.canonicalize().unwrap_or(work.to_path_buf());
     let root = from.canonicalize().unwrap_or(from.to_path_buf());
     let skip = [".git", "target", "build", "node_modules", ".gradle"];
@@ -433,9 +443,8 @@ fn copy_project(from: &Path, to: &Path, work: &Path) -> Result<Vec<String>, Stri
             match link_kind(from, entry.path()) {
                 LinkKind::Inside(target) => {
                     let inner = target.strip_prefix(&root).unwrap_or(&target);
-                    std::os::unix::fs::symlink(to.join(inner), &dest).map_err(|e| {
-                        format!("cannot copy the link {}: {e}", entry.path().display())
-                    })?;
+                    std::os::unix::fs::symlink(to.join(inner), &dest)
+                        .map_err(|e| MutateError::io("copy the link", entry.path(), e))?;
                 }
                 LinkKind::Outside(why) => skipped.push(format!("{}: {why}", rel.display())),
                 LinkKind::NotALink => {}
@@ -444,16 +453,16 @@ fn copy_project(from: &Path, to: &Path, work: &Path) -> Result<Vec<String>, Stri
             mkdir(&dest)?;
         } else {
             std::fs::copy(entry.path(), &dest)
-                .map_err(|e| format!("cannot copy {}: {e}", entry.path().display()))?;
+                .map_err(|e| MutateError::io("copy", entry.path(), e))?;
         }
     }
     Ok(skipped)
 }
 
-fn hash_files(files: &[PathBuf]) -> Result<String, String> {
+fn hash_files(files: &[PathBuf]) -> Result<String, MutateError> {
     let mut h = Sha256::new();
     for f in files {
-        let bytes = std::fs::read(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        let bytes = std::fs::read(f).map_err(|e| MutateError::io("read", f, e))?;
         h.update(f.display().to_string().as_bytes());
         h.update((bytes.len() as u64).to_le_bytes());
         h.update(&bytes);
@@ -461,12 +470,12 @@ fn hash_files(files: &[PathBuf]) -> Result<String, String> {
     Ok(hex::encode(h.finalize()))
 }
 
-fn mkdir(p: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
+fn mkdir(p: &Path) -> Result<(), MutateError> {
+    std::fs::create_dir_all(p).map_err(|e| MutateError::io("create", p, e))
 }
 
-fn write(p: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+fn write(p: &Path, text: &str) -> Result<(), MutateError> {
+    std::fs::write(p, text).map_err(|e| MutateError::io("write", p, e))
 }
 
 /// Single-quotes a path for `sh`.

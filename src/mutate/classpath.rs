@@ -16,6 +16,7 @@
 //! Every entry must exist: a missing jar would show up as every mutant unviable, far
 //! from its cause.
 
+use crate::mutate::error::MutateError;
 use std::path::{Path, PathBuf};
 
 /// The project's own class path file (see the module doc).
@@ -63,7 +64,7 @@ pub fn key(entries: &[PathBuf]) -> String {
 }
 
 /// The class path given (`--classpath`, relative entries against `cwd`).
-pub fn given(value: &str, cwd: &Path) -> Result<Classpath, String> {
+pub fn given(value: &str, cwd: &Path) -> Result<Classpath, MutateError> {
     let origin = "--classpath".to_string();
     let entries = match value.strip_prefix('@') {
         Some(file) => {
@@ -78,19 +79,22 @@ pub fn given(value: &str, cwd: &Path) -> Result<Classpath, String> {
         )?,
     };
     if entries.is_empty() {
-        return Err("--classpath names no entry".into());
+        return Err(MutateError::Input("--classpath names no entry".to_string()));
     }
     Ok(Classpath { entries, origin })
 }
 
 /// The class path the project names itself (`classpath.txt`, else `lib/*.jar` when
 /// `lib_allowed`); `None` when it names none.
-pub fn of_project(project: &Path, lib_allowed: bool) -> Result<Option<Classpath>, String> {
+pub fn of_project(project: &Path, lib_allowed: bool) -> Result<Option<Classpath>, MutateError> {
     let file = project.join(CLASSPATH_FILE);
     if file.is_file() {
         let entries = from_file(&file, project, &file.display().to_string())?;
         if entries.is_empty() {
-            return Err(format!("{} names no class path entry", file.display()));
+            return Err(MutateError::Input(format!(
+                "{} names no class path entry",
+                file.display()
+            )));
         }
         return Ok(Some(Classpath {
             entries,
@@ -101,8 +105,7 @@ pub fn of_project(project: &Path, lib_allowed: bool) -> Result<Option<Classpath>
     if !lib_allowed || !lib.is_dir() {
         return Ok(None);
     }
-    let read =
-        std::fs::read_dir(&lib).map_err(|e| format!("cannot read {}: {e}", lib.display()))?;
+    let read = std::fs::read_dir(&lib).map_err(|e| MutateError::io("read", &lib, e))?;
     let mut jars: Vec<PathBuf> = read
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -110,10 +113,10 @@ pub fn of_project(project: &Path, lib_allowed: bool) -> Result<Option<Classpath>
         .collect();
     jars.sort();
     if jars.len() > MAX_ENTRIES {
-        return Err(format!(
+        return Err(MutateError::Input(format!(
             "{} holds more than {MAX_ENTRIES} jars",
             lib.display()
-        ));
+        )));
     }
     Ok((!jars.is_empty()).then(|| Classpath {
         entries: jars,
@@ -122,15 +125,17 @@ pub fn of_project(project: &Path, lib_allowed: bool) -> Result<Option<Classpath>
 }
 
 /// The entries of a class path file, relative ones against `base`.
-fn from_file(path: &Path, base: &Path, what: &str) -> Result<Vec<PathBuf>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {what}: {e}"))?;
+fn from_file(path: &Path, base: &Path, what: &str) -> Result<Vec<PathBuf>, MutateError> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| MutateError::Input(format!("cannot read {what}: {e}")))?;
     if meta.len() > FILE_CAP {
-        return Err(format!(
+        return Err(MutateError::Input(format!(
             "{what} is {} bytes, more than the {FILE_CAP} a class path file may hold",
             meta.len()
-        ));
+        )));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {what}: {e}"))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| MutateError::Input(format!("cannot read {what}: {e}")))?;
     let entries = text
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))
@@ -145,11 +150,13 @@ fn checked<'a>(
     entries: impl Iterator<Item = &'a str>,
     base: &Path,
     what: &str,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, MutateError> {
     let mut out = Vec::new();
     for e in entries {
         if out.len() == MAX_ENTRIES {
-            return Err(format!("{what}: more than {MAX_ENTRIES} entries"));
+            return Err(MutateError::Input(format!(
+                "{what}: more than {MAX_ENTRIES} entries"
+            )));
         }
         let path = base.join(e);
         let must_exist = match e.strip_suffix("/*") {
@@ -157,10 +164,10 @@ fn checked<'a>(
             None => path.clone(),
         };
         if !must_exist.exists() {
-            return Err(format!(
+            return Err(MutateError::Input(format!(
                 "{what}: class path entry {} does not exist",
                 crate::text::escape_controls(&must_exist.display().to_string())
-            ));
+            )));
         }
         out.push(path);
     }
@@ -181,9 +188,13 @@ mod tests {
             cp.entries,
             vec![tmp.path().join("a.jar"), tmp.path().join("libs/*")]
         );
-        let err = given("a.jar:missing.jar", tmp.path()).unwrap_err();
+        let err = given("a.jar:missing.jar", tmp.path())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("missing.jar does not exist"), "{err}");
-        assert!(given(" : ", tmp.path()).unwrap_err().contains("no entry"));
+        let err = given(" : ", tmp.path()).unwrap_err();
+        assert!(matches!(err, MutateError::Input(_)), "{err}");
+        assert!(err.to_string().contains("no entry"));
     }
 
     #[test]
@@ -228,6 +239,7 @@ mod tests {
         assert!(
             of_project(p, true)
                 .unwrap_err()
+                .to_string()
                 .contains("names no class path entry")
         );
     }

@@ -6,6 +6,7 @@
 //! -encoding` is given in practice for a legacy project. A file that does not decode
 //! in the chosen encoding is not mutated, and named with the reason.
 
+use crate::mutate::error::MutateError;
 use std::fmt;
 use std::str::FromStr;
 
@@ -56,10 +57,12 @@ impl Encoding {
     }
 
     /// Reads and decodes a file.
-    pub fn read(self, path: &std::path::Path) -> Result<String, String> {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        self.decode(bytes)
+    pub fn read(self, path: &std::path::Path) -> Result<String, MutateError> {
+        let bytes = std::fs::read(path).map_err(|e| MutateError::io("read", path, e))?;
+        self.decode(bytes).map_err(|reason| MutateError::Encoding {
+            path: path.to_path_buf(),
+            reason,
+        })
     }
 }
 

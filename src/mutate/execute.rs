@@ -10,6 +10,7 @@ use super::matrix::{Baseline, ExcludeReason, Excluded, Kill, MutantOutcome, Stat
 use super::mutants::Mutant;
 use super::server::{Server, StartSpec, free_port};
 use crate::model::{Outcome, Verdict};
+use crate::mutate::error::MutateError;
 use crate::runner::{self, Plan, RunConfig, RunReport, isolate};
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
@@ -46,7 +47,7 @@ pub fn auto_timeout(suite_time: Duration) -> Duration {
 }
 
 /// Builds the original and runs the suite on it twice (a fresh server each time).
-pub async fn baseline(setup: &Setup) -> Result<BaselineRun, String> {
+pub async fn baseline(setup: &Setup) -> Result<BaselineRun, MutateError> {
     let original = setup.workspace.build_original().await?;
     let mut reports = Vec::new();
     let mut suite_time = Duration::ZERO;
@@ -57,17 +58,17 @@ pub async fn baseline(setup: &Setup) -> Result<BaselineRun, String> {
             .workspace
             .work
             .join(format!("original/server-{i}.log"));
-        let mut server = setup
-            .start
-            .start(&original, log)
-            .await
-            .map_err(|why| format!("the original program did not start: {why}"))?;
+        let mut server = setup.start.start(&original, log).await.map_err(|why| {
+            MutateError::Start(format!("the original program did not start: {why}"))
+        })?;
         start_time = start_time.max(t0.elapsed());
         let t1 = Instant::now();
         let report = run_suite(&setup.plan, &setup.run, &server.base_url).await;
         suite_time = suite_time.max(t1.elapsed());
         server.stop().await;
-        reports.push(report.map_err(|e| format!("the suite could not run on the original: {e}"))?);
+        reports.push(report.map_err(|e| {
+            MutateError::Run(format!("the suite could not run on the original: {e}"))
+        })?);
     }
     let mut baseline = classify(&reports[0], &reports[1]);
     let failing: Vec<Verdict> = reports
@@ -139,7 +140,7 @@ async fn isolate(
     setup: &Setup,
     original: &Built,
     failing: &[Verdict],
-) -> Result<BTreeMap<String, String>, String> {
+) -> Result<BTreeMap<String, String>, MutateError> {
     if failing.is_empty() {
         return Ok(BTreeMap::new());
     }
@@ -168,7 +169,7 @@ async fn isolate(
     };
     let results = isolate::isolate_failures(&setup.plan, &cfg, failing, restart)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| MutateError::Run(format!("the isolation of failures on the original: {e}")))?;
     if let Some(s) = slot.lock().await.as_mut() {
         s.stop().await;
     }
@@ -178,12 +179,14 @@ async fn isolate(
         .collect())
 }
 
-async fn run_suite(plan: &Plan, cfg: &RunConfig, base_url: &str) -> Result<RunReport, String> {
+async fn run_suite(plan: &Plan, cfg: &RunConfig, base_url: &str) -> Result<RunReport, MutateError> {
     let cfg = RunConfig {
         base_url: base_url.to_string(),
         ..cfg.clone()
     };
-    runner::run(plan, &cfg).await.map_err(|e| e.to_string())
+    runner::run(plan, &cfg)
+        .await
+        .map_err(|e| MutateError::Run(e.to_string()))
 }
 
 /// The first failing assertion or step message of a verdict, on one line.
@@ -214,7 +217,7 @@ pub async fn run_mutant(
     mutant: &Mutant,
     key: String,
     timeout: Duration,
-) -> Result<MutantOutcome, String> {
+) -> Result<MutantOutcome, MutateError> {
     let outcome = |status, failed, detail: String| MutantOutcome {
         mutant: mutant.id.clone(),
         key: key.clone(),
@@ -247,10 +250,10 @@ pub async fn run_mutant(
             format!("the suite ran longer than {timeout:?}"),
         ),
         Ok(Err(e)) => {
-            return Err(format!(
+            return Err(MutateError::Run(format!(
                 "mutant {}: the suite could not run: {e}",
                 mutant.id
-            ));
+            )));
         }
         Ok(Ok(report)) => {
             let mut failed: Vec<Kill> = report
@@ -283,9 +286,9 @@ pub async fn run_all(
     todo: Vec<(&Mutant, String)>,
     timeout: Duration,
     done: &(dyn Fn(&Mutant, &MutantOutcome) + Sync),
-) -> Vec<Result<MutantOutcome, String>> {
+) -> Vec<Result<MutantOutcome, MutateError>> {
     let jobs = setup.jobs.max(1);
-    let mut results: Vec<(usize, Result<MutantOutcome, String>)> =
+    let mut results: Vec<(usize, Result<MutantOutcome, MutateError>)> =
         futures_util::stream::iter(todo.into_iter().enumerate())
             .map(|(i, (m, key))| async move {
                 let out = run_mutant(setup, original, m, key, timeout).await;

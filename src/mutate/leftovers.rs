@@ -8,6 +8,7 @@
 //! token in their environment is ours and is killed; anything else (the id was reused
 //! by an unrelated process) is left alone. The file is removed either way.
 
+use crate::mutate::error::MutateError;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -33,12 +34,11 @@ impl Leftovers {
     }
 
     /// Records a running server's group.
-    pub fn record(&self, pgid: i32) -> Result<PathBuf, String> {
-        std::fs::create_dir_all(&self.dir)
-            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+    pub fn record(&self, pgid: i32) -> Result<PathBuf, MutateError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| MutateError::io("create", &self.dir, e))?;
         let path = self.dir.join(pgid.to_string());
         std::fs::write(&path, format!("{pgid}\n"))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            .map_err(|e| MutateError::io("write", &path, e))?;
         Ok(path)
     }
 

@@ -9,6 +9,7 @@
 
 use super::matrix::{Matrix, Summary};
 use super::results::{BASELINE_FILE, EquivalentMark, Results};
+use crate::mutate::error::MutateError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,58 +40,62 @@ impl Provenance {
 }
 
 impl Results {
-    pub fn read_provenance(&self) -> Result<Option<Provenance>, String> {
+    pub fn read_provenance(&self) -> Result<Option<Provenance>, MutateError> {
         let path = self.dir.join(PROVENANCE_FILE);
         if !path.exists() {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| MutateError::io("read", &path, e))?;
         serde_json::from_str(&text)
             .map(Some)
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .map_err(|e| MutateError::parse(&path, None, e))
     }
 
-    pub fn write_provenance(&self, p: &Provenance) -> Result<(), String> {
+    pub fn write_provenance(&self, p: &Provenance) -> Result<(), MutateError> {
         let path = self.dir.join(PROVENANCE_FILE);
-        let text = serde_json::to_string_pretty(p).map_err(|e| e.to_string())? + "\n";
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        let text = serde_json::to_string_pretty(p).map_err(|e| MutateError::Serialize {
+            what: path.display().to_string(),
+            source: e,
+        })? + "\n";
+        std::fs::write(&path, text).map_err(|e| MutateError::io("write", &path, e))
     }
 }
 
 /// Checks that `shards` are one analysis cut in `n` pieces, each once; `Err` names the
 /// first problem.
-pub fn check_shards(shards: &[(PathBuf, Provenance)]) -> Result<(), String> {
+pub fn check_shards(shards: &[(PathBuf, Provenance)]) -> Result<(), MutateError> {
     let Some((first_dir, first)) = shards.first() else {
-        return Err("name at least one shard directory".into());
+        return Err(MutateError::Results(
+            "name at least one shard directory".to_string(),
+        ));
     };
     let mut seen: BTreeMap<usize, &Path> = BTreeMap::new();
     let mut total = None;
     for (dir, p) in shards {
         let Some((k, n)) = p.shard() else {
-            return Err(format!(
+            return Err(MutateError::Results(format!(
                 "{} is not a shard (it was not run with --shard k/n)",
                 dir.display()
-            ));
+            )));
         };
         match total {
             None => total = Some(n),
             Some(t) if t != n => {
-                return Err(format!(
+                return Err(MutateError::Results(format!(
                     "{} is shard {k}/{n}, but {} is one of {t}: shards must cut the list the \
                      same way",
                     dir.display(),
                     first_dir.display()
-                ));
+                )));
             }
             Some(_) => {}
         }
         if let Some(other) = seen.insert(k, dir) {
-            return Err(format!(
+            return Err(MutateError::Results(format!(
                 "shard {k}/{n} is given twice ({} and {})",
                 other.display(),
                 dir.display()
-            ));
+            )));
         }
         for (what, a, b) in [
             ("suite", &first.suite, &p.suite),
@@ -98,11 +103,11 @@ pub fn check_shards(shards: &[(PathBuf, Provenance)]) -> Result<(), String> {
             ("build and start commands", &first.commands, &p.commands),
         ] {
             if a != b {
-                return Err(format!(
+                return Err(MutateError::Results(format!(
                     "{} ran another {what} than {}: shards must come from one analysis",
                     dir.display(),
                     first_dir.display()
-                ));
+                )));
             }
         }
     }
@@ -112,10 +117,10 @@ pub fn check_shards(shards: &[(PathBuf, Provenance)]) -> Result<(), String> {
         .map(|k| format!("{k}/{n}"))
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
+        return Err(MutateError::Results(format!(
             "incomplete shard set: shard(s) {} missing",
             missing.join(", ")
-        ));
+        )));
     }
     Ok(())
 }
@@ -123,50 +128,50 @@ pub fn check_shards(shards: &[(PathBuf, Provenance)]) -> Result<(), String> {
 /// Merges shard directories into `out` after [`check_shards`]: the mutant lists and the
 /// baselines must agree too, and every run is kept. The matrix and summary are computed
 /// as a single run computes them.
-pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Matrix, Summary), String> {
+pub fn merge(shards: &[PathBuf], out: &Path) -> Result<(Matrix, Summary), MutateError> {
     let mut provenance = Vec::new();
     for dir in shards {
         let p = Results::new(dir).read_provenance()?.ok_or_else(|| {
-            format!(
+            MutateError::Results(format!(
                 "{} has no {PROVENANCE_FILE}: not the results of a `mutate --shard` run",
                 dir.display()
-            )
+            ))
         })?;
         provenance.push((dir.clone(), p));
     }
     check_shards(&provenance)?;
     let first = Results::new(&shards[0]);
     let mutants = first.read_mutants()?;
-    let baseline = first
-        .read_baseline()?
-        .ok_or_else(|| format!("{} has no {BASELINE_FILE}", first.dir.display()))?;
+    let baseline = first.read_baseline()?.ok_or_else(|| {
+        MutateError::Results(format!("{} has no {BASELINE_FILE}", first.dir.display()))
+    })?;
     let mut runs = BTreeMap::new();
     let mut marks: Vec<EquivalentMark> = Vec::new();
     for dir in shards {
         let r = Results::new(dir);
         if r.read_mutants()? != mutants {
-            return Err(format!(
+            return Err(MutateError::Results(format!(
                 "{} lists other mutants than {}: shards must come from the same sources and \
                  options",
                 dir.display(),
                 first.dir.display()
-            ));
+            )));
         }
-        let b = r
-            .read_baseline()?
-            .ok_or_else(|| format!("{} has no {BASELINE_FILE}", dir.display()))?;
+        let b = r.read_baseline()?.ok_or_else(|| {
+            MutateError::Results(format!("{} has no {BASELINE_FILE}", dir.display()))
+        })?;
         if b.baseline != baseline.baseline {
-            return Err(format!(
+            return Err(MutateError::Results(format!(
                 "{} excluded other oracles on the original than {}; re-run the shards",
                 dir.display(),
                 first.dir.display()
-            ));
+            )));
         }
         runs.extend(r.read_runs()?);
         marks.extend(r.read_marks()?);
     }
     let merged = Results::new(out);
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    std::fs::create_dir_all(out).map_err(|e| MutateError::io("create", out, e))?;
     let already: Vec<EquivalentMark> = merged.read_marks()?;
     for mark in marks {
         if !already.contains(&mark) {
@@ -200,16 +205,27 @@ mod tests {
     #[test]
     fn shards_must_cover_every_slice_once_from_one_analysis() {
         assert!(check_shards(&[p("0/2", "a"), p("1/2", "a")]).is_ok());
-        let e = check_shards(&[p("0/2", "a")]).unwrap_err();
+        let e = check_shards(&[p("0/2", "a")]).unwrap_err().to_string();
         assert!(e.contains("1/2 missing"), "{e}");
-        let e = check_shards(&[p("0/2", "a"), p("0/2", "a")]).unwrap_err();
+        let e = check_shards(&[p("0/2", "a"), p("0/2", "a")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("given twice"), "{e}");
-        let e = check_shards(&[p("0/2", "a"), p("1/3", "a")]).unwrap_err();
+        let e = check_shards(&[p("0/2", "a"), p("1/3", "a")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("one of 2"), "{e}");
-        let e = check_shards(&[p("0/2", "a"), p("1/2", "b")]).unwrap_err();
+        let e = check_shards(&[p("0/2", "a"), p("1/2", "b")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("another suite"), "{e}");
         let mut whole = p("0/1", "a");
         whole.1.shard = None;
-        assert!(check_shards(&[whole]).unwrap_err().contains("not a shard"));
+        assert!(
+            check_shards(&[whole])
+                .unwrap_err()
+                .to_string()
+                .contains("not a shard")
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 use super::build::Built;
 use super::leftovers::{Leftovers, TOKEN_ENV};
+use crate::mutate::error::MutateError;
 use crate::runner::shell::{self, Group};
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -35,34 +36,37 @@ pub struct Server {
 }
 
 /// A loopback port free at the time of the call.
-pub fn free_port() -> Result<u16, String> {
+pub fn free_port() -> Result<u16, MutateError> {
     let l = std::net::TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| format!("no free port on 127.0.0.1: {e}"))?;
+        .map_err(|e| MutateError::Start(format!("no free port on 127.0.0.1: {e}")))?;
     l.local_addr()
         .map(|a| a.port())
-        .map_err(|e| format!("no free port on 127.0.0.1: {e}"))
+        .map_err(|e| MutateError::Start(format!("no free port on 127.0.0.1: {e}")))
 }
 
 impl StartSpec {
     /// Starts `built` on a free port and waits until it answers; `Err` says why not
     /// (the command failed, the server exited, or it did not answer in time), with the
     /// tail of its log.
-    pub async fn start(&self, built: &Built, log: PathBuf) -> Result<Server, String> {
+    pub async fn start(&self, built: &Built, log: PathBuf) -> Result<Server, MutateError> {
         self.start_on(built, log, free_port()?).await
     }
 
     /// [`StartSpec::start`] on a given port (a restart keeps its base URL).
-    pub async fn start_on(&self, built: &Built, log: PathBuf, port: u16) -> Result<Server, String> {
+    pub async fn start_on(
+        &self,
+        built: &Built,
+        log: PathBuf,
+        port: u16,
+    ) -> Result<Server, MutateError> {
         let line = self.command_line(built, port);
         if let Some(parent) = log.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|e| MutateError::io("create", parent, e))?;
         }
-        let out = std::fs::File::create(&log)
-            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let out = std::fs::File::create(&log).map_err(|e| MutateError::io("create", &log, e))?;
         let err = out
             .try_clone()
-            .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
+            .map_err(|e| MutateError::io("open", &log, e))?;
         let mut cmd = Command::new("sh");
         if let Some(l) = &self.leftovers {
             cmd.env(TOKEN_ENV, &l.token);
@@ -76,7 +80,9 @@ impl StartSpec {
             .process_group(0)
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| format!("cannot run the start command `{line}`: {e}"))?;
+            .map_err(|e| {
+                MutateError::Start(format!("cannot run the start command `{line}`: {e}"))
+            })?;
         let group = child.id().map(Group::register);
         let pid_file = match (&self.leftovers, &group) {
             (Some(l), Some(g)) => l.record(g.pgid()).ok(),
@@ -93,7 +99,10 @@ impl StartSpec {
             Ok(()) => Ok(server),
             Err(why) => {
                 server.stop().await;
-                Err(format!("{why}; log tail: {}", server.log_tail()))
+                Err(MutateError::Start(format!(
+                    "{why}; log tail: {}",
+                    server.log_tail()
+                )))
             }
         }
     }
@@ -111,28 +120,30 @@ impl StartSpec {
         )
     }
 
-    async fn wait_ready(&self, server: &mut Server) -> Result<(), String> {
+    async fn wait_ready(&self, server: &mut Server) -> Result<(), MutateError> {
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(1))
             .no_proxy()
             .build()
-            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+            .map_err(|e| MutateError::Start(format!("cannot build an HTTP client: {e}")))?;
         let url = format!("{}{}", server.base_url, self.ready_path);
         let deadline = Instant::now() + self.ready_timeout;
         loop {
             if let Some(child) = server.child.as_mut()
                 && let Ok(Some(status)) = child.try_wait()
             {
-                return Err(format!("the server exited before it answered ({status})"));
+                return Err(MutateError::Start(format!(
+                    "the server exited before it answered ({status})"
+                )));
             }
             if client.get(&url).send().await.is_ok() {
                 return Ok(());
             }
             if Instant::now() >= deadline {
-                return Err(format!(
+                return Err(MutateError::Start(format!(
                     "the server did not answer {url} within {:?}",
                     self.ready_timeout
-                ));
+                )));
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

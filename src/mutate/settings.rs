@@ -4,8 +4,8 @@
 use super::analysis::Options;
 use super::build::BUILD_TIMEOUT;
 use super::encoding::Encoding;
+use crate::mutate::error::MutateError;
 use crate::suite::Only;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -77,7 +77,6 @@ impl Settings {
     /// The options for `input` (a session) with these settings.
     pub fn options(&self, input: PathBuf) -> Options {
         Options {
-            input,
             project: self.project.clone(),
             spec: self.spec.clone(),
             only: self.all.then_some(Only::All),
@@ -87,7 +86,6 @@ impl Settings {
             max_mutants: self.max_mutants,
             seed: self.seed,
             in_diff: self.in_diff.clone(),
-            shard: None,
             build: self.build.clone(),
             classpath: self.classpath.clone(),
             start: self.start.clone(),
@@ -101,30 +99,28 @@ impl Settings {
                 .filter(|s| s.is_finite() && *s > 0.0)
                 .map_or(BUILD_TIMEOUT, Duration::from_secs_f64),
             encoding: self.encoding,
-            out: None,
-            only_mutants: None,
-            extra_oracles: BTreeSet::new(),
+            ..Options::for_session(input)
         }
     }
 
     /// Reads `dir/options.json`; `None` when absent.
-    pub fn read(dir: &Path) -> Result<Option<Settings>, String> {
+    pub fn read(dir: &Path) -> Result<Option<Settings>, MutateError> {
         let path = dir.join(SETTINGS_FILE);
         if !path.exists() {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| MutateError::io("read", &path, e))?;
         serde_json::from_str(&text)
             .map(Some)
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .map_err(|e| MutateError::parse(&path, None, e))
     }
 
-    pub fn write(&self, dir: &Path) -> Result<(), String> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let path = dir.join(SETTINGS_FILE);
-        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    /// Records the settings in `dir/options.json` (with the one settings writer:
+    /// atomic, the old file kept when the write fails).
+    pub fn write(&self, dir: &Path) -> Result<(), MutateError> {
+        Ok(crate::store::settings_file::write_json(
+            &dir.join(SETTINGS_FILE),
+            self,
+        )?)
     }
 }

@@ -59,6 +59,17 @@ pub(crate) fn write_json_atomic<T: Serialize + ?Sized>(
 
 /// Writes `bytes` atomically to `path` (temp file + fsync + rename + directory sync).
 pub(crate) fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    write_bytes_atomic_with(path, bytes, |_| Ok(()))
+}
+
+/// [`write_bytes_atomic`], calling `before_rename(temporary file)` once the data is
+/// synced: a test's way to interrupt the write at its last step (the target must then
+/// be unchanged and the temporary file gone).
+pub(crate) fn write_bytes_atomic_with(
+    path: &Path,
+    bytes: &[u8],
+    before_rename: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> Result<(), StoreError> {
     let parent = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| StoreError::io("create directory", parent, e))?;
     let name = path
@@ -75,6 +86,7 @@ pub(crate) fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreE
     tmp.as_file()
         .sync_all()
         .map_err(|e| StoreError::io("sync", tmp.path().to_path_buf(), e))?;
+    before_rename(tmp.path()).map_err(|e| StoreError::io("write", path, e))?;
     // On failure the temporary file is removed when the error (which owns it) drops.
     tmp.persist(path)
         .map_err(|e| StoreError::io("rename temporary file onto", path, e.error))?;

@@ -50,6 +50,7 @@ mod manifest;
 pub mod mr_files;
 mod records;
 mod review;
+pub mod settings_file;
 mod slug;
 mod staging;
 

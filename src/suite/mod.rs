@@ -24,6 +24,7 @@
 pub mod filter;
 pub mod mr_check;
 mod parse;
+pub mod run;
 pub mod session;
 
 use crate::model::{

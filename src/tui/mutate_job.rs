@@ -16,7 +16,6 @@ use crate::suite::Only;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
-use std::time::Duration;
 
 /// The settings file, inside the session's `mutation/`.
 pub const SETTINGS_FILE: &str = "tui.json";
@@ -72,49 +71,25 @@ pub fn read_settings(session_dir: &Path) -> Result<MutateSettings, String> {
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Remembers `s` for the next run of this session.
+/// Remembers `s` for the next run of this session (atomically, with the one settings
+/// writer).
 pub fn write_settings(session_dir: &Path, s: &MutateSettings) -> Result<(), String> {
-    let path = settings_path(session_dir);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    let mut text = serde_json::to_string_pretty(s).map_err(|e| e.to_string())?;
-    text.push('\n');
-    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    crate::store::settings_file::write_json(&settings_path(session_dir), s)
+        .map_err(|e| e.to_string())
 }
 
 /// The analysis options for a session: the CLI's defaults, plus the settings. The
 /// project is the one the workbench shows sources from (an imported session records
 /// none).
 pub fn options(session_dir: &Path, project: &Path, s: &MutateSettings, only: Only) -> Options {
-    let cmd = |c: &str| (!c.trim().is_empty()).then(|| c.trim().to_string());
-    Options {
-        input: session_dir.to_path_buf(),
-        project: Some(project.to_path_buf()),
-        spec: None,
-        only: Some(only),
-        ops: Vec::new(),
-        files: Vec::new(),
-        operators: Vec::new(),
-        max_mutants: s.max_mutants,
-        seed: 0,
-        in_diff: None,
-        shard: None,
-        build: cmd(&s.build),
-        classpath: None,
-        start: cmd(&s.start),
-        ready: "/".into(),
-        ready_timeout: Duration::from_secs(30),
-        timeout: None,
-        jobs: 2,
-        request_timeout: Duration::from_secs(5),
-        build_timeout: crate::mutate::build::BUILD_TIMEOUT,
-        encoding: Default::default(),
-        out: None,
-        only_mutants: None,
-        extra_oracles: Default::default(),
-    }
+    Options::for_workbench(
+        session_dir,
+        project,
+        &s.start,
+        &s.build,
+        s.max_mutants,
+        only,
+    )
 }
 
 /// What a mutation run tells the workbench.
@@ -244,6 +219,7 @@ pub fn apply(session: &Session, app: &mut App, msg: MutateMsg) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn settings_round_trip_and_refuse_unknown_keys() {

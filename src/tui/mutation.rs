@@ -173,7 +173,7 @@ pub fn load(session_dir: &Path, project_root: &Path) -> (Option<MutationView>, V
         Err(e) => {
             warnings.push(format!(
                 "{MUTATION_DIR}/{MATRIX_FILE} cannot be read, mutation results not shown: {}",
-                escape_controls(&e)
+                escape_controls(&e.to_string())
             ));
             return (None, warnings);
         }
@@ -181,7 +181,7 @@ pub fn load(session_dir: &Path, project_root: &Path) -> (Option<MutationView>, V
     let listed = results.read_mutants().unwrap_or_else(|e| {
         warnings.push(format!(
             "{MUTATION_DIR}/{MUTANTS_FILE} cannot be read: {}",
-            escape_controls(&e)
+            escape_controls(&e.to_string())
         ));
         Vec::new()
     });
@@ -191,7 +191,7 @@ pub fn load(session_dir: &Path, project_root: &Path) -> (Option<MutationView>, V
             .map_err(|e| {
                 warnings.push(format!(
                     "{MUTATION_DIR}/{SUMMARY_FILE} cannot be read: {}",
-                    escape_controls(&e)
+                    escape_controls(&e.to_string())
                 ))
             })
             .ok()
@@ -200,7 +200,7 @@ pub fn load(session_dir: &Path, project_root: &Path) -> (Option<MutationView>, V
     };
     let mutants = join(&matrix, listed, project_root);
     let options = crate::mutate::analysis::Settings::read(&dir)
-        .map_err(|e| warnings.push(escape_controls(&e).into_owned()))
+        .map_err(|e| warnings.push(escape_controls(&e.to_string()).into_owned()))
         .ok()
         .flatten();
     let view = MutationView {

@@ -4,16 +4,17 @@
 //!
 //! With a reset command the run makes fresh state as `mastor check --reset CMD` does
 //! (before the oracles that declare `fresh_state`), then re-runs each failure alone
-//! right after the command and labels it, as `--isolate-failures` does; both steps are
-//! the runner's own functions ([`runner::isolate`]). Nothing here prints: the job runs
-//! under the workbench's screen, so every word goes into the returned summary.
+//! right after the command and labels it, as `--isolate-failures` does: the run is
+//! `mastor check`'s own ([`crate::suite::run`]), so selection, type filters, error
+//! verdicts for what cannot run and the stored verdict file are the same. Nothing here
+//! prints: the job runs under the workbench's screen, so every word goes into the
+//! returned summary.
 
-use super::store::Session;
 use super::view::SessionView;
 use crate::model::{Outcome, ReviewState};
-use crate::runner::{self, RunConfig, isolate};
-use crate::suite::{self, Only};
-use std::path::{Path, PathBuf};
+use crate::suite::Only;
+use crate::suite::run::{Event, RunError, RunOptions};
+use std::path::Path;
 
 /// Environment variable that prefills the base URL of the oracle run popup.
 pub const API_URL_ENV: &str = "MASTOR_API_URL";
@@ -125,14 +126,11 @@ pub fn read_prefs(session_dir: &Path) -> TuiPrefs {
     })
 }
 
-/// Remembers `prefs` for the next launch (atomically: temp file, then rename).
+/// Remembers `prefs` for the next launch (with the one settings writer: atomic, and the
+/// old file kept when the write fails).
 pub fn write_prefs(session_dir: &Path, prefs: &TuiPrefs) -> Result<(), String> {
-    let path = session_dir.join(PREFS_FILE);
-    let text = serde_json::to_string_pretty(prefs).map_err(|e| e.to_string())?;
-    let tmp = session_dir.join(format!(".{PREFS_FILE}.tmp"));
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, &path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    crate::store::settings_file::write_json(&session_dir.join(PREFS_FILE), prefs)
+        .map_err(|e| e.to_string())
 }
 
 /// Runs the accepted and edited oracles of the session in `dir` against `base_url`
@@ -151,7 +149,7 @@ pub fn run_oracles(
 /// to those o_ids whatever their review state (empty: the accepted and edited oracles).
 /// With `reset`, fresh state and isolation of failures as `mastor check --reset CMD
 /// --isolate-failures`. `progress(done, total)` hears of each verdict (from the
-/// runner's threads).
+/// runner's threads). [`run_oracles_opts`] takes every option `mastor check` has.
 pub fn run_oracles_with(
     dir: &Path,
     base_url: &str,
@@ -159,77 +157,58 @@ pub fn run_oracles_with(
     reset: Option<&str>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<String, String> {
-    let session = Session::open(PathBuf::from(dir)).map_err(|e| e.to_string())?;
-    let read = suite::session::read(&session).map_err(|e| e.to_string())?;
-    let scope = if only.is_empty() {
-        Only::Accepted
-    } else {
-        Only::All
-    };
-    let mut plan = suite::select(&read.suite, scope, &[])?;
-    if !only.is_empty() {
-        let keep: std::collections::HashSet<&str> = only.iter().map(String::as_str).collect();
-        plan.oracles.retain(|o| keep.contains(o.o_id().as_str()));
-        plan.multi_op.retain(|m| keep.contains(m.o_id().as_str()));
-        plan.metamorphic
-            .retain(|t| keep.contains(t.o_id().as_str()));
-        if plan.is_empty() {
-            return Err(format!("{} is no longer in the session", only.join(", ")));
-        }
-    }
-    if plan.is_empty() {
-        return Err("no accepted or edited oracles to run: accept some first".into());
-    }
-    // So an undocumented status counts as an execution failure, as in `mastor check`.
-    plan.documented = suite::session::documented(&session);
     let reset = reset.map(str::trim).filter(|c| !c.is_empty());
-    let cfg = RunConfig {
-        base_url: base_url.to_string(),
-        reset: reset.map(str::to_string),
-        ..RunConfig::default()
-    };
-    let rt = tokio::runtime::Runtime::new()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let mut report = rt
-        .block_on(runner::run_with_progress(&plan, &cfg, progress))
-        .map_err(|e| e.to_string())?;
-    let mut isolated = String::new();
-    if let Some(cmd) = reset {
-        let failing: Vec<_> = report
-            .verdicts
-            .iter()
-            .filter(|v| isolate::is_failing(v))
-            .cloned()
-            .collect();
-        let limit = cfg.reset_timeout;
-        let results = rt
-            .block_on(isolate::isolate_failures(&plan, &cfg, &failing, || {
-                runner::reset_command(cmd, limit)
-            }))
-            .map_err(|e| e.to_string())?;
-        isolate::apply(&mut report, &results);
-        isolated = isolation_summary(&results);
-    }
-    let saved =
-        suite::session::save_verdicts(&session, base_url, &report).map_err(|e| e.to_string())?;
-    let s = &report.summary;
-    Ok(format!(
-        "oracles run: {} pass, {} fail, {} error{isolated}; verdicts saved to {saved}",
-        s.passed, s.failed, s.errors
-    ))
+    let mut opts = RunOptions::new(base_url);
+    opts.ids = only.iter().cloned().collect();
+    opts.config.reset = reset.map(str::to_string);
+    opts.isolate_failures = reset.is_some();
+    run_oracles_opts(dir, &opts, progress)
 }
 
-/// `; isolated: N wrong, N order-dependent, N inconclusive` (empty without failures).
-fn isolation_summary(results: &[isolate::Isolated]) -> String {
-    use crate::model::Isolation;
-    if results.is_empty() {
-        return String::new();
+/// Runs oracles of the session in `dir` as `mastor check` does with the same options
+/// (it is the same function, [`crate::suite::run`]): review scope or o_ids, `--op` and
+/// type filters, reset command and scope, isolation of failures, timeouts, error
+/// verdicts for what cannot run; the verdicts are stored the same way. Returns a
+/// one-line summary; warnings (an edit that no longer parses, an inconclusive
+/// isolation) are counted in it, since nothing may print under the workbench's screen.
+pub fn run_oracles_opts(
+    dir: &Path,
+    opts: &RunOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<String, String> {
+    let warnings = std::sync::atomic::AtomicUsize::new(0);
+    let events = |e: Event| match e {
+        Event::Progress { done, total } => progress(done, total),
+        Event::Warning(_) | Event::Skipped(_) | Event::Inconclusive { .. } => {
+            warnings.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Event::Isolating { .. } => {}
+    };
+    let checked = match crate::suite::run::run(dir, opts, &events) {
+        Ok(c) => c,
+        Err(RunError::NothingToRun(n))
+            if n.only == Only::Accepted && opts.types.is_empty() && opts.ops.is_empty() =>
+        {
+            return Err("no accepted or edited oracles to run: accept some first".into());
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let s = &checked.report.summary;
+    let mut line = format!(
+        "oracles run: {} pass, {} fail, {} error{}",
+        s.passed,
+        s.failed,
+        s.errors,
+        checked.isolation_summary()
+    );
+    let warned = warnings.into_inner();
+    if warned > 0 {
+        line.push_str(&format!(
+            "; {warned} warning(s): run `mastor check` to read them"
+        ));
     }
-    let count = |i: Isolation| results.iter().filter(|r| r.isolation == i).count();
-    format!(
-        "; isolated: {} wrong, {} order-dependent, {} inconclusive",
-        count(Isolation::Wrong),
-        count(Isolation::OrderDependent),
-        count(Isolation::Inconclusive)
-    )
+    if let Some(stored) = &checked.stored {
+        line.push_str(&format!("; verdicts saved to {}", stored.file));
+    }
+    Ok(line)
 }

@@ -120,6 +120,11 @@ fn start_placeholders_are_substituted_once_and_quoted_and_the_group_is_stopped()
         Ok(_) => panic!("nothing listens on port 1"),
         Err(e) => e,
     };
+    assert!(
+        matches!(err, mastor::mutate::MutateError::Start(_)),
+        "{err}"
+    );
+    let err = err.to_string();
     assert!(err.contains("did not answer"), "{err}");
     assert!(!tmp.path().join("PWNED").exists());
     assert_eq!(
@@ -198,6 +203,11 @@ fn a_build_does_not_wait_for_a_background_child_and_has_a_timeout() {
     ws.build_timeout = Duration::from_secs(1);
     let t0 = Instant::now();
     let err = rt().block_on(ws.build_original()).unwrap_err();
+    assert!(
+        matches!(err, mastor::mutate::MutateError::Build(_)),
+        "{err}"
+    );
+    let err = err.to_string();
     assert!(err.contains("--build-timeout"), "{err}");
     assert!(t0.elapsed() < Duration::from_secs(10));
     assert_eq!(gone("1000.42"), Vec::<u32>::new());

@@ -87,6 +87,7 @@ mod scan_fixtures;
 mod scan_overrule;
 mod secrets;
 mod seed_java;
+mod session_run;
 mod source_perf;
 mod source_slice;
 mod source_slice_evidence;

@@ -232,7 +232,7 @@ fn a_projects_lib_jars_are_its_classpath_for_the_original_and_each_mutant() {
         tmp.path().join("bare"),
         Workspace::default_mode(&project).unwrap(),
     );
-    let err = rt.block_on(bare.build_original()).unwrap_err();
+    let err = rt.block_on(bare.build_original()).unwrap_err().to_string();
     assert!(err.contains("greet"), "{err}");
 
     let mut ws = Workspace::new(

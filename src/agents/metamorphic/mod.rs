@@ -6,6 +6,7 @@
 //! checks, with the problems found, and its repairs are checked again by the caller.
 //! The loop that decides when to stop is `metamorphic::iterate`.
 
+use crate::agents::error::AgentError;
 use crate::agents::runtime::call_file_name;
 use crate::agents::schemas::{self, CallSchema};
 use crate::llm::{CallRecord, CallRequest, LlmClient, Message};
@@ -41,12 +42,12 @@ pub trait MrAgents {
         history: &[MetamorphicTest],
         uncovered: &[String],
         batch: usize,
-    ) -> impl Future<Output = Result<Vec<Value>, String>> + Send;
+    ) -> impl Future<Output = Result<Vec<Value>, AgentError>> + Send;
     /// Asks for repairs of candidates that failed the spec checks.
     fn refine(
         &self,
         failing: &[(Value, Vec<String>)],
-    ) -> impl Future<Output = Result<Refined, String>> + Send;
+    ) -> impl Future<Output = Result<Refined, AgentError>> + Send;
 }
 
 /// The agents on an LLM client.
@@ -198,11 +199,11 @@ impl ModelAgents {
         agent: crate::agents::Agent,
         vars: &[(&str, &str)],
         schema: Value,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, AgentError> {
         let rendered = self
             .prompts
             .render(agent.name(), vars)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| AgentError::Prompt(e.to_string()))?;
         let req = CallRequest::new(
             agent.name(),
             agent.phase(),
@@ -220,7 +221,10 @@ impl ModelAgents {
             }
             Err(failure) => {
                 self.file(&failure.record);
-                Err(format!("{agent}: {}", failure.error))
+                Err(AgentError::Call {
+                    agent: agent.to_string(),
+                    error: failure.error,
+                })
             }
         }
     }
@@ -251,7 +255,7 @@ impl MrAgents for ModelAgents {
         history: &[MetamorphicTest],
         uncovered: &[String],
         batch: usize,
-    ) -> Result<Vec<Value>, String> {
+    ) -> Result<Vec<Value>, AgentError> {
         let history = history_text(history);
         let uncovered = if uncovered.is_empty() {
             "(none)".to_string()
@@ -286,7 +290,7 @@ impl MrAgents for ModelAgents {
         Ok(test_list(&answer))
     }
 
-    async fn refine(&self, failing: &[(Value, Vec<String>)]) -> Result<Refined, String> {
+    async fn refine(&self, failing: &[(Value, Vec<String>)]) -> Result<Refined, AgentError> {
         let candidates: Vec<Value> = failing
             .iter()
             .map(|(c, problems)| json!({"candidate": c, "problems": problems}))
