@@ -39,7 +39,7 @@ pub fn answer_tokens(agent: Agent) -> u64 {
 
 /// Tokens of one operation's compressed context in the grouping prompt.
 const GROUPING_TOKENS_PER_OP: u64 = 300;
-/// Tokens of the cited lines the challenger reads.
+/// Tokens of the cited lines a challenger, a revision or a group's generator reads.
 const CITED_TOKENS: u64 = 400;
 
 /// What the plan is made from.
@@ -310,7 +310,7 @@ impl Builder<'_> {
             vars,
             vec![context.clone(), suite, cited],
         )?;
-        let mut vars = target.vars();
+        let mut vars = target.revise_vars(&[]);
         vars.extend([
             ("flagged", String::new()),
             ("existing", String::new()),
@@ -320,7 +320,13 @@ impl Builder<'_> {
             "the flagged oracles and the hints",
             answer_tokens(Agent::SingleOpRegenerate) / 2 + answer_tokens(Agent::SingleOpChallenger),
         );
-        self.add(Agent::SingleOpRegenerate, op, vars, vec![context, flagged])
+        let cited = estimate("the lines the context and the flagged oracles cite", CITED_TOKENS);
+        self.add(
+            Agent::SingleOpRegenerate,
+            op,
+            vars,
+            vec![context, flagged, cited],
+        )
     }
 
     /// The grouping call and, per assumed group, the multi-op calls.
@@ -345,13 +351,14 @@ impl Builder<'_> {
         }
         for (resource, ops) in by_resource.into_iter().filter(|(_, o)| o.len() >= 2) {
             let group = format!("{resource} (assumed)");
-            let (_, bundle, seed) = crate::agents::multi_op::group_source(self.input.project, &ops);
+            let (_, _, seed) = crate::agents::multi_op::group_source(self.input.project, &ops);
+            // A group's agents read the contexts and the lines they cite, not the bundle.
             let common = || -> Vec<Var> {
                 vec![
                     ("group_id", group.clone()),
                     ("contexts", String::new()),
                     ("seed_data", seed.clone()),
-                    ("bundle", bundle.clone()),
+                    ("cited", String::new()),
                 ]
             };
             let contexts = estimate(
@@ -360,13 +367,18 @@ impl Builder<'_> {
             );
             let mut vars = common();
             vars.extend([("pattern", String::new()), ("sequence", String::new())]);
-            self.add(Agent::MultiOp, &group, vars, vec![contexts.clone()])?;
+            let cited = estimate("the lines the contexts cite", CITED_TOKENS);
+            self.add(
+                Agent::MultiOp,
+                &group,
+                vars,
+                vec![contexts.clone(), cited.clone()],
+            )?;
             if !self.input.options.challenger {
                 continue;
             }
             let mut vars = common();
-            vars.retain(|(k, _)| *k != "bundle");
-            vars.extend([("cited", String::new()), ("oracles", String::new())]);
+            vars.push(("oracles", String::new()));
             let oracles = estimate("the group's oracles", answer_tokens(Agent::MultiOp));
             let cited = estimate("the lines the contexts and the oracles cite", CITED_TOKENS);
             self.add(
@@ -386,11 +398,15 @@ impl Builder<'_> {
                 answer_tokens(Agent::MultiOpRegenerate) / 2
                     + answer_tokens(Agent::MultiOpChallenger),
             );
+            let cited = estimate(
+                "the lines the contexts and the flagged oracles cite",
+                CITED_TOKENS,
+            );
             self.add(
                 Agent::MultiOpRegenerate,
                 &group,
                 vars,
-                vec![contexts, flagged],
+                vec![contexts, flagged, cited],
             )?;
         }
         Ok(())
