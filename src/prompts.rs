@@ -319,6 +319,7 @@ mod tests {
                     ("pattern", "p"),
                     ("sequence", ""),
                     ("contexts", ""),
+                    ("cited", ""),
                 ],
             )
             .unwrap()

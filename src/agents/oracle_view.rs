@@ -10,6 +10,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The oracles for a reviewer: one compact JSON item a line, without the suite's
 /// operation, assertions and evidence references short (as the reviewers' prompts
@@ -28,14 +29,22 @@ fn lines<T: Serialize>(items: &[T], short_refs: bool) -> String {
     if items.is_empty() {
         return "[]".into();
     }
-    let lines: Vec<String> = items
+    let mut values: Vec<Value> = items
         .iter()
-        .map(|i| {
-            let mut v = serde_json::to_value(i).unwrap_or(Value::Null);
-            if let Value::Object(map) = &mut v {
+        .map(|i| serde_json::to_value(i).unwrap_or(Value::Null))
+        .collect();
+    let names = if short_refs {
+        file_names(&values)
+    } else {
+        BTreeMap::new()
+    };
+    let lines: Vec<String> = values
+        .iter_mut()
+        .map(|v| {
+            if let Value::Object(map) = v {
                 map.remove("op_id");
                 if short_refs {
-                    shorten(map);
+                    shorten(map, &names);
                 }
             }
             serde_json::to_string(&v).unwrap_or_default()
@@ -44,11 +53,43 @@ fn lines<T: Serialize>(items: &[T], short_refs: bool) -> String {
     format!("[\n{}\n]", lines.join(",\n"))
 }
 
+/// The name each cited file is shown by: its file name where no other cited file has
+/// that name, else its path.
+fn file_names(values: &[Value]) -> BTreeMap<String, String> {
+    fn collect(v: &Value, paths: &mut BTreeSet<String>) {
+        let Value::Object(map) = v else { return };
+        if let Some(Value::Array(refs)) = map.get("evidence_refs") {
+            paths.extend(
+                refs.iter()
+                    .filter_map(|r| r.get("file")?.as_str().map(str::to_string)),
+            );
+        }
+        if let Some(Value::Array(steps)) = map.get("steps") {
+            steps.iter().for_each(|s| collect(s, paths));
+        }
+    }
+    let mut paths: BTreeSet<String> = BTreeSet::new();
+    values.iter().for_each(|v| collect(v, &mut paths));
+    let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for p in &paths {
+        *count.entry(name(p)).or_default() += 1;
+    }
+    paths
+        .iter()
+        .map(|p| {
+            let n = name(p);
+            let shown = if count[&n] == 1 { n } else { p.clone() };
+            (p.clone(), shown)
+        })
+        .collect()
+}
+
 /// An oracle's (or a sequence step's) assertions and references in the short form.
-fn shorten(map: &mut serde_json::Map<String, Value>) {
+fn shorten(map: &mut serde_json::Map<String, Value>, names: &BTreeMap<String, String>) {
     if let Some(Value::Array(refs)) = map.get_mut("evidence_refs") {
         for r in refs.iter_mut() {
-            if let Some(short) = short_ref(r) {
+            if let Some(short) = short_ref(r, names) {
                 *r = Value::String(short);
             }
         }
@@ -63,7 +104,7 @@ fn shorten(map: &mut serde_json::Map<String, Value>) {
     if let Some(Value::Array(steps)) = map.get_mut("steps") {
         for step in steps.iter_mut() {
             if let Value::Object(step) = step {
-                shorten(step);
+                shorten(step, names);
             }
         }
     }
@@ -97,9 +138,11 @@ fn short_assertion(a: &Value) -> Option<Value> {
     }
 }
 
-/// `file:start-end` (`file:start` for one line) for a reference with those three keys.
-fn short_ref(r: &Value) -> Option<String> {
-    let file = r.get("file")?.as_str()?;
+/// `file:start-end` (`file:start` for one line) for a reference with those three keys,
+/// the file by the name `names` gives it.
+fn short_ref(r: &Value, names: &BTreeMap<String, String>) -> Option<String> {
+    let path = r.get("file")?.as_str()?;
+    let file = names.get(path).map_or(path, String::as_str);
     let a = r.get("start_line")?.as_u64()?;
     let b = r.get("end_line")?.as_u64()?;
     Some(if a == b {
@@ -121,7 +164,8 @@ mod tests {
                        {"type": "field", "field_path": "name", "op": "equals", "expected": "Rex"},
                        {"type": "field", "field_path": "", "op": "is_null", "expected": null}],
                    "evidence_refs": [{"file": "src/A.java", "start_line": 3, "end_line": 9},
-                                     {"file": "src/B.java", "start_line": 4, "end_line": 4}]}),
+                                     {"file": "src/x/B.java", "start_line": 4, "end_line": 4},
+                                     {"file": "src/y/B.java", "start_line": 1, "end_line": 2}]}),
             json!({"test_id": "seq", "steps": [{"op_id": "POST /pets", "input": {},
                 "assertions": [
                     {"type": "field", "field_path": "id", "op": "not_equals", "expected": null},
@@ -137,7 +181,8 @@ mod tests {
         assert!(back[0].get("op_id").is_none(), "{text}");
         assert_eq!(
             back[0]["evidence_refs"],
-            json!(["src/A.java:3-9", "src/B.java:4"])
+            json!(["A.java:3-9", "src/x/B.java:4", "src/y/B.java:1-2"]),
+            "a file by its name, unless two cited files share it"
         );
         assert_eq!(
             back[0]["assertions"],

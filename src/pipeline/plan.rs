@@ -37,6 +37,8 @@ pub fn answer_tokens(agent: Agent) -> u64 {
     }
 }
 
+/// Tokens a prefix cache serves at a time: a shared prefix counts in whole blocks.
+const CACHE_BLOCK: u64 = 64;
 /// Tokens of one operation's compressed context in the grouping prompt.
 const GROUPING_TOKENS_PER_OP: u64 = 300;
 /// Tokens of the cited lines a challenger, a revision or a group's generator reads.
@@ -76,8 +78,9 @@ pub struct PlannedCall {
     pub sends: Vec<SentFile>,
     /// Estimated input tokens, estimated parts included.
     pub input_tokens: u64,
-    /// Of those, the leading tokens byte-identical to an earlier call for the same target
-    /// on the same model: what a provider's prefix cache serves.
+    /// Of those, the leading tokens byte-identical to an earlier call's on the same model:
+    /// what a provider's prefix cache serves (an operation's bundle after its extraction,
+    /// an agent's instructions after its first call).
     pub prefix_tokens: u64,
     pub output_tokens: u64,
     /// Parts of the prompt only an earlier answer decides, with their estimated size.
@@ -250,7 +253,8 @@ fn assumptions(options: PipelineOptions) -> Vec<String> {
          model's per-call averages"
             .to_string(),
         "a shared prefix is billed at the cache-hit price only when the provider caches \
-         prefixes and the earlier call's entry is still cached"
+         prefixes and the earlier call's entry is still cached; it counts in whole blocks of \
+         64 tokens"
             .to_string(),
     ];
     if options.challenger {
@@ -433,23 +437,28 @@ impl Builder<'_> {
         let role = agent.role();
         let model = self.input.config.role(role);
         // The request starts with the system message: what a cache can serve is the
-        // longest prefix it shares with an earlier call's for the same target on the same
-        // model (the bytes after it differ, so nothing later counts).
+        // longest prefix it shares with an earlier call's on the same model (the bytes
+        // after it differ, so nothing later counts). A cache is keyed by the bytes, not by
+        // the operation: an agent's instructions, the same for every operation, are served
+        // after its first call when they come first.
         let shared = self
             .calls
             .iter()
             .zip(&self.systems)
             .filter(|(c, _)| {
                 let m = self.input.config.role(c.role);
-                c.target == target && m.model == model.model && m.base_url == model.base_url
+                m.model == model.model && m.base_url == model.base_url
             })
             .map(|(_, s)| common_prefix(s, &rendered.system))
             .max()
             .unwrap_or(0);
+        // Caches serve whole blocks (DeepSeek's unit is 64 tokens): a few shared words
+        // ("You are ") are no prefix a cache serves.
         let prefix = if shared == 0 {
             0
         } else {
-            crate::agents::fit::estimate_tokens(&rendered.system[..shared]) as u64
+            let tokens = crate::agents::fit::estimate_tokens(&rendered.system[..shared]) as u64;
+            tokens / CACHE_BLOCK * CACHE_BLOCK
         };
         let mut output = answer_tokens(agent);
         if let Some(m) = self.input.max_tokens {
