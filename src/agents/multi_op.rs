@@ -61,10 +61,7 @@ pub fn group_source(
 impl GroupTarget {
     /// The group, its operations' verified contexts, the seed data, and the lines of the
     /// merged bundle the contexts' error cases and envelopes and `oracles` cite.
-    fn cited_vars<'a>(
-        &'a self,
-        oracles: impl Iterator<Item = &'a OracleOf<Self>>,
-    ) -> Vec<Var> {
+    fn cited_vars<'a>(&'a self, oracles: impl Iterator<Item = &'a OracleOf<Self>>) -> Vec<Var> {
         let contexts: BTreeMap<_, _> = self
             .contexts
             .iter()

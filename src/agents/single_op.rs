@@ -50,7 +50,10 @@ impl OpTarget {
 impl OpTarget {
     /// The operation, its verified context, the seed data, and the bundle lines the
     /// context's error cases and envelopes and `oracles` cite.
-    fn cited_vars<'a>(&'a self, oracles: impl Iterator<Item = &'a crate::model::Oracle>) -> Vec<Var> {
+    fn cited_vars<'a>(
+        &'a self,
+        oracles: impl Iterator<Item = &'a crate::model::Oracle>,
+    ) -> Vec<Var> {
         let c = &self.context;
         let refs = c
             .response_schema

@@ -324,7 +324,10 @@ impl Builder<'_> {
             "the flagged oracles and the hints",
             answer_tokens(Agent::SingleOpRegenerate) / 2 + answer_tokens(Agent::SingleOpChallenger),
         );
-        let cited = estimate("the lines the context and the flagged oracles cite", CITED_TOKENS);
+        let cited = estimate(
+            "the lines the context and the flagged oracles cite",
+            CITED_TOKENS,
+        );
         self.add(
             Agent::SingleOpRegenerate,
             op,

@@ -163,7 +163,10 @@ public class PetHandler implements HttpHandler {
     fn the_entry_file_stays_whole_and_other_bodies_become_signatures() {
         let bundle = format!(
             "{}{}{}",
-            render_file("Main.java", "class Main {\n  void main() {\n    x();\n  }\n}\n"),
+            render_file(
+                "Main.java",
+                "class Main {\n  void main() {\n    x();\n  }\n}\n"
+            ),
             render_file("Store.java", STORE),
             render_file("PetHandler.java", HANDLER),
         );
@@ -173,8 +176,14 @@ public class PetHandler implements HttpHandler {
             "class Main {\n  void main() {\n    x();\n  }\n}\n"
         )));
         // The store: its field and the signature stay, the body is left out.
-        assert!(view.contains("   4 |     private final java.util.Map"), "{view}");
-        assert!(view.contains("   6 |     public String get(long id) {"), "{view}");
+        assert!(
+            view.contains("   4 |     private final java.util.Map"),
+            "{view}"
+        );
+        assert!(
+            view.contains("   6 |     public String get(long id) {"),
+            "{view}"
+        );
         assert!(!view.contains("p.trim()"), "{view}");
         assert!(view.contains("lines 7-12 left out"), "{view}");
         assert!(view.contains("  13 | }"), "{view}");

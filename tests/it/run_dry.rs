@@ -235,7 +235,10 @@ async fn the_live_workbench_checks_the_budget_before_it_opens() {
     let output = tui(home.path(), &["--dry-run"]);
     assert_eq!(output.status.code(), Some(0));
     let plan = String::from_utf8_lossy(&output.stdout);
-    assert!(plan.starts_with("Run plan (nothing has been sent)"), "{plan}");
+    assert!(
+        plan.starts_with("Run plan (nothing has been sent)"),
+        "{plan}"
+    );
     assert!(plan.contains(GET), "{plan}");
     assert_eq!(server.calls(), 0);
 
