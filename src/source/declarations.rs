@@ -101,8 +101,8 @@ fn kept(facts: &FileFacts, text: &str) -> Vec<(usize, usize)> {
             } else {
                 // Annotations and the signature, through the line that opens the body.
                 let open = (m.name_line..=m.end)
-                    .find(|&n| lines.get(n - 1).is_some_and(|l| l.contains('{')))
-                    .unwrap_or(m.name_line);
+                    .find(|&n| lines.get(n - 1).is_some_and(|l| l.contains(['{', ';'])))
+                    .unwrap_or(m.end);
                 ranges.push((m.start, open));
             }
         }
@@ -193,6 +193,30 @@ public class PetHandler implements HttpHandler {
             "{view}"
         );
         assert!(view.len() < bundle.len());
+    }
+
+    /// Mappings declared on an interface (Spring's inherited mappings) are annotations
+    /// and signatures: all of it stays.
+    #[test]
+    fn an_interfaces_mappings_stay_whole() {
+        let api = "package p;
+
+@RequestMapping(\"/api\")
+public interface PetApi {
+    @GetMapping(\"/pets/{id}\")
+    Pet get(@PathVariable long id,
+            @RequestParam(required = false) String view);
+}
+";
+        let bundle = format!(
+            "{}{}",
+            render_file("PetController.java", "class PetController {}\n"),
+            render_file("PetApi.java", api)
+        );
+        let view = declarations_view(&bundle, "PetController.java");
+        for n in 3..=8 {
+            assert!(view.contains(&format!("{n:>4} | ")), "line {n}: {view}");
+        }
     }
 
     #[test]
