@@ -137,7 +137,7 @@ pub fn build(input: &PlanInput) -> Result<Plan, String> {
     let mut b = Builder {
         input,
         calls: Vec::new(),
-        systems: Vec::new(),
+        requests: Vec::new(),
     };
     if options.discovery {
         for entry_file in project.entry_bundles().keys() {
@@ -277,8 +277,8 @@ fn assumptions(options: PipelineOptions) -> Vec<String> {
 struct Builder<'a> {
     input: &'a PlanInput<'a>,
     calls: Vec<PlannedCall>,
-    /// Each call's system message, for the shared prefix of later calls.
-    systems: Vec<String>,
+    /// Each call's messages (system, then user), for the shared prefix of later calls.
+    requests: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -439,20 +439,21 @@ impl Builder<'_> {
         let known = crate::agents::fit::estimate_prompt(&[&rendered.system, &rendered.user]);
         let role = agent.role();
         let model = self.input.config.role(role);
-        // The request starts with the system message: what a cache can serve is the
-        // longest prefix it shares with an earlier call's on the same model (the bytes
-        // after it differ, so nothing later counts). A cache is keyed by the bytes, not by
-        // the operation: an agent's instructions, the same for every operation, are served
+        // What a cache can serve is the longest prefix the request (system message, then
+        // user message) shares with an earlier call's on the same model (the bytes after
+        // it differ, so nothing later counts). A cache is keyed by the bytes, not by the
+        // operation: an agent's instructions, the same for every operation, are served
         // after its first call when they come first.
+        let request = format!("{}\n{}", rendered.system, rendered.user);
         let shared = self
             .calls
             .iter()
-            .zip(&self.systems)
+            .zip(&self.requests)
             .filter(|(c, _)| {
                 let m = self.input.config.role(c.role);
                 m.model == model.model && m.base_url == model.base_url
             })
-            .map(|(_, s)| common_prefix(s, &rendered.system))
+            .map(|(_, s)| common_prefix(s, &request))
             .max()
             .unwrap_or(0);
         // Caches serve whole blocks (DeepSeek's unit is 64 tokens): a few shared words
@@ -460,19 +461,18 @@ impl Builder<'_> {
         let prefix = if shared == 0 {
             0
         } else {
-            let tokens = crate::agents::fit::estimate_tokens(&rendered.system[..shared]) as u64;
+            let tokens = crate::agents::fit::estimate_tokens(&request[..shared]) as u64;
             tokens / CACHE_BLOCK * CACHE_BLOCK
         };
         let mut output = answer_tokens(agent);
         if let Some(m) = self.input.max_tokens {
             output = output.min(u64::from(m));
         }
-        let text = format!("{}\n{}", rendered.system, rendered.user);
         self.calls.push(PlannedCall {
             agent,
             target: target.to_string(),
             role,
-            sends: sent_files(self.input.project, &text),
+            sends: sent_files(self.input.project, &request),
             input_tokens: known as u64 + estimated.iter().map(|(_, n)| n).sum::<u64>(),
             prefix_tokens: prefix,
             output_tokens: output,
@@ -481,7 +481,7 @@ impl Builder<'_> {
                 .map(|(what, n)| format!("{what} (about {n} tokens)"))
                 .collect(),
         });
-        self.systems.push(rendered.system);
+        self.requests.push(request);
         Ok(())
     }
 }
