@@ -4,8 +4,15 @@
 //! and the evidence coverage: of the source lines a correct oracle cites, hand-checked
 //! (a fixture's `evidence.json` and `suites/reference.json`, see
 //! `mastor::source::slice::cited`; the synthetic project's known lines), how many each
-//! mode shows. Cited lines a slice leaves out are listed under the table. Run with
-//! `cargo bench --bench slice`.
+//! mode shows. Cited lines a slice leaves out are listed under the table.
+//!
+//! A second table gives, per fixture, the prompt tokens per operation of each agent as
+//! the run's own dry-run plan estimates them (default bundle mode), beside the figures
+//! recorded before each agent was given only what it needs (`support/agent_tokens.rs`).
+//! Run with `cargo bench --bench slice`.
+
+#[path = "support/agent_tokens.rs"]
+mod agent_tokens;
 
 use mastor::source::slice::ProjectSlicer;
 use mastor::source::slice::cited::{Cite, coverage, hand_checked};
@@ -46,15 +53,35 @@ fn main() {
             c.op, c.file, c.line
         );
     }
+    println!();
+    println!("prompt tokens per operation by agent (dry-run estimate, 3 characters a token)");
+    println!(
+        "{:<24} {:<22} {:>8} {:>8}",
+        "project", "agent", "before", "now"
+    );
+    let before = agent_tokens::before(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/data/agent_tokens_before.json"),
+    );
+    for dir in &dirs {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy();
+        match agent_tokens::plan(dir, spec_of(dir).as_deref()) {
+            Ok(now) => agent_tokens::print(&name, &now, before.get(name.as_ref())),
+            Err(e) => println!("{name:<24} no plan: {e}"),
+        }
+    }
+}
+
+/// The spec a fixture's `expected.json` names, if it names one.
+fn spec_of(root: &Path) -> Option<std::path::PathBuf> {
+    std::fs::read_to_string(root.join("expected.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["spec"].as_str().map(|s| root.join(s)))
 }
 
 /// Prints one row; returns the cited lines the slice leaves out.
 fn measure(name: &str, root: &Path, cites: &[Cite]) -> Vec<(String, Cite)> {
-    let spec = match std::fs::read_to_string(root.join("expected.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v["spec"].as_str().map(|s| root.join(s)))
-    {
+    let spec = match spec_of(root) {
         Some(p) => p,
         None => mastor::spec::find_spec(root).expect("spec").path,
     };

@@ -406,7 +406,7 @@ impl Prepared {
             "requestBody": op.request_body,
             "responses": op.responses,
         });
-        serde_json::to_string_pretty(&fragment).unwrap_or_default()
+        crate::prompts::prompt_json(&fragment)
     }
 
     /// The numbered list of selected operations, for discovery and the DP baseline.

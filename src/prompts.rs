@@ -57,6 +57,11 @@ pub const PARTIALS: &[(&str, &str)] = &[
         "multi_op_rules",
         include_str!("../prompts/partials/multi_op_rules.md"),
     ),
+    // How a reviewer reads the suite (`agents::oracle_view`).
+    (
+        "review_form",
+        include_str!("../prompts/partials/review_form.md"),
+    ),
     // First in the system message of every agent of one operation (or group) that reads
     // the bundle: the same bytes before anything agent-specific, so a provider's prefix
     // cache bills the bundle once per operation instead of once per agent.
@@ -200,6 +205,48 @@ impl Prompts {
     }
 }
 
+/// JSON for prompts, laid out in two levels: the value's keys (or items) and theirs each
+/// on a line, anything deeper compact. Pretty printing's indentation cost a context a
+/// quarter of its tokens, and a spec fragment nearly half, and told the model nothing.
+pub fn prompt_json(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    layered(value, 0, &mut out);
+    out
+}
+
+/// Levels laid out one entry a line by [`prompt_json`].
+const LAID_OUT: usize = 2;
+
+fn layered(value: &serde_json::Value, depth: usize, out: &mut String) {
+    use serde_json::Value;
+    let indent = |out: &mut String, d: usize| out.push_str(&" ".repeat(d));
+    match value {
+        Value::Object(map) if depth < LAID_OUT && !map.is_empty() => {
+            out.push_str("{\n");
+            for (i, (k, v)) in map.iter().enumerate() {
+                indent(out, depth + 1);
+                out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                out.push_str(": ");
+                layered(v, depth + 1, out);
+                out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
+            }
+            indent(out, depth);
+            out.push('}');
+        }
+        Value::Array(items) if depth < LAID_OUT && !items.is_empty() => {
+            out.push_str("[\n");
+            for (i, v) in items.iter().enumerate() {
+                indent(out, depth + 1);
+                layered(v, depth + 1, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            indent(out, depth);
+            out.push(']');
+        }
+        v => out.push_str(&serde_json::to_string(v).unwrap_or_default()),
+    }
+}
+
 /// Replaces `{{key}}` in one pass (values are never re-scanned, so a bundle containing
 /// `{{` is safe); returns the first placeholder with no value.
 fn fill(text: &str, vars: &[(&str, &str)]) -> Result<String, String> {
@@ -272,6 +319,7 @@ mod tests {
                     ("pattern", "p"),
                     ("sequence", ""),
                     ("contexts", ""),
+                    ("cited", ""),
                 ],
             )
             .unwrap()

@@ -81,10 +81,12 @@ pub fn prompt_vars(
     entry_file: &str,
 ) -> Result<Vec<crate::agents::generation::Var>, AgentError> {
     let bundle = entry_bundle(project, entry_file)?;
+    // The entry file whole, the other files as their declarations (see there why).
+    let view = crate::source::declarations::declarations_view(&bundle.text, entry_file);
     Ok(vec![
         ("operations", project.operation_list()),
         ("entry_file", entry_file.to_string()),
-        ("bundle", bundle.text.clone()),
+        ("bundle", view),
     ])
 }
 

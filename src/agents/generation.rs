@@ -13,7 +13,8 @@ use crate::agents::Agent;
 use crate::agents::challenge::{self, HintCheck, check_hints, merge};
 use crate::agents::error::AgentError;
 use crate::agents::normalize::NormalizeOutcome;
-use crate::agents::runtime::{AgentCtx, to_prompt_json, to_prompt_lines};
+use crate::agents::oracle_view::{review_lines, revision_lines};
+use crate::agents::runtime::{AgentCtx, to_prompt_lines};
 use crate::agents::schemas;
 use crate::model::{ChallengerReview, Hint};
 use crate::store::{Record, RecordKind, Session, StoreError, TestId};
@@ -54,6 +55,11 @@ pub trait Target: Sized + Send + Sync {
     fn generate_vars(&self) -> Vec<Var>;
     /// What the challenger reads besides the suite: by default what every call gets.
     fn review_vars(&self, _oracles: &[OracleOf<Self>]) -> Vec<Var> {
+        self.vars()
+    }
+    /// What a revision reads besides the flagged oracles, the ids and the hints: by
+    /// default what every call gets.
+    fn revise_vars(&self, _flagged: &[&OracleOf<Self>]) -> Vec<Var> {
         self.vars()
     }
     /// The answer schema of generation and regeneration, noted when it falls back.
@@ -97,7 +103,7 @@ pub async fn challenge<T: Target>(ctx: &AgentCtx, id: &str) -> Result<usize, Age
     let target = T::load(ctx, id)?;
     let record = target.current(ctx, "review")?;
     let mut vars = target.review_vars(&record.oracles);
-    vars.push(("oracles", to_prompt_lines(&record.oracles)));
+    vars.push(("oracles", review_lines(&record.oracles)));
     let note = target
         .call_op()
         .filter(|_| !T::MULTI)
@@ -121,12 +127,12 @@ pub async fn regenerate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<(), Agent
     let target = T::load(ctx, id)?;
     let mut record = target.current(ctx, "regenerate")?;
     let hints = record.review.clone().unwrap_or_default().hints;
-    let mut vars = target.vars();
     let request = challenge::revision_request(&record.oracles, &hints);
+    let mut vars = target.revise_vars(&request.flagged);
     vars.extend([
-        ("flagged", to_prompt_lines(&request.flagged)),
+        ("flagged", revision_lines(&request.flagged)),
         ("existing", request.existing.join(", ")),
-        ("hints", to_prompt_json(&request.hints)),
+        ("hints", to_prompt_lines(&request.hints)),
     ]);
     let schema = target.schema(ctx);
     let answer = call(ctx, &target, T::REGENERATOR, &vars, schema).await?;
@@ -156,12 +162,12 @@ pub async fn regenerate_for<T: Target>(
 ) -> Result<Vec<String>, AgentError> {
     let target = T::load(ctx, id)?;
     let mut record = target.current(ctx, "regenerate")?;
-    let mut vars = target.vars();
     let request = challenge::revision_request(&record.oracles, hints);
+    let mut vars = target.revise_vars(&request.flagged);
     vars.extend([
-        ("flagged", to_prompt_lines(&request.flagged)),
+        ("flagged", revision_lines(&request.flagged)),
         ("existing", request.existing.join(", ")),
-        ("hints", to_prompt_json(&request.hints)),
+        ("hints", to_prompt_lines(&request.hints)),
     ]);
     let schema = target.schema(ctx);
     let answer = call(ctx, &target, T::REGENERATOR, &vars, schema).await?;

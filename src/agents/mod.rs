@@ -19,6 +19,7 @@ pub mod groups;
 pub mod metamorphic;
 pub mod multi_op;
 pub mod normalize;
+pub mod oracle_view;
 pub mod quadrants;
 pub mod runtime;
 pub mod schemas;

@@ -4,6 +4,7 @@
 //! [`crate::agents::generation`]'s; this module says what a group brings to them.
 
 use crate::agents::Agent;
+use crate::agents::cited::cited_lines;
 use crate::agents::error::AgentError;
 use crate::agents::generation::{OracleOf, RecordOf, Target, Var};
 use crate::agents::groups::Group;
@@ -25,7 +26,7 @@ pub struct GroupTarget {
     record: GroupRecord,
     contexts: HashMap<String, SourceContext>,
     bundle: BundleIndex,
-    /// The group's operations' bundles merged, each file once, for the prompts.
+    /// The group's operations' bundles merged, each file once: the cited lines are cut from it.
     bundle_text: String,
     /// Seed data for the group, start-up code in its bundles' files first.
     seed_data: String,
@@ -56,6 +57,35 @@ pub fn group_source(
     files.shown = crate::project::text_index(&text).shown;
     let seed = project.seed_data_for(&files.files.keys().cloned().collect::<Vec<_>>());
     (files, text, seed)
+}
+
+impl GroupTarget {
+    /// The group, its operations' verified contexts, the seed data, and the lines of the
+    /// merged bundle the contexts' error cases and envelopes and `oracles` cite.
+    fn cited_vars<'a>(&'a self, oracles: impl Iterator<Item = &'a OracleOf<Self>>) -> Vec<Var> {
+        let contexts: BTreeMap<_, _> = self
+            .contexts
+            .iter()
+            .map(|(op, c)| (op, c.verified()))
+            .collect();
+        let refs = self
+            .contexts
+            .values()
+            .flat_map(|c| {
+                c.response_schema
+                    .error_cases
+                    .iter()
+                    .flat_map(|e| &e.evidence_refs)
+                    .chain(c.error_envelopes.iter().flat_map(|e| &e.evidence_refs))
+            })
+            .chain(oracles.flat_map(|o| &o.evidence_refs));
+        vec![
+            ("group_id", self.group_id.clone()),
+            ("contexts", to_prompt_json(&contexts)),
+            ("seed_data", self.seed_data.clone()),
+            ("cited", cited_lines(&self.bundle_text, refs)),
+        ]
+    }
 }
 
 impl Target for GroupTarget {
@@ -104,42 +134,21 @@ impl Target for GroupTarget {
     }
 
     /// The group, its operations' verified contexts (no pending claims), seed data and
-    /// merged bundle.
+    /// the lines the contexts cite. A group's agents reason from the contexts extraction
+    /// checked, not from the merged bundle again: the contexts hold every field, status
+    /// and error body a sequence asserts, and their evidence is shown as the lines.
     fn vars(&self) -> Vec<Var> {
-        let contexts: BTreeMap<_, _> = self
-            .contexts
-            .iter()
-            .map(|(op, c)| (op, c.verified()))
-            .collect();
-        vec![
-            ("group_id", self.group_id.clone()),
-            ("contexts", to_prompt_json(&contexts)),
-            ("seed_data", self.seed_data.clone()),
-            ("bundle", self.bundle_text.clone()),
-        ]
+        self.cited_vars(std::iter::empty())
     }
 
-    /// The contexts, the seed data and the lines the contexts and the oracles cite, not
-    /// the group's bundle (see [`crate::agents::cited`]).
+    /// The contexts, the seed data and the lines the contexts and the oracles cite.
     fn review_vars(&self, oracles: &[OracleOf<Self>]) -> Vec<Var> {
-        let mut vars = self.vars();
-        vars.retain(|(k, _)| *k != "bundle");
-        let refs = self
-            .contexts
-            .values()
-            .flat_map(|c| {
-                c.response_schema
-                    .error_cases
-                    .iter()
-                    .flat_map(|e| &e.evidence_refs)
-                    .chain(c.error_envelopes.iter().flat_map(|e| &e.evidence_refs))
-            })
-            .chain(oracles.iter().flat_map(|o| &o.evidence_refs));
-        vars.push((
-            "cited",
-            crate::agents::cited::cited_lines(&self.bundle_text, refs),
-        ));
-        vars
+        self.cited_vars(oracles.iter())
+    }
+
+    /// As the challenger reads, with the flagged oracles' evidence.
+    fn revise_vars(&self, flagged: &[&OracleOf<Self>]) -> Vec<Var> {
+        self.cited_vars(flagged.iter().copied())
     }
 
     /// The group's pattern and sequence, which the first generation builds on.

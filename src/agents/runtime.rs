@@ -354,15 +354,32 @@ pub fn to_prompt_lines<T: serde::Serialize>(items: &[T]) -> String {
     format!("[\n{}\n]", lines.join(",\n"))
 }
 
-/// Pretty JSON for prompts; serialization of our own types cannot fail in practice, and
-/// an empty string is a harmless fallback if it ever did.
+/// JSON for prompts, laid out as [`crate::prompts::prompt_json`] lays it out.
+/// Serialization of our own types cannot fail in practice, and an empty string is a
+/// harmless fallback if it ever did.
 pub fn to_prompt_json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_default()
+    serde_json::to_value(value)
+        .map(|v| crate::prompts::prompt_json(&v))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prompt_json_lays_out_two_levels_and_stays_json() {
+        let v = serde_json::json!({"op_id": "GET /a", "request_params": [
+            {"name": "id", "constraints": ["x", "y"]}, {"name": "q"}], "empty": []});
+        let text = to_prompt_json(&v);
+        assert_eq!(
+            text,
+            "{\n \"op_id\": \"GET /a\",\n \"request_params\": [\n  {\"name\":\"id\",\"constraints\":[\"x\",\"y\"]},\n  {\"name\":\"q\"}\n ],\n \"empty\": []\n}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, v);
+        assert!(text.len() < serde_json::to_string_pretty(&v).unwrap().len());
+    }
 
     #[test]
     fn oracle_lists_are_one_compact_item_a_line_and_still_json() {
@@ -380,6 +397,6 @@ mod tests {
         let back: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
         assert_eq!(back, items);
         assert_eq!(to_prompt_lines::<serde_json::Value>(&[]), "[]");
-        assert!(text.len() < to_prompt_json(&items).len());
+        assert!(text.len() < serde_json::to_string_pretty(&items).unwrap().len());
     }
 }

@@ -48,6 +48,30 @@ impl OpTarget {
     }
 }
 
+impl OpTarget {
+    /// The operation, its verified context, the seed data, and the bundle lines the
+    /// context's error cases and envelopes and `oracles` cite.
+    fn cited_vars<'a>(
+        &'a self,
+        oracles: impl Iterator<Item = &'a crate::model::Oracle>,
+    ) -> Vec<Var> {
+        let c = &self.context;
+        let refs = c
+            .response_schema
+            .error_cases
+            .iter()
+            .flat_map(|e| &e.evidence_refs)
+            .chain(c.error_envelopes.iter().flat_map(|e| &e.evidence_refs))
+            .chain(oracles.flat_map(|o| &o.evidence_refs));
+        vec![
+            ("op_id", self.op_id.clone()),
+            ("context", to_prompt_json(&c.verified())),
+            ("seed_data", self.seed_data.clone()),
+            ("cited", cited_lines(&self.bundle.text, refs)),
+        ]
+    }
+}
+
 impl Target for OpTarget {
     type Kind = SuiteKind;
     const GENERATOR: Agent = Agent::SingleOp;
@@ -92,20 +116,15 @@ impl Target for OpTarget {
     /// The context, the seed data and the lines the context and the suite cite, not the
     /// bundle (see [`crate::agents::cited`]).
     fn review_vars(&self, oracles: &[OracleOf<Self>]) -> Vec<Var> {
-        let c = &self.context;
-        let refs = c
-            .response_schema
-            .error_cases
-            .iter()
-            .flat_map(|e| &e.evidence_refs)
-            .chain(c.error_envelopes.iter().flat_map(|e| &e.evidence_refs))
-            .chain(oracles.iter().flat_map(|o| &o.evidence_refs));
-        vec![
-            ("op_id", self.op_id.clone()),
-            ("context", to_prompt_json(&c.verified())),
-            ("seed_data", self.seed_data.clone()),
-            ("cited", cited_lines(&self.bundle.text, refs)),
-        ]
+        self.cited_vars(oracles.iter())
+    }
+
+    /// As the challenger reads: the verified context and the lines it and the flagged
+    /// oracles cite. The revision reasons from the facts extraction checked; new oracles
+    /// cite lines the context names, and normalization checks every reference against
+    /// the whole bundle as for a first generation.
+    fn revise_vars(&self, flagged: &[&OracleOf<Self>]) -> Vec<Var> {
+        self.cited_vars(flagged.iter().copied())
     }
 
     /// Tailored to the operation's statuses and fields; noted under the generator for

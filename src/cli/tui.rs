@@ -312,6 +312,14 @@ fn require_terminal() -> color_eyre::Result<()> {
 }
 
 fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
+    // The plan and the budget before anything is sent, while the terminal is still a
+    // plain one (a question can be asked on it), and before the workbench asks for a
+    // terminal: a run over its budget is refused with `mastor run`'s exit code (4,
+    // nothing sent) whether or not a workbench could have opened.
+    let loaded = run::load(&args.dir, &args.pipeline)?;
+    if let Some(code) = crate::cli::dry_run::before_run(&args.pipeline, false, &loaded)? {
+        return Ok(code);
+    }
     require_terminal()?;
     let (tx, rx) = mpsc::channel();
     let events = tx.clone();
@@ -319,12 +327,6 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
         // The workbench may be gone (quit); the event is in events.jsonl anyway.
         let _ = events.send(LiveMsg::Event(e.clone()));
     });
-    // The plan and the budget before anything is sent, while the terminal is still a
-    // plain one (a question can be asked on it).
-    let loaded = run::load(&args.dir, &args.pipeline)?;
-    if let Some(code) = crate::cli::dry_run::before_run(&args.pipeline, false, &loaded)? {
-        return Ok(code);
-    }
     let prepared = run::prepare_loaded(loaded, &args.pipeline, sink)?;
     let session = Arc::clone(&prepared.ctx.session);
     // Held by the workbench too, so reviewing after the run ends stays the only writer.

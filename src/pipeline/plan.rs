@@ -37,9 +37,11 @@ pub fn answer_tokens(agent: Agent) -> u64 {
     }
 }
 
+/// Tokens a prefix cache serves at a time: a shared prefix counts in whole blocks.
+const CACHE_BLOCK: u64 = 64;
 /// Tokens of one operation's compressed context in the grouping prompt.
 const GROUPING_TOKENS_PER_OP: u64 = 300;
-/// Tokens of the cited lines the challenger reads.
+/// Tokens of the cited lines a challenger, a revision or a group's generator reads.
 const CITED_TOKENS: u64 = 400;
 
 /// What the plan is made from.
@@ -76,8 +78,9 @@ pub struct PlannedCall {
     pub sends: Vec<SentFile>,
     /// Estimated input tokens, estimated parts included.
     pub input_tokens: u64,
-    /// Of those, the leading tokens byte-identical to an earlier call for the same target
-    /// on the same model: what a provider's prefix cache serves.
+    /// Of those, the leading tokens byte-identical to an earlier call's on the same model:
+    /// what a provider's prefix cache serves (an operation's bundle after its extraction,
+    /// an agent's instructions after its first call).
     pub prefix_tokens: u64,
     pub output_tokens: u64,
     /// Parts of the prompt only an earlier answer decides, with their estimated size.
@@ -134,7 +137,7 @@ pub fn build(input: &PlanInput) -> Result<Plan, String> {
     let mut b = Builder {
         input,
         calls: Vec::new(),
-        systems: Vec::new(),
+        requests: Vec::new(),
     };
     if options.discovery {
         for entry_file in project.entry_bundles().keys() {
@@ -250,7 +253,8 @@ fn assumptions(options: PipelineOptions) -> Vec<String> {
          model's per-call averages"
             .to_string(),
         "a shared prefix is billed at the cache-hit price only when the provider caches \
-         prefixes and the earlier call's entry is still cached"
+         prefixes and the earlier call's entry is still cached; it counts in whole blocks of \
+         64 tokens"
             .to_string(),
     ];
     if options.challenger {
@@ -273,8 +277,8 @@ fn assumptions(options: PipelineOptions) -> Vec<String> {
 struct Builder<'a> {
     input: &'a PlanInput<'a>,
     calls: Vec<PlannedCall>,
-    /// Each call's system message, for the shared prefix of later calls.
-    systems: Vec<String>,
+    /// Each call's messages (system, then user), for the shared prefix of later calls.
+    requests: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -310,7 +314,7 @@ impl Builder<'_> {
             vars,
             vec![context.clone(), suite, cited],
         )?;
-        let mut vars = target.vars();
+        let mut vars = target.revise_vars(&[]);
         vars.extend([
             ("flagged", String::new()),
             ("existing", String::new()),
@@ -320,7 +324,16 @@ impl Builder<'_> {
             "the flagged oracles and the hints",
             answer_tokens(Agent::SingleOpRegenerate) / 2 + answer_tokens(Agent::SingleOpChallenger),
         );
-        self.add(Agent::SingleOpRegenerate, op, vars, vec![context, flagged])
+        let cited = estimate(
+            "the lines the context and the flagged oracles cite",
+            CITED_TOKENS,
+        );
+        self.add(
+            Agent::SingleOpRegenerate,
+            op,
+            vars,
+            vec![context, flagged, cited],
+        )
     }
 
     /// The grouping call and, per assumed group, the multi-op calls.
@@ -345,13 +358,14 @@ impl Builder<'_> {
         }
         for (resource, ops) in by_resource.into_iter().filter(|(_, o)| o.len() >= 2) {
             let group = format!("{resource} (assumed)");
-            let (_, bundle, seed) = crate::agents::multi_op::group_source(self.input.project, &ops);
+            let (_, _, seed) = crate::agents::multi_op::group_source(self.input.project, &ops);
+            // A group's agents read the contexts and the lines they cite, not the bundle.
             let common = || -> Vec<Var> {
                 vec![
                     ("group_id", group.clone()),
                     ("contexts", String::new()),
                     ("seed_data", seed.clone()),
-                    ("bundle", bundle.clone()),
+                    ("cited", String::new()),
                 ]
             };
             let contexts = estimate(
@@ -360,13 +374,18 @@ impl Builder<'_> {
             );
             let mut vars = common();
             vars.extend([("pattern", String::new()), ("sequence", String::new())]);
-            self.add(Agent::MultiOp, &group, vars, vec![contexts.clone()])?;
+            let cited = estimate("the lines the contexts cite", CITED_TOKENS);
+            self.add(
+                Agent::MultiOp,
+                &group,
+                vars,
+                vec![contexts.clone(), cited.clone()],
+            )?;
             if !self.input.options.challenger {
                 continue;
             }
             let mut vars = common();
-            vars.retain(|(k, _)| *k != "bundle");
-            vars.extend([("cited", String::new()), ("oracles", String::new())]);
+            vars.push(("oracles", String::new()));
             let oracles = estimate("the group's oracles", answer_tokens(Agent::MultiOp));
             let cited = estimate("the lines the contexts and the oracles cite", CITED_TOKENS);
             self.add(
@@ -386,11 +405,15 @@ impl Builder<'_> {
                 answer_tokens(Agent::MultiOpRegenerate) / 2
                     + answer_tokens(Agent::MultiOpChallenger),
             );
+            let cited = estimate(
+                "the lines the contexts and the flagged oracles cite",
+                CITED_TOKENS,
+            );
             self.add(
                 Agent::MultiOpRegenerate,
                 &group,
                 vars,
-                vec![contexts, flagged],
+                vec![contexts, flagged, cited],
             )?;
         }
         Ok(())
@@ -416,35 +439,40 @@ impl Builder<'_> {
         let known = crate::agents::fit::estimate_prompt(&[&rendered.system, &rendered.user]);
         let role = agent.role();
         let model = self.input.config.role(role);
-        // The request starts with the system message: what a cache can serve is the
-        // longest prefix it shares with an earlier call's for the same target on the same
-        // model (the bytes after it differ, so nothing later counts).
+        // What a cache can serve is the longest prefix the request (system message, then
+        // user message) shares with an earlier call's on the same model (the bytes after
+        // it differ, so nothing later counts). A cache is keyed by the bytes, not by the
+        // operation: an agent's instructions, the same for every operation, are served
+        // after its first call when they come first.
+        let request = format!("{}\n{}", rendered.system, rendered.user);
         let shared = self
             .calls
             .iter()
-            .zip(&self.systems)
+            .zip(&self.requests)
             .filter(|(c, _)| {
                 let m = self.input.config.role(c.role);
-                c.target == target && m.model == model.model && m.base_url == model.base_url
+                m.model == model.model && m.base_url == model.base_url
             })
-            .map(|(_, s)| common_prefix(s, &rendered.system))
+            .map(|(_, s)| common_prefix(s, &request))
             .max()
             .unwrap_or(0);
+        // Caches serve whole blocks (DeepSeek's unit is 64 tokens): a few shared words
+        // ("You are ") are no prefix a cache serves.
         let prefix = if shared == 0 {
             0
         } else {
-            crate::agents::fit::estimate_tokens(&rendered.system[..shared]) as u64
+            let tokens = crate::agents::fit::estimate_tokens(&request[..shared]) as u64;
+            tokens / CACHE_BLOCK * CACHE_BLOCK
         };
         let mut output = answer_tokens(agent);
         if let Some(m) = self.input.max_tokens {
             output = output.min(u64::from(m));
         }
-        let text = format!("{}\n{}", rendered.system, rendered.user);
         self.calls.push(PlannedCall {
             agent,
             target: target.to_string(),
             role,
-            sends: sent_files(self.input.project, &text),
+            sends: sent_files(self.input.project, &request),
             input_tokens: known as u64 + estimated.iter().map(|(_, n)| n).sum::<u64>(),
             prefix_tokens: prefix,
             output_tokens: output,
@@ -453,7 +481,7 @@ impl Builder<'_> {
                 .map(|(what, n)| format!("{what} (about {n} tokens)"))
                 .collect(),
         });
-        self.systems.push(rendered.system);
+        self.requests.push(request);
         Ok(())
     }
 }

@@ -58,8 +58,8 @@ pub fn render(plan: &Plan) -> String {
     }
     let _ = writeln!(
         out,
-        "Tokens: ~{} in ({} of them a prefix an earlier call for the same operation or \
-         group sent), ~{} out, ~{} in all",
+        "Tokens: ~{} in ({} of them a prefix an earlier call on the same model sent), ~{} \
+         out, ~{} in all",
         plan.input_tokens,
         plan.prefix_tokens,
         plan.output_tokens,

@@ -11,6 +11,7 @@
 
 pub mod bundle;
 pub mod closure;
+pub mod declarations;
 pub mod entries;
 pub mod envelope;
 pub mod evidence;

@@ -1,6 +1,7 @@
-//! What each agent of one operation is sent: the agents that read the bundle get it as
-//! the same leading bytes of their first message (a provider's prefix cache then bills
-//! it once per operation), and the challenger gets the lines the suite cites instead of
+//! What each agent of one operation is sent: the agents that read the bundle (extraction
+//! and the generator) get it as the same leading bytes of their first message (a
+//! provider's prefix cache then bills it once per operation); the challenger and the
+//! revision get the verified context and the lines it and the oracles cite instead of
 //! the whole bundle.
 
 use crate::support::*;
@@ -96,7 +97,7 @@ async fn the_requests_of_one_operation_share_a_byte_identical_prefix_holding_the
 
     // Every agent of the operation that reads the bundle starts with the same bytes.
     let mut checked = 0;
-    for agent in ["single_op", "single_op_regenerate"] {
+    for agent in ["single_op"] {
         let msgs = first_messages(&server, agent, GET);
         assert!(!msgs.is_empty(), "{agent} did not run");
         for (role, content) in msgs {
@@ -112,7 +113,7 @@ async fn the_requests_of_one_operation_share_a_byte_identical_prefix_holding_the
             checked += 1;
         }
     }
-    assert_eq!(checked, 2);
+    assert_eq!(checked, 1);
 
     // The challenger reads the context and the cited lines, not the bundle: the
     // suite's fv_get_rex cites PetHandler lines 96-100.
@@ -131,4 +132,18 @@ async fn the_requests_of_one_operation_share_a_byte_identical_prefix_holding_the
         review.len(),
         bundle.len()
     );
+
+    // The revision reasons from the verified context and the cited lines too: the
+    // flagged fv_get_rex cites PetHandler lines 96-100.
+    let revision = whole_prompt(&server, "single_op_regenerate", GET);
+    assert!(!revision.is_empty(), "the revision ran");
+    assert!(
+        !revision.contains("SOURCE BUNDLE:"),
+        "no bundle for the revision"
+    );
+    assert!(revision.contains("VERIFIED SOURCE CONTEXT"), "{revision}");
+    assert!(revision.contains("CITED LINES"), "{revision}");
+    assert!(revision.contains(" 98 | "), "a cited line with its number");
+    assert!(!revision.contains(" 20 | "), "an uncited line is left out");
+    assert!(revision.len() < bundle.len());
 }

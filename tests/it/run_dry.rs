@@ -50,9 +50,10 @@ async fn dry_run_prints_the_plan_and_sends_nothing() {
 async fn the_plan_shares_the_bundle_prefix_and_prices_it() {
     let server = ScriptedServer::start(petstore_script()).await.unwrap();
     let home = tempfile::tempdir().unwrap();
-    // Closures: the bundle is then the largest part of a prompt, so a reviewer that is not
-    // sent it must cost less than the extraction that is. (With a slice, the reviewer's
-    // suite and rules can outweigh the small bundle; the "not sent" check below holds.)
+    // Closures: the bundle is then the largest part of a prompt, so a reviewer or a
+    // revision that is not sent it must cost less than the extraction that is. (With a
+    // slice, the suite and rules can outweigh the small bundle; the "not sent" checks
+    // below hold.)
     let mut extra = vec![
         "--dry-run",
         "--json",
@@ -75,34 +76,47 @@ async fn the_plan_shares_the_bundle_prefix_and_prices_it() {
             .unwrap_or_else(|| panic!("no {agent} call for {GET}"))
     };
     let n = |v: &Value, k: &str| v[k].as_u64().unwrap();
-    let extraction = of("extraction");
-    assert_eq!(
-        n(extraction, "prefix_tokens"),
-        0,
-        "the first call pays in full"
+    let first = calls.iter().find(|c| c["agent"] == "extraction").unwrap();
+    assert!(
+        n(first, "prefix_tokens") < 100,
+        "the first call pays for its bundle: {first}"
     );
+    let extraction = of("extraction");
     let sends = extraction["sends"].as_array().unwrap();
     assert!(
         sends.iter().any(|s| s["file"] == PET_HANDLER),
         "the handler file is listed with its lines: {sends:?}"
     );
-    for agent in ["single_op", "single_op_regenerate"] {
+    let generator = of("single_op");
+    assert!(
+        n(generator, "prefix_tokens") * 2 > n(extraction, "input_tokens"),
+        "the generator shares the bundle prefix: {generator}"
+    );
+    // The review and the revision read the context and the cited lines, not the bundle.
+    for agent in ["single_op_challenger", "single_op_regenerate"] {
         let c = of(agent);
+        assert!(n(c, "input_tokens") < n(extraction, "input_tokens"), "{c}");
         assert!(
-            n(c, "prefix_tokens") * 2 > n(extraction, "input_tokens"),
-            "{agent} shares the bundle prefix: {c}"
+            !c["sends"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["file"] == PET_HANDLER),
+            "{agent} is not sent the bundle"
         );
     }
-    let review = of("single_op_challenger");
-    assert_eq!(n(review, "prefix_tokens"), 0);
-    assert!(n(review, "input_tokens") < n(extraction, "input_tokens"));
-    assert!(
-        !review["sends"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|s| s["file"] == PET_HANDLER),
-        "the challenger is not sent the bundle"
+    // Their instructions come first and are the same for every operation: after the
+    // first review, a cache serves them.
+    let reviews: Vec<&Value> = calls
+        .iter()
+        .filter(|c| c["agent"] == "single_op_challenger")
+        .collect();
+    assert_eq!(reviews.len(), 3);
+    assert_eq!(n(reviews[0], "prefix_tokens"), 0);
+    assert!(n(reviews[1], "prefix_tokens") > 500, "{}", reviews[1]);
+    assert_eq!(
+        n(reviews[1], "prefix_tokens"),
+        n(reviews[2], "prefix_tokens")
     );
     let cost = &plan["cost"];
     let (without, with) = (
@@ -166,6 +180,77 @@ async fn a_run_over_its_budget_is_refused_when_nobody_can_be_asked() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert_eq!(server.calls(), 6);
+}
+
+/// `mastor tui --run` checks the same budget as `mastor run`, before the workbench asks
+/// for a terminal: over the budget and not interactive, it is refused with exit 4 and
+/// nothing is sent; a dry run prints the plan; within the budget, the workbench is what
+/// needs the terminal, and still nothing was sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_workbench_checks_the_budget_before_it_opens() {
+    let server = ScriptedServer::start(petstore_script()).await.unwrap();
+    let tui = |home: &Path, extra: &[&str]| -> Output {
+        let out = home.join("session");
+        let mut args = vec![
+            "tui",
+            "tests/fixtures/petstore-jdk",
+            "--run",
+            "--out",
+            out.to_str().unwrap(),
+            "--op",
+            GET,
+        ];
+        args.extend_from_slice(extra);
+        let mut cmd = mastor_cmd(&server.base_url(), home, &args);
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(std::process::Stdio::null());
+        tokio::task::block_in_place(|| cmd.output().unwrap())
+    };
+
+    let home = tempfile::tempdir().unwrap();
+    let output = tui(home.path(), &["--max-tokens-total", "1000"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("over its budget"), "{stderr}");
+    assert!(stderr.contains("--max-tokens-total 1000"), "{stderr}");
+    assert!(
+        stderr.contains("Run plan (nothing has been sent)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("not interactive"), "{stderr}");
+    assert!(!stderr.contains("needs a terminal"), "{stderr}");
+    assert!(!home.path().join("session").exists(), "nothing written");
+    assert_eq!(server.calls(), 0, "a refused run sends nothing");
+
+    let home = tempfile::tempdir().unwrap();
+    let mut extra = vec!["--max-cost", "0.0001"];
+    extra.extend(DEEPSEEK);
+    let output = tui(home.path(), &extra);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("--max-cost 0.0001"), "{stderr}");
+    assert_eq!(server.calls(), 0);
+
+    let home = tempfile::tempdir().unwrap();
+    let output = tui(home.path(), &["--dry-run"]);
+    assert_eq!(output.status.code(), Some(0));
+    let plan = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        plan.starts_with("Run plan (nothing has been sent)"),
+        "{plan}"
+    );
+    assert!(plan.contains(GET), "{plan}");
+    assert_eq!(server.calls(), 0);
+
+    // Within the budget the check lets the run go on; the workbench then needs a
+    // terminal, which a test does not have, and nothing has been sent.
+    let home = tempfile::tempdir().unwrap();
+    let output = tui(home.path(), &["--max-tokens-total", "10000000"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("needs a terminal"), "{stderr}");
+    assert!(!stderr.contains("over its budget"), "{stderr}");
+    assert_eq!(server.calls(), 0);
 }
 
 /// The plan lists what would be sent after redaction: a planted secret is counted on its
