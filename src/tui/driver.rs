@@ -102,12 +102,7 @@ pub fn init_logging() -> Option<PathBuf> {
 /// clipboard) and returns its outcome, for `msg::update` to apply. `editor` runs an
 /// external editor on a text and returns the edited text. Background work never comes
 /// here: `msg::carry_out` hands it to the executor.
-pub fn perform(
-    session: &Session,
-    view: &SessionView,
-    effect: Effect,
-    editor: &mut Editor,
-) -> Msg {
+pub fn perform(session: &Session, view: &SessionView, effect: Effect, editor: &mut Editor) -> Msg {
     let failed = |what: &str, e: &dyn std::fmt::Display| Msg::Failed(format!("{what}: {e}"));
     match effect {
         Effect::Record(d) => match session.append_decision(&d) {

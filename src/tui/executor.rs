@@ -199,12 +199,7 @@ impl Executor {
 }
 
 /// Runs one task (blocking); its one-line result. A new kind of work adds its arm here.
-pub fn body(
-    work: Work,
-    dir: &Path,
-    launchers: &Launchers,
-    r: &Reporter,
-) -> Result<String, String> {
+pub fn body(work: Work, dir: &Path, launchers: &Launchers, r: &Reporter) -> Result<String, String> {
     let progress = |done, total| r.progress(done, total);
     match work {
         Work::Rerun { op_id, from } => match &launchers.rerun {

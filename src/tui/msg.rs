@@ -27,9 +27,16 @@ pub enum Msg {
     /// The terminal changed size (the next frame fits itself).
     Resize,
     /// A pipeline event of task `seq` (a live run or a re-run), as `events.jsonl` has it.
-    Event { seq: u64, event: Event },
+    Event {
+        seq: u64,
+        event: Event,
+    },
     /// Task `seq` is `done` of `total` steps in.
-    Progress { seq: u64, done: usize, total: usize },
+    Progress {
+        seq: u64,
+        done: usize,
+        total: usize,
+    },
     /// Task `seq` ended: a one-line summary (maybe empty), or why it failed.
     Done {
         seq: u64,
@@ -74,7 +81,10 @@ pub enum Saved {
         text: String,
     },
     ContextEdit(ContextEdit),
-    Handler { op_id: String, choice: HandlerChoice },
+    Handler {
+        op_id: String,
+        choice: HandlerChoice,
+    },
 }
 
 /// Applies one message; returns the effects it asks for.
@@ -167,9 +177,7 @@ fn finished(app: &mut App, task: Task, outcome: Result<String, String>) -> Vec<E
         }
         TaskKind::Mutate => (
             "the mutation analysis",
-            outcome.map_err(|why| {
-                format!("mutate failed: {}", crate::text::escape_controls(&why))
-            }),
+            outcome.map_err(|why| format!("mutate failed: {}", crate::text::escape_controls(&why))),
         ),
         TaskKind::Survivors => {
             let note = match outcome {
@@ -302,5 +310,17 @@ pub fn reload(session: &Session, app: &mut App, what: &str) -> bool {
             app.error(format!("cannot reload the session after {what}: {e}"));
             false
         }
+    }
+}
+
+/// Carries out `effect` and applies everything it leads to, background work included,
+/// run at once on this thread (no launchers: re-runs and regenerations end with an
+/// error saying so). For callers without an event loop: scripts, tests, benches.
+pub fn settle(session: &Session, app: &mut App, effect: Effect, editor: &mut Editor) {
+    let launchers = super::executor::Launchers::default();
+    let mut exec = Executor::inline(session.dir(), launchers);
+    carry_out(session, app, &mut exec, editor, effect);
+    while let Some(msg) = exec.next(std::time::Duration::ZERO) {
+        apply(session, app, &mut exec, editor, msg);
     }
 }

@@ -78,4 +78,3 @@ pub fn start_rerun(app: &mut App, op_id: String, from: Option<String>) -> Vec<Ef
 fn scope(from: Option<&str>) -> String {
     from.map(|a| format!(" from {a} on")).unwrap_or_default()
 }
-

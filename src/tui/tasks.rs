@@ -202,11 +202,17 @@ mod tests {
         let mut t = Tasks::default();
         assert_eq!(t.busy(), None);
         let one = t.start(TaskKind::Rerun, "re-run of GET /pets");
-        assert_eq!(t.busy().as_deref(), Some("a re-run of GET /pets is in progress"));
+        assert_eq!(
+            t.busy().as_deref(),
+            Some("a re-run of GET /pets is in progress")
+        );
         let two = t.start(TaskKind::Rerun, "re-run of GET /pets");
         assert!(t.by_seq(one).is_none() && t.progress(one, 1, 2).is_none());
         assert!(t.finish(one).is_none(), "a superseded task's end is stale");
-        assert_eq!(t.progress(two, 1, 2).map(|t| t.progress), Some(Some((1, 2))));
+        assert_eq!(
+            t.progress(two, 1, 2).map(|t| t.progress),
+            Some(Some((1, 2)))
+        );
         assert_eq!(t.finish(two).map(|t| t.seq), Some(two));
         assert!(t.finish(two).is_none() && t.busy().is_none());
         t.start(TaskKind::Oracles, "oracle run");

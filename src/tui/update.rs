@@ -54,10 +54,7 @@ pub enum Effect {
     },
     /// Run task `seq` (registered in `App::tasks`) doing `work`, in the background:
     /// the executor takes it, and its messages come back to `msg::update`.
-    Start {
-        seq: u64,
-        work: super::tasks::Work,
-    },
+    Start { seq: u64, work: super::tasks::Work },
     /// Read the session again after `after` changed it; then `note` on the status line
     /// (`Err`: as an error; `Ok("")`: nothing).
     Reload {
