@@ -14,6 +14,7 @@ use crate::runner;
 pub use super::oracle_run::{
     API_URL_ENV, PREFS_FILE, TuiPrefs, read_prefs, run_oracles, run_oracles_with, write_prefs,
 };
+pub use super::base_url::with_scheme;
 pub use super::rerun::{RERUN_FROM, open_rerun_popup, start_rerun};
 
 /// Why a new task must wait, if one already runs (the registry says).
@@ -147,23 +148,7 @@ pub fn run_again(app: &mut App, failing: bool) -> Vec<Effect> {
         app.notify("no failing oracles: nothing to run again");
         return Vec::new();
     }
-    let known = app
-        .jobs
-        .last_api_url
-        .clone()
-        .or_else(|| app.jobs.api_url.clone())
-        .or_else(|| {
-            only.iter()
-                .find_map(|o| app.view.verdict_details.get(o).map(|v| v.base_url.clone()))
-        })
-        .or_else(|| {
-            // The session's most recent run.
-            app.view
-                .verdict_details
-                .values()
-                .max_by(|a, b| a.at.cmp(&b.at))
-                .map(|v| v.base_url.clone())
-        });
+    let known = super::base_url::known(app, &only);
     let Some(url) = known else {
         open_run_popup(app);
         return Vec::new();
@@ -189,42 +174,4 @@ pub fn run_again(app: &mut App, failing: bool) -> Vec<Effect> {
         reset,
     };
     start(app, work, "oracle run")
-}
-
-/// `url` with `http://` in front when it names no scheme but a host (`127.0.0.1:8080`,
-/// `api.local/v2`, `localhost`); whether it was added. A bare word is left alone, to be
-/// refused with a hint rather than taken for a host name.
-pub fn with_scheme(url: &str) -> (String, bool) {
-    let url = url.trim();
-    let host = url.split('/').next().unwrap_or("");
-    let hostlike = host.contains(['.', ':']) || host.eq_ignore_ascii_case("localhost");
-    if url.contains("://") || !hostlike {
-        (url.to_string(), false)
-    } else {
-        (format!("http://{url}"), true)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::with_scheme;
-
-    #[test]
-    fn a_host_without_a_scheme_gets_http() {
-        assert_eq!(
-            with_scheme(" 127.0.0.1:1 "),
-            ("http://127.0.0.1:1".into(), true)
-        );
-        assert_eq!(with_scheme("localhost"), ("http://localhost".into(), true));
-        assert_eq!(
-            with_scheme("api.local/v2"),
-            ("http://api.local/v2".into(), true)
-        );
-        assert_eq!(
-            with_scheme("https://x.org"),
-            ("https://x.org".into(), false)
-        );
-        assert_eq!(with_scheme("nope"), ("nope".into(), false));
-        assert_eq!(with_scheme(""), (String::new(), false));
-    }
 }

@@ -65,6 +65,7 @@
 //! come from the registry (`TaskKind::progress_word` names it in the header).
 
 pub mod action;
+pub mod base_url;
 pub mod clipboard;
 pub mod config;
 pub mod confine;
