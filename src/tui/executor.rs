@@ -14,7 +14,7 @@ use super::tasks::Work;
 use crate::store::Event;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
 /// Re-runs the pipeline for an operation (from an agent on, `None`: every agent),
@@ -191,10 +191,7 @@ impl Executor {
         if wait.is_zero() {
             return self.rx.try_recv().ok();
         }
-        match self.rx.recv_timeout(wait) {
-            Ok(msg) => Some(msg),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.rx.recv_timeout(wait).ok()
     }
 }
 

@@ -11,10 +11,10 @@ use super::tasks::Work;
 use super::update::Effect;
 use crate::runner;
 
+pub use super::base_url::with_scheme;
 pub use super::oracle_run::{
     API_URL_ENV, PREFS_FILE, TuiPrefs, read_prefs, run_oracles, run_oracles_with, write_prefs,
 };
-pub use super::base_url::with_scheme;
 pub use super::rerun::{RERUN_FROM, open_rerun_popup, start_rerun};
 
 /// Why a new task must wait, if one already runs (the registry says).

@@ -80,7 +80,7 @@ fn ctrl_t_offers_all_failing_and_to_review_scopes() {
     b.press("<C-t><down><down>");
     assert!(handle_key(&mut b.app, crate::tui_undo::key("<enter>")).is_empty());
     assert!(b.status().contains("no failing oracles"), "{}", b.status());
-    assert!(!b.app.tasks.get(TaskKind::Oracles).is_some());
+    assert!(b.app.tasks.get(TaskKind::Oracles).is_none());
 }
 
 #[test]
