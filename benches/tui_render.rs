@@ -2,6 +2,10 @@
 //! Prints open time, one render cycle on a 250x80 terminal per screen, and peak memory;
 //! then accept-all on a 100,000-oracle session.
 //! Targets: open < 0.5 s, frame < 16 ms, < 200 MB; accept-all of 100,000 < 2 s.
+//! Then background tasks as a reviewer starts them, keys in, end to end through the
+//! message stream with the inline executor: an oracle run against a local API, the
+//! triage run (every oracle, failures isolated), a re-run of one operation, and a
+//! mutation analysis of the petstore fixture (`tasks-only` runs these alone).
 
 #[path = "../tests/it/tui_common/mod.rs"]
 mod tui_common;
@@ -50,6 +54,10 @@ fn main() {
     // `cargo bench --bench tui_render -- accept-only` times the bulk accepts alone.
     if std::env::args().any(|a| a == "accept-only") {
         accept_alls();
+        return;
+    }
+    if std::env::args().any(|a| a == "tasks-only") {
+        tasks::run();
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -126,6 +134,7 @@ fn main() {
         None => println!("peak memory: /proc/self/status not available"),
     }
     accept_alls();
+    tasks::run();
 }
 
 fn accept_alls() {
@@ -160,7 +169,7 @@ fn accept_all(n: usize, n_ops: usize, label: &str) {
     let mut chunks = 0;
     for code in [KeyCode::Char('A'), KeyCode::Enter, KeyCode::Char('y')] {
         for e in press(&mut app, code) {
-            mastor::tui::driver::perform(&session, &mut app, e, &mut editor);
+            mastor::tui::msg::settle(&session, &mut app, e, &mut editor);
             chunks += 1;
         }
     }
@@ -173,7 +182,7 @@ fn accept_all(n: usize, n_ops: usize, label: &str) {
     };
     draw(&mut app);
     while let Some(chunk) = app.next_bulk_chunk() {
-        mastor::tui::driver::perform(&session, &mut app, Effect::RecordBatch(chunk), &mut editor);
+        mastor::tui::msg::settle(&session, &mut app, Effect::RecordBatch(chunk), &mut editor);
         draw(&mut app);
         chunks += 1;
     }
@@ -184,4 +193,137 @@ fn accept_all(n: usize, n_ops: usize, label: &str) {
         "accept-all of {n} oracles ({label}): {:>8.1} ms in {chunks} chunks, {saved} decisions in the journal (target < 2 s)",
         t.elapsed().as_secs_f64() * 1e3
     );
+}
+
+mod tasks {
+    //! Key sequences that start background work, carried out end to end.
+    use super::tui_common;
+    use mastor::store::{Event, EventKind};
+    use mastor::tui::executor::{Executor, Launchers, Reporter};
+    use mastor::tui::msg::{self, Msg};
+    use mastor::tui::state::App;
+    use mastor::tui::tasks::TaskKind;
+    use std::sync::Arc;
+    use std::time::Instant;
+    use tui_common::bench::{Bench, key, tokens};
+
+    /// Types `keys` into the workbench as the event loop delivers them.
+    fn type_keys(b: &mut Bench, exec: &mut Executor, keys: &str) {
+        let mut editor = |t: &str| Ok(t.to_string());
+        for t in tokens(keys) {
+            let msg = Msg::Key(key(&t));
+            msg::dispatch(&b.session, &mut b.app, exec, &mut editor, msg);
+        }
+    }
+
+    fn status(app: &App) -> String {
+        app.status.clone().map(|s| s.0).unwrap_or_default()
+    }
+
+    /// Times `keys`, which start a task of `kind`; checks the task ended.
+    fn timed(b: &mut Bench, exec: &mut Executor, label: &str, kind: TaskKind, keys: &str) {
+        let t = Instant::now();
+        type_keys(b, exec, keys);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        assert!(b.app.tasks.get(kind).is_none(), "{label}: still registered");
+        println!("{label:<44} {ms:>9.1} ms  · {}", status(&b.app));
+    }
+
+    /// A re-run that reports `n` agent events per operation agent, then ends.
+    fn rerun_launcher(n: usize) -> Launchers {
+        let rerun = Arc::new(move |op: &str, _: Option<&str>, r: &Reporter| {
+            for _ in 0..n {
+                for kind in [EventKind::AgentStarted, EventKind::AgentFinished] {
+                    r.event(&Event::new(kind, "extraction").op(op.to_string()));
+                }
+            }
+            Ok(())
+        });
+        Launchers {
+            rerun: Some(rerun),
+            survivors: None,
+        }
+    }
+
+    pub fn run() {
+        let api = super::tiny_api();
+        let mut b = Bench::new();
+        let mut exec = Executor::inline(b.session.dir(), rerun_launcher(50));
+        type_keys(&mut b, &mut exec, "<enter>A<enter>y<esc>");
+        let url = format!("<C-t>{}<enter>", clear_then(&api));
+        timed(
+            &mut b,
+            &mut exec,
+            "oracle run (accepted, ctrl-t)",
+            TaskKind::Oracles,
+            &url,
+        );
+        assert!(
+            status(&b.app).starts_with("oracles run:"),
+            "{}",
+            status(&b.app)
+        );
+        timed(
+            &mut b,
+            &mut exec,
+            "one oracle again (!)",
+            TaskKind::Oracles,
+            "<enter>!<esc>",
+        );
+        let triage = format!("<C-t><down>{}<tab>true<enter>", clear_then(&api));
+        timed(
+            &mut b,
+            &mut exec,
+            "triage run (all, reset, isolation)",
+            TaskKind::Triage,
+            &triage,
+        );
+        assert!(b.app.filters.verdict.is_some(), "triage shows the failures");
+        b.app.filters.verdict = None;
+        b.app.refresh_lists();
+        timed(
+            &mut b,
+            &mut exec,
+            "re-run of one operation (100 events)",
+            TaskKind::Rerun,
+            "<C-r><enter>",
+        );
+        assert!(status(&b.app).contains("finished"), "{}", status(&b.app));
+        // A real analysis of the petstore fixture, two mutants (javac and the server).
+        timed(
+            &mut b,
+            &mut exec,
+            "mutation analysis (ctrl-k, 2 mutants)",
+            TaskKind::Mutate,
+            "<C-k><tab><tab><bs><bs>2<enter>",
+        );
+        let summary = b.session.dir().join("mutation/summary.json");
+        println!("  mutation/summary.json written: {}", summary.is_file());
+    }
+
+    /// Clears a prefilled URL field (80 backspaces), then types `text`.
+    fn clear_then(text: &str) -> String {
+        format!("{}{text}", "<bs>".repeat(80))
+    }
+}
+
+/// An API that answers every request with `200 []`; returns its base URL.
+fn tiny_api() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                      Content-Length: 2\r\nConnection: close\r\n\r\n[]",
+                );
+            });
+        }
+    });
+    url
 }

@@ -2,10 +2,12 @@
 //! pipeline on a project and shows it live.
 //!
 //! Live mode runs the pipeline on a background thread with its own tokio runtime and
-//! forwards its events over a channel; the workbench never waits on it. This module
-//! only wires the two together: the pipeline setup is `run::prepare`, the screen side is
-//! `tui::live`; re-runs of one operation started from the workbench go the same way
-//! (`tui::jobs` holds their screen side).
+//! reports like any workbench task (a `TaskKind::Run` in the registry, its events and
+//! end on the executor's stream); the workbench never waits on it. This module only
+//! wires the two together: the pipeline setup is `run::prepare`, the screen side is
+//! `tui::msg`; re-runs of one operation and regenerations from survivors started from
+//! the workbench are the launchers handed to its executor (they own the model
+//! settings).
 
 use super::run::{self, PipelineArgs};
 use crate::agents::runtime::EventSink;
@@ -14,16 +16,16 @@ use crate::llm::config::{LlmArgs, LlmConfig, RoleConfig};
 use crate::pipeline;
 use crate::store::{LockError, SessionLock};
 use crate::tui::driver::{self, Options};
-use crate::tui::jobs::{self, JobMsg, Jobs, RerunLauncher};
-use crate::tui::live::{self, Live, LiveMsg};
+use crate::tui::executor::{Executor, Launchers, Reporter, RerunLauncher, SurvivorLauncher};
+use crate::tui::jobs;
+use crate::tui::live::{self, Live};
 use crate::tui::state::LiveState;
-use crate::tui::survivors_job::SurvivorLauncher;
+use crate::tui::tasks::TaskKind;
 use clap::Args;
 use color_eyre::eyre::eyre;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc;
 use std::time::Duration;
 
 /// Arguments of `mastor tui`.
@@ -105,7 +107,7 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
             ));
         }
         let root = session.record_project_root(dir).map_err(|e| eyre!(e))?;
-        if crate::tui::jobs::reload(&session, &mut app, "recording the project") {
+        if crate::tui::msg::reload(&session, &mut app, "recording the project") {
             app.notify(format!("project root recorded: {root}"));
         }
     }
@@ -113,9 +115,16 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
     // A re-run works on the project the session was made from, with model settings from
     // the environment and config as `mastor run` resolves them.
     let (project, base) = review_rerun_args(&session);
-    let jobs = Jobs::new(Some(rerun_launcher(project.clone(), base.clone())))
-        .with_survivors(survivor_launcher(project, base));
-    driver::run_with(&session, &mut app, None, jobs)?;
+    let launchers = Launchers {
+        rerun: Some(rerun_launcher(project.clone(), base.clone())),
+        survivors: Some(survivor_launcher(project, base)),
+    };
+    driver::run(
+        &session,
+        &mut app,
+        None,
+        Executor::threads(session.dir(), launchers),
+    )?;
     Ok(super::EXIT_OK)
 }
 
@@ -161,7 +170,7 @@ fn launcher_with_env(
     base: PipelineArgs,
     env: fn() -> HashMap<String, String>,
 ) -> RerunLauncher {
-    Box::new(move |op_id, from, seq, tx| {
+    Arc::new(move |op_id: &str, from: Option<&str>, r: &Reporter| {
         // Checked before anything is sent: a hosted model without a key would only be
         // refused, retried, and end as a bare failure mark on the operation.
         if let Some(why) = missing_model(&env(), &base.llm) {
@@ -175,17 +184,9 @@ fn launcher_with_env(
         // A re-run keeps the reviewer's context edits; dropping one is a choice made on
         // the Context tab.
         args.drop_context_edits = false;
-        let events = tx.clone();
-        let sink: EventSink = Arc::new(move |e| {
-            let msg = LiveMsg::Event(e.clone());
-            let _ = events.send(JobMsg::Rerun { seq, msg });
-        });
+        let sink: EventSink = Arc::new(r.sink());
         let prepared = run::prepare(&project, &args, sink).map_err(|e| format!("{e:#}"))?;
-        spawn_pipeline(prepared, None, move |outcome| {
-            let msg = LiveMsg::Finished(outcome);
-            let _ = tx.send(JobMsg::Rerun { seq, msg });
-        })
-        .map_err(|e| format!("cannot start the pipeline thread: {e}"))
+        run_pipeline(prepared, None)
     })
 }
 
@@ -225,70 +226,56 @@ pub fn missing_model(env: &HashMap<String, String>, args: &LlmArgs) -> Option<St
 /// flags on `project`, on their own thread; the round's report (or the error) is sent
 /// back when it ends.
 pub fn survivor_launcher(project: PathBuf, base: PipelineArgs) -> SurvivorLauncher {
-    Box::new(move |ops, mutants, tx| {
+    Arc::new(move |ops, mutants| {
         let mut args = base.clone();
         if !ops.is_empty() {
             args.ops = ops;
         }
-        let project = project.clone();
         let only: std::collections::BTreeSet<String> = mutants.into_iter().collect();
-        std::thread::Builder::new()
-            .name("mastor-survivors".into())
-            .spawn(move || {
-                let outcome = match super::survivors::rounds(&project, &args, 1, &only) {
-                    Ok((_, reports)) if reports.is_empty() => {
-                        Err("no survivor to target (see `mastor run --from-survivors`)".into())
-                    }
-                    Ok((_, reports)) => Ok(reports
-                        .iter()
-                        .map(super::survivors::render)
-                        .collect::<String>()),
-                    Err(e) => Err(format!("{e:#}")),
-                };
-                let _ = tx.send(JobMsg::Survivors(outcome));
-            })
-            .map(|_| ())
-            .map_err(|e| format!("cannot start the regeneration thread: {e}"))
+        match super::survivors::rounds(&project, &args, 1, &only) {
+            Ok((_, reports)) if reports.is_empty() => {
+                Err("no survivor to target (see `mastor run --from-survivors`)".into())
+            }
+            Ok((_, reports)) => Ok(reports
+                .iter()
+                .map(super::survivors::render)
+                .collect::<String>()),
+            Err(e) => Err(format!("{e:#}")),
+        }
     })
 }
 
-/// Runs a prepared pipeline on its own thread and tokio runtime; `stop` ends it early;
-/// `finish` gets the outcome.
-fn spawn_pipeline(
+/// Runs a prepared pipeline on its own tokio runtime (blocking); `stop` ends it early.
+/// The session lock it holds is released when it ends.
+fn run_pipeline(
     prepared: run::PreparedRun,
     stop: Option<tokio::sync::oneshot::Receiver<()>>,
-    finish: impl FnOnce(Result<(), String>) + Send + 'static,
-) -> std::io::Result<()> {
+) -> Result<(), String> {
     let (ctx, options, lock) = (prepared.ctx, prepared.options, prepared.lock);
-    std::thread::Builder::new()
-        .name("mastor-pipeline".into())
-        .spawn(move || {
-            let outcome = match tokio::runtime::Runtime::new() {
-                Ok(rt) => {
-                    let outcome = rt.block_on(async move {
-                        let stopped = async {
-                            match stop {
-                                Some(rx) => {
-                                    let _ = rx.await;
-                                }
-                                None => std::future::pending::<()>().await,
-                            }
-                        };
-                        tokio::select! {
-                            _ = pipeline::driver::run(ctx, options) => Ok(()),
-                            _ = stopped => Err("stopped by the reviewer".to_string()),
+    let outcome = match tokio::runtime::Runtime::new() {
+        Ok(rt) => {
+            let outcome = rt.block_on(async move {
+                let stopped = async {
+                    match stop {
+                        Some(rx) => {
+                            let _ = rx.await;
                         }
-                    });
-                    // Dropping the pipeline future aborted its tasks; give them a moment.
-                    rt.shutdown_timeout(Duration::from_secs(1));
-                    outcome
+                        None => std::future::pending::<()>().await,
+                    }
+                };
+                tokio::select! {
+                    _ = pipeline::driver::run(ctx, options) => Ok(()),
+                    _ = stopped => Err("stopped by the reviewer".to_string()),
                 }
-                Err(e) => Err(format!("cannot start the async runtime: {e}")),
-            };
-            finish(outcome);
-            drop(lock);
-        })?;
-    Ok(())
+            });
+            // Dropping the pipeline future aborted its tasks; give them a moment.
+            rt.shutdown_timeout(Duration::from_secs(1));
+            outcome
+        }
+        Err(e) => Err(format!("cannot start the async runtime: {e}")),
+    };
+    drop(lock);
+    outcome
 }
 
 /// Prepares the run, opens its session on screen, then starts the pipeline.
@@ -321,12 +308,21 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
         return Ok(code);
     }
     require_terminal()?;
-    let (tx, rx) = mpsc::channel();
-    let events = tx.clone();
-    let sink: EventSink = Arc::new(move |e| {
-        // The workbench may be gone (quit); the event is in events.jsonl anyway.
-        let _ = events.send(LiveMsg::Event(e.clone()));
-    });
+    let rerun_base = PipelineArgs {
+        out: Some(loaded.out.clone()),
+        ..args.pipeline.clone()
+    };
+    let launchers = Launchers {
+        rerun: Some(rerun_launcher(args.dir.clone(), rerun_base.clone())),
+        survivors: Some(survivor_launcher(args.dir.clone(), rerun_base)),
+    };
+    let exec = Executor::threads(&loaded.out, launchers);
+    // The run is the workbench's first task; its events go to the executor's stream
+    // (the workbench may be gone after a quit: they are in events.jsonl anyway).
+    let mut tasks = crate::tui::tasks::Tasks::default();
+    let seq = tasks.start(TaskKind::Run, "run");
+    let reporter = exec.reporter(seq);
+    let sink: EventSink = Arc::new(reporter.sink());
     let prepared = run::prepare_loaded(loaded, &args.pipeline, sink)?;
     let session = Arc::clone(&prepared.ctx.session);
     // Held by the workbench too, so reviewing after the run ends stays the only writer.
@@ -334,25 +330,21 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
     // Load before the first event can arrive, so nothing is applied twice.
     let mut app = driver::open_app(&session, opts)?;
     live::mark_queued(&mut app.view, &prepared.selected);
-    app.live = LiveState::Running;
+    app.tasks = tasks;
     app.refresh_lists();
-
     app.jobs.api_url = api_url(args);
-    let rerun_base = PipelineArgs {
-        out: Some(session.dir().to_path_buf()),
-        ..args.pipeline.clone()
-    };
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    spawn_pipeline(prepared, Some(stop_rx), move |outcome| {
-        let _ = tx.send(LiveMsg::Finished(outcome));
-    })?;
+    std::thread::Builder::new()
+        .name("mastor-pipeline".into())
+        .spawn(move || {
+            let outcome = run_pipeline(prepared, Some(stop_rx));
+            reporter.done(outcome.map(|()| String::new()));
+        })?;
     let stop = Box::new(move || {
         let _ = stop_tx.send(());
     });
-    let jobs = Jobs::new(Some(rerun_launcher(args.dir.clone(), rerun_base.clone())))
-        .with_survivors(survivor_launcher(args.dir.clone(), rerun_base));
-    driver::run_with(&session, &mut app, Some(Live::new(rx, stop)), jobs)?;
-    match &app.live {
+    driver::run(&session, &mut app, Some(Live::new(stop)), exec)?;
+    match &app.live() {
         LiveState::Finished => print!("{}", pipeline::summary::from_session(&session)?),
         LiveState::Running | LiveState::Failed(_) => {
             eprintln!(
@@ -392,9 +384,9 @@ mod tests {
         fn empty() -> HashMap<String, String> {
             env(&[])
         }
-        let mut launch = launcher_with_env(PathBuf::from("."), PipelineArgs::default(), empty);
-        let (tx, _rx) = mpsc::channel();
-        let err = launch("GET /pets", None, 1, tx).expect_err("refused");
+        let launch = launcher_with_env(PathBuf::from("."), PipelineArgs::default(), empty);
+        let exec = Executor::inline(std::path::Path::new("."), Launchers::default());
+        let err = launch("GET /pets", None, &exec.reporter(1)).expect_err("refused");
         assert!(err.starts_with("no model configured"), "{err}");
     }
 

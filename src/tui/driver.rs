@@ -1,17 +1,23 @@
 //! The driver: opens a session, owns the terminal and the event loop, and performs the
-//! effects the state asks for (journal appends, export, `$EDITOR`).
+//! effects the state asks for (journal appends, export, `$EDITOR`), returning each
+//! outcome as a message (see `msg`).
 //!
-//! The terminal is restored on every exit path, including panics (`ratatui::init`
-//! installs a restoring panic hook). Redraws happen only when something changed: a key,
-//! a pipeline event, or a spinner tick while an agent runs. Logs go to a file.
+//! The loop turns terminal events into messages and drains the executor's messages
+//! into the same `msg::dispatch`; it applies nothing itself. The terminal is restored
+//! on every exit path, including panics (`ratatui::init` installs a restoring panic
+//! hook). Redraws happen only when something changed: a key, a task's message, or a
+//! spinner tick while an agent runs. Logs go to a file.
 
 use super::config::{self, ConfigError};
-use super::jobs::Jobs;
+use super::executor::Executor;
 use super::live::Live;
 use super::loader::{self, LoadError};
-use super::state::{App, LiveState};
+use super::msg::{self, Editor, Msg, Saved};
+use super::state::App;
 use super::store::{Session, StoreError};
-use super::update::{self, Effect};
+use super::tasks::TaskKind;
+use super::update::Effect;
+use super::view::SessionView;
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind,
 };
@@ -68,7 +74,7 @@ pub fn open_app(session: &Session, opts: &Options) -> Result<App, TuiError> {
     let mut app = App::new(view, keymap, theme);
     app.mouse = opts.mouse;
     app.advance = settings.review.advance;
-    let prefs = super::jobs::read_prefs(session.dir());
+    let prefs = super::oracle_run::read_prefs(session.dir());
     app.jobs.last_api_url = prefs.api_url;
     app.jobs.last_reset = prefs.reset;
     Ok(app)
@@ -92,65 +98,55 @@ pub fn init_logging() -> Option<PathBuf> {
     Some(path)
 }
 
-/// Performs one effect against the session and reports the outcome to the state.
-/// `editor` runs an external editor on a text and returns the edited text.
-pub fn perform(
-    session: &Session,
-    app: &mut App,
-    effect: Effect,
-    editor: &mut dyn FnMut(&str) -> Result<String, String>,
-) {
+/// Performs one effect against the session (journal appends, export, the editor, the
+/// clipboard) and returns its outcome, for `msg::update` to apply. `editor` runs an
+/// external editor on a text and returns the edited text. Background work never comes
+/// here: `msg::carry_out` hands it to the executor.
+pub fn perform(session: &Session, view: &SessionView, effect: Effect, editor: &mut Editor) -> Msg {
+    let failed = |what: &str, e: &dyn std::fmt::Display| Msg::Failed(format!("{what}: {e}"));
     match effect {
         Effect::Record(d) => match session.append_decision(&d) {
             Ok(()) => {
                 tracing::info!(o_id = %d.o_id, decision = ?d.decision, "review decision saved");
-                app.decision_saved(d);
+                Msg::Saved(Saved::Decision(d))
             }
-            Err(e) => app.error(format!("decision NOT saved: {e}")),
+            Err(e) => failed("decision NOT saved", &e),
         },
         Effect::RecordBatch(ds) => match session.append_decisions(&ds) {
             Ok(()) => {
                 tracing::info!(n = ds.len(), "review decisions saved");
-                app.decisions_saved(ds);
+                Msg::Saved(Saved::Decisions(ds))
             }
-            Err(e) => {
-                app.bulk = None;
-                app.error(format!("decisions NOT saved: {e}"));
-            }
+            Err(e) => Msg::Saved(Saved::DecisionsFailed(format!("decisions NOT saved: {e}"))),
         },
         Effect::UndoStep(step) => match session.append_undo_step(&step) {
-            Ok(record) => app.step_undone(record),
-            Err(e) => app.error(format!("undo NOT saved: {e}")),
+            Ok(record) => Msg::Saved(Saved::Undone(record)),
+            Err(e) => failed("undo NOT saved", &e),
         },
         Effect::RedoStep(step) => match session.append_redo_step(&step) {
-            Ok(record) => app.step_redone(record),
-            Err(e) => app.error(format!("redo NOT saved: {e}")),
+            Ok(record) => Msg::Saved(Saved::Redone(record)),
+            Err(e) => failed("redo NOT saved", &e),
         },
         Effect::Judge(j) => match session.append_judgement(&j) {
             Ok(()) => {
                 tracing::info!(o_id = %j.o_id, judgement = ?j.judgement, "judgement saved");
-                app.judgement_saved(j);
+                Msg::Saved(Saved::Judgement(j))
             }
-            Err(e) => app.error(format!("judgement NOT saved: {e}")),
+            Err(e) => failed("judgement NOT saved", &e),
         },
         Effect::JudgeMany(js) => {
             let mut saved = Vec::new();
+            let mut error = None;
             for j in js {
                 match session.append_judgement(&j) {
                     Ok(()) => saved.push(j),
                     Err(e) => {
-                        app.error(format!("judgement of {} NOT saved: {e}", j.o_id));
+                        error = Some(format!("judgement of {} NOT saved: {e}", j.o_id));
                         break;
                     }
                 }
             }
-            let failed = app.status.as_ref().is_some_and(|s| s.1);
-            let status = app.status.clone();
-            app.judgements_saved(saved);
-            if failed {
-                // The error stays in view: the batch stopped part-way.
-                app.status = status;
-            }
+            Msg::Saved(Saved::Judgements { saved, error })
         }
         Effect::MarkEquivalent { mutant, note, undo } => {
             let results = crate::mutate::results::Results::new(session.dir().join("mutation"));
@@ -161,78 +157,63 @@ pub fn perform(
                 undo,
             };
             match results.append_mark(&mark).and_then(|_| results.reanalyse()) {
-                Ok(_) => {
-                    if super::jobs::reload(session, app, "the equivalence mark") {
-                        app.refresh_mutants();
-                        app.notify(if undo {
-                            format!("{mutant}: equivalence mark withdrawn")
-                        } else {
-                            format!("{mutant} marked equivalent: out of the score")
-                        });
-                    }
-                }
-                Err(e) => app.error(format!("equivalence mark NOT saved: {e}")),
+                Ok(_) => Msg::Reloaded {
+                    after: "the equivalence mark".into(),
+                    view: loader::load(session)
+                        .map(Box::new)
+                        .map_err(|e| e.to_string()),
+                    note: Ok(if undo {
+                        format!("{mutant}: equivalence mark withdrawn")
+                    } else {
+                        format!("{mutant} marked equivalent: out of the score")
+                    }),
+                },
+                Err(e) => failed("equivalence mark NOT saved", &e),
             }
         }
         Effect::UndoJudgement(o_id) => match session.append_judgement_undo(&o_id) {
-            Ok(()) => app.judgement_undo_saved(crate::store::JudgementUndo {
+            Ok(()) => Msg::Saved(Saved::JudgementUndo(crate::store::JudgementUndo {
                 undo_judgement: o_id,
                 at: chrono::Utc::now().to_rfc3339(),
-            }),
-            Err(e) => app.error(format!("judgement undo NOT saved: {e}")),
+            })),
+            Err(e) => failed("judgement undo NOT saved", &e),
         },
         Effect::Export { format, dest } => {
             let formats = super::export::formats();
             let outcome = match formats.get(format) {
-                Some(f) => f.export(&app.view, &dest),
+                Some(f) => f.export(view, &dest),
                 None => Err(format!("no export format #{format}")),
             };
-            app.export_done(outcome);
+            Msg::Saved(Saved::Exported(outcome))
         }
         Effect::ExternalEdit { o_id, multi, text } => match editor(&text) {
-            Ok(edited) => {
-                for e in app.external_edit_done(o_id, multi, edited) {
-                    perform(session, app, e, editor);
-                }
-            }
-            Err(e) => app.error(e),
+            Ok(text) => Msg::Saved(Saved::Edited { o_id, multi, text }),
+            Err(e) => Msg::Failed(e),
         },
-        // Background work needs the event loop's `Jobs`; see `jobs::Jobs::start`.
-        Effect::FromSurvivors { .. } => {
-            app.error("regeneration from survivors needs the workbench's event loop");
-        }
-        Effect::Rerun { op_id, .. } => {
-            app.jobs.rerun_op = None;
-            app.live = LiveState::Off;
-            app.error(format!("cannot re-run {op_id} here"));
-        }
-        Effect::RunOracles { .. } => {
-            app.jobs.oracles_running = false;
-            app.error("cannot run oracles here");
-        }
-        Effect::RunMutate { .. } => {
-            app.jobs.mutate = None;
-            app.error("cannot run the mutation analysis here");
-        }
+        Effect::Reload { after, note } => Msg::Reloaded {
+            view: loader::load(session)
+                .map(Box::new)
+                .map_err(|e| e.to_string()),
+            after,
+            note,
+        },
+        Effect::Start { work, .. } => Msg::Failed(format!(
+            "cannot start {:?} work here: background work needs the executor",
+            work.kind()
+        )),
         Effect::SaveContext(context) => match session.record_context_edit(&context) {
-            Ok(edit) => app.context_edit_saved(edit),
-            Err(e) => app.error(format!("context edit NOT saved: {e}")),
+            Ok(edit) => Msg::Saved(Saved::ContextEdit(edit)),
+            Err(e) => failed("context edit NOT saved", &e),
         },
         Effect::WithdrawContextEdit(op_id) => {
             match session.withdraw_context_edit(&op_id, "dropped in the workbench") {
-                Ok(edit) => app.context_edit_saved(edit),
-                Err(e) => app.error(format!("context edit NOT dropped: {e}")),
+                Ok(edit) => Msg::Saved(Saved::ContextEdit(edit)),
+                Err(e) => failed("context edit NOT dropped", &e),
             }
         }
         Effect::PickHandler { op_id, side } => match session.pick_conflict_side(&op_id, side) {
-            Ok(choice) => {
-                app.notify(format!(
-                    "{op_id} will be served from {}.{} from the next run on",
-                    choice.handler.file, choice.handler.method
-                ));
-                app.view.handler_choices.insert(op_id, choice);
-            }
-            Err(e) => app.error(format!("handler pick NOT saved: {e}")),
+            Ok(choice) => Msg::Saved(Saved::Handler { op_id, choice }),
+            Err(e) => failed("handler pick NOT saved", &e),
         },
         Effect::Copy { text, what } => {
             let (seq, cut) = super::clipboard::osc52(&text);
@@ -247,28 +228,24 @@ pub fn perform(
                         .is_ok()
             };
             if written {
-                app.notify(super::clipboard::copied_words(&what, &text, cut));
+                Msg::Said(super::clipboard::copied_words(&what, &text, cut))
             } else {
-                app.error(format!(
+                Msg::Failed(format!(
                     "could not copy the {what}: the terminal refused it"
-                ));
+                ))
             }
         }
     }
 }
 
-/// Runs the workbench until the user quits. `live` is the run in progress (none in
-/// review mode); quitting before it ends stops it.
-pub fn run(session: &Session, app: &mut App, live: Option<Live>) -> Result<(), TuiError> {
-    run_with(session, app, live, Jobs::new(None))
-}
-
-/// [`run`] with the background work the workbench may start (re-runs, oracle runs).
-pub fn run_with(
+/// Runs the workbench until the user quits, its background work run by `exec`. `live`
+/// stops the run live mode watches (none in review mode); quitting before it ends
+/// stops it.
+pub fn run(
     session: &Session,
     app: &mut App,
-    mut live: Option<Live>,
-    mut jobs: Jobs,
+    live: Option<Live>,
+    mut exec: Executor,
 ) -> Result<(), TuiError> {
     let mut terminal = ratatui::init();
     if app.mouse {
@@ -277,12 +254,10 @@ pub fn run_with(
     // Nothing background work or a child prints may reach the screen: into the log.
     let log = config::log_dir().map(|d| d.join("tui.log"));
     let stderr = super::stderr_guard::StderrGuard::redirect(log.as_deref());
-    let result = event_loop(&mut terminal, session, app, live.as_mut(), &mut jobs);
+    let result = event_loop(&mut terminal, session, app, &mut exec);
     drop(stderr);
-    if let Some(live) = live.as_mut()
-        && app.live == LiveState::Running
-    {
-        live.stop(STOP_GRACE);
+    if let (Some(live), Some(task)) = (live, app.tasks.get(TaskKind::Run)) {
+        live.stop(task.seq, &mut exec, STOP_GRACE);
     }
     if app.mouse {
         let _ = execute!(std::io::stdout(), DisableMouseCapture);
@@ -295,18 +270,21 @@ fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     session: &Session,
     app: &mut App,
-    mut live: Option<&mut Live>,
-    jobs: &mut Jobs,
+    exec: &mut Executor,
 ) -> Result<(), TuiError> {
     let mut dirty = true;
-    let mut suspend = false;
+    let suspended = std::cell::Cell::new(false);
+    // The editor runs on the plain terminal; the screen is taken back after it.
+    let mut editor = |text: &str| {
+        ratatui::restore();
+        suspended.set(true);
+        run_editor(text)
+    };
     let mut verdicts = super::verdict_watch::VerdictWatch::new(session);
     while !app.quit {
-        if suspend {
-            // The editor ran on the plain terminal; take the screen back.
+        if suspended.replace(false) {
             *terminal = ratatui::init();
             terminal.clear()?;
-            suspend = false;
         }
         if dirty {
             app.now = chrono::Utc::now();
@@ -324,7 +302,17 @@ fn event_loop(
         };
         if event::poll(wait)? {
             // Drain everything pending, then draw once.
-            suspend |= drain_terminal_events(session, app, jobs)?;
+            loop {
+                let msg = match event::read()? {
+                    TermEvent::Key(k) if k.kind != KeyEventKind::Release => Msg::Key(k),
+                    TermEvent::Mouse(m) => Msg::Mouse(m),
+                    _ => Msg::Resize,
+                };
+                msg::dispatch(session, app, exec, &mut editor, msg);
+                if app.quit || suspended.get() || !event::poll(Duration::ZERO)? {
+                    break;
+                }
+            }
             dirty = true;
         } else {
             app.tick = app.tick.wrapping_add(1);
@@ -336,55 +324,19 @@ fn event_loop(
                 dirty = true;
             }
         }
-        if let Some(live) = live.as_deref_mut()
-            && live.drain(session, app)
-        {
-            dirty = true;
-        }
-        if jobs.drain(session, app) {
+        while let Some(m) = exec.next(Duration::ZERO) {
+            msg::dispatch(session, app, exec, &mut editor, m);
             dirty = true;
         }
         if verdicts.poll(session, app) {
             dirty = true;
         }
         if let Some(chunk) = app.next_bulk_chunk() {
-            perform(session, app, Effect::RecordBatch(chunk), &mut run_editor);
+            msg::carry_out(session, app, exec, &mut editor, Effect::RecordBatch(chunk));
             dirty = true;
         }
     }
     Ok(())
-}
-
-/// Handles every terminal event pending (at least one), performing the effects they
-/// produce; true when `$EDITOR` took the terminal, which must then be taken back.
-fn drain_terminal_events(
-    session: &Session,
-    app: &mut App,
-    jobs: &mut Jobs,
-) -> Result<bool, TuiError> {
-    let mut suspend = false;
-    loop {
-        let effects = match event::read()? {
-            TermEvent::Key(k) if k.kind != KeyEventKind::Release => update::handle_key(app, k),
-            TermEvent::Mouse(m) => update::handle_mouse(app, m),
-            TermEvent::Resize(..) => Vec::new(),
-            _ => Vec::new(),
-        };
-        for e in effects {
-            let Some(e) = jobs.start(session, app, e) else {
-                continue;
-            };
-            if matches!(e, Effect::ExternalEdit { .. }) {
-                ratatui::restore();
-                suspend = true;
-            }
-            perform(session, app, e, &mut run_editor);
-        }
-        if app.quit || !event::poll(Duration::ZERO)? {
-            break;
-        }
-    }
-    Ok(suspend)
 }
 
 /// Runs `$VISUAL`/`$EDITOR` (default `vi`) on `text` in a temporary file.

@@ -41,23 +41,49 @@
 //! fails for a screen missing its section, header key or footer keys, and
 //! `tests/it/layering.rs` for a `match` on a screen in the modules that dispatch.
 //!
-//! In live mode (`mastor tui --run`) a run sends pipeline [`store::Event`]s into the
-//! loop ([`live`]), which applies them exactly as it applies `events.jsonl` on open,
-//! and reloads the session when the run ends. Re-running one operation and running the
-//! accepted oracles against a live API are started from the workbench but done in the
-//! background by the pipeline and the runner ([`jobs`]); so is a mutation analysis
-//! ([`mutate_job`]), whose results ([`mutation`]) feed the Mutants screen, the oracle
-//! list's kills column and the header's score. Verdicts another process stores
-//! (`mastor check` beside the workbench) are picked up by [`verdict_watch`]. The TUI
-//! itself never computes oracles or talks to a model: it reads the store and appends
-//! review decisions to it.
+//! # Messages, effects and tasks
+//!
+//! Everything the workbench reacts to is one [`msg::Msg`]: a key, a mouse event, a
+//! background task's event, progress or end, or the outcome of an effect. One function,
+//! [`msg::update`], applies a message and returns [`update::Effect`]s; the driver
+//! performs an effect ([`driver::perform`]) and returns its outcome as a message again,
+//! and an `Effect::Start` goes to the [`executor`], which only runs the task's body
+//! and sends what it reports into the same stream. What runs is recorded in one place,
+//! the registry [`tasks::Tasks`] (`App::tasks`), keyed by [`tasks::TaskKind`]: the busy
+//! check, the quit guard, the header's progress, live mode's "run in progress" and the
+//! dropping of stale messages (a task number no longer registered) all read it. Live
+//! mode's pipeline run (`mastor tui --run`) is such a task too, started by the command
+//! line ([`live`]). The executor is injected: threads in the workbench, inline in tests
+//! and the key-sequence bench, so a key sequence runs oracles, re-runs and mutation
+//! analyses end to end. Verdicts another process stores (`mastor check` beside the
+//! workbench) are picked up by [`verdict_watch`]. The TUI itself never computes oracles
+//! or talks to a model: it reads the store and appends review decisions to it.
+//!
+//! # Adding a kind of background work
+//!
+//! The "run every oracle, then isolate the failures" task (`TaskKind::Triage`) was
+//! added this way:
+//! 1. The variant: a [`tasks::TaskKind`] and a [`tasks::Work`] variant holding its
+//!    inputs (plus its arm in `Work::kind`; the compiler points at it). The starter
+//!    registers it and asks for it with `jobs::start(app, work, label)`, after the
+//!    busy check (`jobs::busy`).
+//! 2. The body: its arm in [`executor::body`], blocking, calling the library function
+//!    the command line uses too, reporting through the `Reporter` (progress, events);
+//!    its result is one line or the reason it failed.
+//! 3. The apply arm: its arm in `msg::finished` (what its end changes; the session is
+//!    reloaded after every task), and in `msg::progressed` if it reports progress.
+//!
+//! Nothing else changes: busy check, quit guard, header progress and stale filtering
+//! come from the registry (`TaskKind::progress_word` names it in the header).
 
 pub mod action;
+pub mod base_url;
 pub mod clipboard;
 pub mod config;
 pub mod confine;
 pub mod context_edit;
 pub mod driver;
+pub mod executor;
 pub mod export;
 pub mod failure;
 pub mod filters;
@@ -72,16 +98,19 @@ pub mod live;
 pub mod loader;
 pub mod metamorphic;
 pub mod mouse;
+pub mod msg;
 pub mod mutate_job;
 pub mod mutation;
 pub mod oracle_run;
 pub mod popups;
+pub mod rerun;
 pub mod review;
 pub mod screens;
 pub mod search;
 pub mod state;
 pub mod stderr_guard;
 pub mod survivors_job;
+pub mod tasks;
 pub mod theme;
 pub mod ui;
 pub mod undo;

@@ -1,21 +1,20 @@
 //! Running `mastor mutate` from the workbench: the settings asked for (start and build
 //! commands, a mutant limit), remembered per session in `SESSION/mutation/tui.json`,
-//! and the run itself on its own thread, reporting progress over the jobs channel.
+//! and the task body, which reports progress like every task (`executor::Reporter`).
 //!
 //! The analysis is `mutate::analysis` exactly as the CLI runs it (same defaults: two
 //! jobs, ready on `/` within 30 s, 5 s per request); the workbench only reloads the
 //! results when it ends. It runs the accepted and edited oracles, or every oracle when
 //! the review has accepted none yet (so kills can guide a first review).
 
-use super::jobs::JobMsg;
+use super::executor::Reporter;
 use super::state::App;
-use super::store::Session;
+use super::tasks::Work;
 use super::update::Effect;
 use crate::mutate::analysis::{self, Options};
 use crate::suite::Only;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::Sender;
 
 /// The settings file, inside the session's `mutation/`.
 pub const SETTINGS_FILE: &str = "tui.json";
@@ -92,36 +91,24 @@ pub fn options(session_dir: &Path, project: &Path, s: &MutateSettings, only: Onl
     )
 }
 
-/// What a mutation run tells the workbench.
-#[derive(Debug, Clone, PartialEq)]
-pub enum MutateMsg {
-    /// `done` of `total` mutants have an outcome.
-    Progress { done: usize, total: usize },
-    /// The run ended: a one-line summary, or why it failed.
-    Finished(Result<String, String>),
-}
-
 /// Runs the analysis of the session in `dir` (blocking, on its own tokio runtime),
-/// sending progress on `tx`; returns a one-line summary.
+/// reporting progress to `r`; returns a one-line summary.
 pub fn run(
     dir: &Path,
     project: &Path,
     s: &MutateSettings,
     only: Only,
-    tx: &Sender<JobMsg>,
+    r: &Reporter,
 ) -> Result<String, String> {
     let opts = options(dir, project, s, only);
     let target = analysis::load_target(&opts)?;
     let (mutants, _skipped) = analysis::list_mutants(&target, &opts)?;
     let total = mutants.len();
-    let _ = tx.send(JobMsg::Mutate(MutateMsg::Progress { done: 0, total }));
+    r.progress(0, total);
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let progress_tx = std::sync::Mutex::new(tx.clone());
     let progress = |_: &crate::mutate::Mutant, _: &crate::mutate::MutantOutcome| {
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if let Ok(tx) = progress_tx.lock() {
-            let _ = tx.send(JobMsg::Mutate(MutateMsg::Progress { done: n, total }));
-        }
+        r.progress(n, total);
     };
     // A closed terminal (SIGHUP) or SIGTERM while mutants run stops their servers too.
     let _ = crate::runner::signals::stop_groups_on_signals(|words| {
@@ -178,42 +165,17 @@ pub fn start(app: &mut App, settings: MutateSettings) -> Vec<Effect> {
         )
     });
     let only = if accepted { Only::Accepted } else { Only::All };
-    app.jobs.mutate = Some((0, 0));
     app.notify(match only {
         Only::Accepted => "mutate: listing mutants of the accepted oracles' files…",
         Only::All => "mutate: no accepted oracles yet, running every oracle…",
     });
     let project = app.view.project_root.clone();
-    vec![Effect::RunMutate {
+    let work = Work::Mutate {
         settings,
         only,
         project,
-    }]
-}
-
-/// Applies a message of the run; returns whether the screen needs a redraw.
-pub fn apply(session: &Session, app: &mut App, msg: MutateMsg) -> bool {
-    match msg {
-        MutateMsg::Progress { done, total } => {
-            app.jobs.mutate = Some((done, total));
-            app.notify(format!("mutate: {done}/{total} mutants done"));
-        }
-        MutateMsg::Finished(outcome) => {
-            app.jobs.mutate = None;
-            if !super::jobs::reload(session, app, "the mutation analysis") {
-                return true;
-            }
-            app.refresh_mutants();
-            match outcome {
-                Ok(summary) => app.notify(summary),
-                Err(why) => app.error(format!(
-                    "mutate failed: {}",
-                    crate::text::escape_controls(&why)
-                )),
-            }
-        }
-    }
-    true
+    };
+    super::jobs::start(app, work, "mutation analysis")
 }
 
 #[cfg(test)]

@@ -140,36 +140,27 @@ pub struct App {
     /// Where the last frame drew what a click can hit.
     pub hits: super::mouse::HitMap,
     pub quit: bool,
-    /// Where the live run shown on screen stands (`Off` in review mode).
-    pub live: LiveState,
-    /// Background work started from the workbench (re-runs, oracle runs).
+    /// How the last pipeline run (live mode's, or a re-run) ended (`Off`: none
+    /// ended); whether one runs is the registry's business, see [`App::live`].
+    pub run_end: LiveState,
+    /// The background tasks in flight (`tasks`): the only record of what runs.
+    pub tasks: super::tasks::Tasks,
+    /// Remembered settings of background work (base URL, reset command).
     pub jobs: JobState,
     /// Set when another process holds the session's writer lock: the workbench shows
     /// the session but refuses every action that would write to it.
     pub read_only: Option<LockHolder>,
 }
 
-/// Background work the workbench started itself, as far as the screen needs to know.
+/// What background work remembers between runs (what runs is in `App::tasks`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JobState {
-    /// Number of the latest re-run; a finish carrying an older number is stale.
-    pub rerun_seq: u64,
-    /// The operation being re-run, while one is.
-    pub rerun_op: Option<String>,
-    /// The agent the running re-run started from (`None`: every agent).
-    pub rerun_from: Option<String>,
-    /// An oracle run against a live API is in progress.
-    pub oracles_running: bool,
     /// Base URL given on the command line (`--api-url`, else `MASTOR_API_URL`).
     pub api_url: Option<String>,
     /// Base URL of the last oracle run started here.
     pub last_api_url: Option<String>,
     /// Reset command of the last oracle run started here (remembered in `tui.json`).
     pub last_reset: Option<String>,
-    /// A mutation analysis runs: (mutants done, mutants listed; 0 while listing).
-    pub mutate: Option<(usize, usize)>,
-    /// A regeneration from survivors (`run --from-survivors`) runs.
-    pub survivors_running: bool,
 }
 
 /// The run a live workbench watches, as far as the screen needs to know.
@@ -178,7 +169,7 @@ pub enum LiveState {
     /// Review mode: no run attached.
     #[default]
     Off,
-    /// The pipeline is working; quitting asks first and stops it.
+    /// A pipeline run is registered (`TaskKind::Run` or `Rerun`); quitting asks first.
     Running,
     /// The run ended and the session was reloaded from disk.
     Finished,
@@ -218,7 +209,8 @@ impl App {
             advance: true,
             hits: Default::default(),
             quit: false,
-            live: LiveState::Off,
+            run_end: LiveState::Off,
+            tasks: Default::default(),
             jobs: JobState::default(),
             read_only: None,
         };
@@ -228,6 +220,16 @@ impl App {
         }
         app.refresh_lists();
         app
+    }
+
+    /// Where the pipeline run on screen stands: running while the registry holds a run
+    /// or a re-run, else how the last one ended.
+    pub fn live(&self) -> LiveState {
+        if self.tasks.any(super::tasks::TaskKind::is_pipeline) {
+            LiveState::Running
+        } else {
+            self.run_end.clone()
+        }
     }
 
     /// Recomputes the visible rows after a filter, sort or data change, keeping the

@@ -1,9 +1,8 @@
 //! Turns keys into actions and actions into state changes plus effects.
 //!
 //! Nothing here touches the disk or the terminal: writing a decision, exporting or
-//! running `$EDITOR` come back as [`Effect`]s that the driver performs, reporting the
-//! outcome through `App::decision_saved`, `step_undone`, `external_edit_done` and
-//! `export_done`. That keeps every key sequence testable in
+//! running `$EDITOR` come back as [`Effect`]s that the driver performs, its outcome
+//! coming back as a message to `msg::update`. That keeps every key sequence testable in
 //! process, with a real session underneath only where the test wants one.
 
 use super::action::Action;
@@ -14,6 +13,7 @@ use super::review::{bulk_targets, decision, edit_text, open_editor, selected_o_i
 use super::screens::{Ctx, Outcome, ScreenKind};
 use super::search::{Target, jump};
 use super::state::{App, InputTarget, LineInput, LiveState, Popup, StatusFilter};
+use super::tasks::TaskKind;
 use crate::model::{Decision, ReviewDecision, ReviewState};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, MouseEvent};
 use std::path::PathBuf;
@@ -30,12 +30,6 @@ pub enum Effect {
     UndoStep(String),
     /// Append a redo of this undone step, then `App::step_redone`.
     RedoStep(String),
-    /// Ask the model for oracles that kill survivors (`run --from-survivors`) in the
-    /// background: `mutants` only (empty: every survivor), within `ops` (empty: all).
-    FromSurvivors {
-        ops: Vec<String>,
-        mutants: Vec<String>,
-    },
     /// Append an equivalent-mutant mark (or its withdrawal) to `mutation/` and recompute
     /// the summary, then reload the session.
     MarkEquivalent {
@@ -58,30 +52,14 @@ pub enum Effect {
         multi: bool,
         text: String,
     },
-    /// Re-run the pipeline for `op_id` in the background, every agent or only `from`
-    /// the named agent on (earlier agents replay their cached answers); `seq` tells its
-    /// finish apart from an older re-run's (see `jobs`).
-    Rerun {
-        op_id: String,
-        from: Option<String>,
-        seq: u64,
-    },
-    /// Run the accepted and edited oracles against `base_url` in the background and
-    /// save the verdicts; with `only`, just those o_ids whatever their review state (a
-    /// partial run merges into the latest verdicts).
-    /// `only` empty: the accepted and edited ones. With `reset`, fresh state and
-    /// isolation of failures (`check --reset CMD --isolate-failures`).
-    RunOracles {
-        base_url: String,
-        only: Vec<String>,
-        reset: Option<String>,
-    },
-    /// Run the mutation analysis of the session in the background (`mutate_job`), on
-    /// the oracles `only` selects, then reload its results.
-    RunMutate {
-        settings: super::mutate_job::MutateSettings,
-        only: crate::suite::Only,
-        project: PathBuf,
+    /// Run task `seq` (registered in `App::tasks`) doing `work`, in the background:
+    /// the executor takes it, and its messages come back to `msg::update`.
+    Start { seq: u64, work: super::tasks::Work },
+    /// Read the session again after `after` changed it; then `note` on the status line
+    /// (`Err`: as an error; `Ok("")`: nothing).
+    Reload {
+        after: String,
+        note: Result<String, String>,
     },
     /// Journal the reviewer's edit of an operation's source context, then
     /// `App::context_edit_saved`.
@@ -104,7 +82,15 @@ pub fn handle_key(app: &mut App, key: KeyEvent) -> Vec<Effect> {
     let mut effects = key_effects(app, key);
     if let Some(message) = app.read_only_message() {
         let before = effects.len();
-        effects.retain(|e| matches!(e, Effect::Export { .. } | Effect::Copy { .. }));
+        effects.retain(|e| match e {
+            Effect::Export { .. } | Effect::Copy { .. } => true,
+            // A task refused here never runs: out of the registry.
+            Effect::Start { seq, .. } => {
+                app.tasks.finish(*seq);
+                false
+            }
+            _ => false,
+        });
         if effects.len() != before {
             app.error(message);
         }
@@ -403,12 +389,12 @@ fn filter_action(app: &mut App, action: Action) -> bool {
 /// Moving between screens, tabs, items, evidence refs and scroll positions.
 fn navigate(app: &mut App, action: Action) {
     match action {
-        Action::Quit if app.live == LiveState::Running => {
+        Action::Quit if app.live() == LiveState::Running => {
             app.popups.push(Popup::ConfirmQuit(ConfirmQuit))
         }
         // The analysis's API servers run in their own process groups and are stopped
         // by the run itself: leaving now would leave them running.
-        Action::Quit if app.jobs.mutate.is_some() => app.error(
+        Action::Quit if app.tasks.get(TaskKind::Mutate).is_some() => app.error(
             "a mutation analysis is running: wait for it to end (its API servers stop with it)",
         ),
         Action::Quit => app.quit = true,

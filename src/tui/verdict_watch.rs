@@ -50,7 +50,7 @@ impl VerdictWatch {
     pub fn look(&mut self, session: &Session, app: &mut App) -> bool {
         self.last_look = Instant::now();
         let now = stamp(&self.path);
-        let running = app.jobs.oracles_running;
+        let running = app.tasks.any(super::tasks::TaskKind::stores_verdicts);
         let absorb = running || self.own_run;
         self.own_run = running;
         if now == self.seen {
@@ -60,7 +60,7 @@ impl VerdictWatch {
         if absorb {
             return false;
         }
-        if !super::jobs::reload(session, app, "new verdicts") {
+        if !super::msg::reload(session, app, "new verdicts") {
             return true;
         }
         let c = app.total_counts;

@@ -515,7 +515,8 @@ async fn oracles_expecting_the_frameworks_statuses_are_kept_and_pass_live() {
 fn the_context_tab_marks_framework_facts() {
     use crate::tui_common::{bench::key, petstore_session, t0};
     use mastor::model::ErrorCase;
-    use mastor::tui::driver::{Options, open_session, perform};
+    use mastor::tui::driver::{Options, open_session};
+    use mastor::tui::msg::settle;
     use mastor::tui::state::Tab;
     use mastor::tui::update::handle_key;
     use ratatui::Terminal;
@@ -544,7 +545,7 @@ fn the_context_tab_marks_framework_facts() {
     app.now = t0() + chrono::Duration::seconds(125);
     for k in ["g", "<enter>"] {
         for e in handle_key(&mut app, key(k)) {
-            perform(&session, &mut app, e, &mut |t: &str| Ok(t.to_string()));
+            settle(&session, &mut app, e, &mut |t: &str| Ok(t.to_string()));
         }
     }
     app.operation_mut().expect("the operation screen").tab = Tab::Context;

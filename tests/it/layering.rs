@@ -189,3 +189,75 @@ fn the_screen_rule_sees_a_match_on_a_screen() {
     let lines: Vec<&str> = bad.iter().map(|b| b.split(':').nth(1).unwrap()).collect();
     assert_eq!(lines, ["5", "7", "8"], "{bad:?}");
 }
+
+/// Where the workbench's old ways of reporting back would come back: `file:line: text`
+/// for every line of `text` (a file under `src/tui/`, named `rel`) that applies an
+/// outcome outside `msg.rs`, calls a removed apply function, or declares a `*_running`
+/// flag. Outcomes are applied by `msg::update` only (see the checklist in `tui/mod.rs`).
+fn old_callbacks(rel: &str, text: &str) -> Vec<String> {
+    let callback = regex::Regex::new(
+        r"\bapp\.(\w+_saved|export_done|external_edit_done|step_undone|step_redone)\(",
+    )
+    .unwrap();
+    let apply = regex::Regex::new(r"\b(live|jobs|mutate_job|survivors_job)::apply\b").unwrap();
+    let flag = regex::Regex::new(r"\b\w+_running\s*:\s*bool").unwrap();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            continue;
+        }
+        let hit = (callback.is_match(code) && rel != "msg.rs")
+            || apply.is_match(code)
+            || flag.is_match(code);
+        if hit {
+            out.push(format!("{rel}:{}: {code}", n + 1));
+        }
+    }
+    out
+}
+
+#[test]
+fn outcomes_are_applied_by_update_only() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(src.join("tui")).map_or_else(
+            |_| f.strip_prefix(&src).unwrap().display().to_string(),
+            |r| r.display().to_string(),
+        );
+        found.extend(old_callbacks(&rel, &std::fs::read_to_string(&f).unwrap()));
+    }
+    assert!(
+        found.is_empty(),
+        "old ways of reporting back:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_callback_check_sees_each_old_way() {
+    for bad in [
+        "        app.decision_saved(d);",
+        "    Ok(record) => app.step_undone(record),",
+        "    app.export_done(outcome);",
+        "    app.judgements_saved(saved);",
+        "    changed |= live::apply(session, app, msg);",
+        "    super::mutate_job::apply(session, app, msg)",
+        "    pub oracles_running: bool,",
+    ] {
+        assert_eq!(old_callbacks("driver.rs", bad).len(), 1, "not seen: {bad}");
+    }
+    // The one place that applies outcomes, comments, and the registry are fine.
+    assert!(
+        old_callbacks(
+            "msg.rs",
+            "        Saved::Decision(d) => app.decision_saved(d),"
+        )
+        .is_empty()
+    );
+    assert!(old_callbacks("driver.rs", "/// then `app.decision_saved(d)`").is_empty());
+    assert!(old_callbacks("jobs.rs", "    app.tasks.busy()").is_empty());
+}

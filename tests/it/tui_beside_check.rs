@@ -9,6 +9,7 @@ use crate::tui_undo::{Bench, GET_PETS, key};
 use mastor::model::{Outcome, Verdict};
 use mastor::runner::RunReport;
 use mastor::store::SessionLock;
+use mastor::tui::tasks::{TaskKind, Work};
 use mastor::tui::update::{Effect, handle_key};
 use mastor::tui::verdict_watch::VerdictWatch;
 use std::path::Path;
@@ -86,7 +87,7 @@ fn the_workbench_own_run_is_not_news_and_concurrent_writers_lose_nothing() {
     let mut b = Bench::new();
     let mut watch = VerdictWatch::new(&b.session);
     // While the workbench's own run stores verdicts, the change is its own.
-    b.app.jobs.oracles_running = true;
+    b.app.tasks.start(TaskKind::Oracles, "oracle run");
     let one = |o_id: &str| {
         let mut r = RunReport::default();
         r.push(Verdict {
@@ -102,7 +103,7 @@ fn the_workbench_own_run_is_not_news_and_concurrent_writers_lose_nothing() {
     };
     mastor::suite::session::save_verdicts(&b.session, "http://x", &one(GET_PETS[2])).unwrap();
     assert!(!watch.look(&b.session, &mut b.app));
-    b.app.jobs.oracles_running = false;
+    b.app.tasks.end(TaskKind::Oracles);
     assert!(
         !watch.look(&b.session, &mut b.app),
         "the run's end is absorbed"
@@ -143,7 +144,12 @@ fn run_again_keys_use_the_remembered_reset_command() {
     b.press("<enter>");
     let effects = handle_key(&mut b.app, key("!"));
     match effects.as_slice() {
-        [Effect::RunOracles { only, reset, .. }] => {
+        [
+            Effect::Start {
+                work: Work::Oracles { only, reset, .. },
+                ..
+            },
+        ] => {
             assert_eq!(only, &[GET_PETS[0].to_string()]);
             assert_eq!(reset.as_deref(), Some("echo reset"));
         }
@@ -154,10 +160,15 @@ fn run_again_keys_use_the_remembered_reset_command() {
         "{}",
         b.status()
     );
-    b.app.jobs.oracles_running = false;
+    b.app.tasks.end(TaskKind::Oracles);
     let effects = handle_key(&mut b.app, key("<C-f>"));
     match effects.as_slice() {
-        [Effect::RunOracles { reset, .. }] => assert_eq!(reset.as_deref(), Some("echo reset")),
+        [
+            Effect::Start {
+                work: Work::Oracles { reset, .. },
+                ..
+            },
+        ] => assert_eq!(reset.as_deref(), Some("echo reset")),
         other => panic!("expected one run, got {other:?}"),
     }
 }

@@ -4,7 +4,8 @@
 
 use crate::tui_common;
 
-use mastor::tui::driver::{Options, open_session, perform};
+use mastor::tui::driver::{Options, open_session};
+use mastor::tui::msg::settle;
 use mastor::tui::review::BULK_CHUNK;
 use mastor::tui::update::{Effect, handle_key};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -47,7 +48,7 @@ fn accept_all_writes_in_chunks_with_progress_and_one_sync_each() {
     };
     assert_eq!(chunk.len(), BULK_CHUNK);
     for e in first {
-        perform(&session, &mut app, e, &mut no_editor);
+        settle(&session, &mut app, e, &mut no_editor);
     }
     let status = app.status.clone().unwrap().0;
     assert!(
@@ -60,7 +61,7 @@ fn accept_all_writes_in_chunks_with_progress_and_one_sync_each() {
     let mut chunks = 1;
     while let Some(chunk) = app.next_bulk_chunk() {
         chunks += 1;
-        perform(
+        settle(
             &session,
             &mut app,
             Effect::RecordBatch(chunk),
@@ -84,7 +85,7 @@ fn esc_stops_a_bulk_action_and_keeps_what_was_written() {
     press(&mut app, KeyCode::Char('A'));
     press(&mut app, KeyCode::Enter);
     for e in press(&mut app, KeyCode::Char('y')) {
-        perform(&session, &mut app, e, &mut no_editor);
+        settle(&session, &mut app, e, &mut no_editor);
     }
     assert!(press(&mut app, KeyCode::Esc).is_empty());
     assert!(app.bulk.is_none());

@@ -5,7 +5,7 @@
 
 use crate::tui_common;
 
-use mastor::tui::driver::perform;
+use mastor::tui::msg::settle;
 use mastor::tui::update::{Effect, handle_key};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
@@ -43,7 +43,7 @@ fn isolated_failures(dir: &std::path::Path) {
 fn press_key(b: &mut Bench, key: KeyEvent) -> Vec<Effect> {
     let effects = handle_key(&mut b.app, key);
     for e in effects.clone() {
-        perform(&b.session, &mut b.app, e, &mut |t: &str| Ok(t.to_string()));
+        settle(&b.session, &mut b.app, e, &mut |t: &str| Ok(t.to_string()));
     }
     effects
 }

@@ -9,6 +9,7 @@ use crate::tui_common;
 
 use mastor::store::Session;
 use mastor::tui::state::{ItemRef, Popup, Screen, Tab};
+use mastor::tui::tasks::{TaskKind, Work};
 use mastor::tui::update::Effect;
 use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use serde_json::json;
@@ -312,19 +313,19 @@ fn run_one_and_run_failing_use_the_last_url_without_a_dialog() {
     // No URL given or used here yet: the oracles' last run says where they ran.
     let effects = b.press("!");
     assert_eq!(
-        effects,
-        vec![Effect::RunOracles {
+        crate::tui_common::works(&effects),
+        vec![Work::Oracles {
             base_url: "http://127.0.0.1:8080".into(),
             only: vec!["GET /pets#bi_limit_0".into()],
             reset: None,
         }]
     );
     assert!(b.app.popups.is_empty());
-    b.app.jobs.oracles_running = false;
+    b.app.tasks.end(TaskKind::Oracles);
     let effects = b.press("<C-f>");
     assert_eq!(
-        effects,
-        vec![Effect::RunOracles {
+        crate::tui_common::works(&effects),
+        vec![Work::Oracles {
             base_url: "http://127.0.0.1:8080".into(),
             only: vec![FAILING.into(), "GET /pets/{id}#fi_unknown_id".into()],
             reset: None,
@@ -571,7 +572,7 @@ fn an_edited_oracle_shows_what_changed_and_editor_errors_name_the_typed_line() {
         .app
         .external_edit_done(o_id.clone(), multi, edited.clone())
     {
-        mastor::tui::driver::perform(&b.session, &mut b.app, e, &mut |t: &str| Ok(t.into()));
+        mastor::tui::msg::settle(&b.session, &mut b.app, e, &mut |t: &str| Ok(t.into()));
     }
     let shown = b.text(120, 40);
     assert!(shown.contains("Edited (original → edited)"), "{shown}");

@@ -5,9 +5,11 @@
 use crate::tui_undo::{Bench, GET_PETS};
 
 use mastor::model::{Decision, ReviewState};
-use mastor::tui::jobs::{JobMsg, Jobs};
+use mastor::tui::executor::{Executor, Launchers};
+use mastor::tui::msg::Msg;
 use mastor::tui::state::{Popup, SortKey};
-use mastor::tui::update::{Effect, handle_key};
+use mastor::tui::tasks::{TaskKind, Work};
+use mastor::tui::update::handle_key;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::time::Duration;
@@ -130,19 +132,22 @@ fn run_dialog_adds_http_and_remembers_the_url_across_launches() {
     }
     let effects = handle_key(&mut b.app, crate::tui_undo::key("<enter>"));
     assert_eq!(
-        effects,
-        [Effect::RunOracles {
+        crate::tui_common::works(&effects),
+        vec![Work::Oracles {
             base_url: "http://127.0.0.1:1".into(),
             only: Vec::new(),
             reset: None,
         }]
     );
     assert!(b.status().contains("http:// added"), "{}", b.status());
-    let mut jobs = Jobs::new(None);
-    for e in effects {
-        assert_eq!(jobs.start(&b.session, &mut b.app, e), None);
-    }
-    assert!(jobs.wait(&b.session, &mut b.app, Duration::from_secs(30)));
+    let mut exec = Executor::threads(b.session.dir(), Launchers::default());
+    crate::tui_common::start_all(&b.session, &mut b.app, &mut exec, effects);
+    assert!(mastor::tui::msg::wait(
+        &b.session,
+        &mut b.app,
+        &mut exec,
+        Duration::from_secs(30)
+    ));
     // Nothing listens on port 1: the run fails, saying so, and the URL is kept.
     let (status, error) = b.app.status.clone().unwrap();
     assert!(error && status.contains("oracle run failed"), "{status}");
@@ -226,9 +231,21 @@ fn an_oracle_run_shows_n_of_m_while_it_goes() {
     }
     let effects = handle_key(&mut b.app, crate::tui_undo::key("<enter>"));
     assert_eq!(effects.len(), 1);
-    assert!(b.app.jobs.oracles_running);
-    let msg = JobMsg::OraclesProgress { done: 2, total: 4 };
-    mastor::tui::jobs::apply(&b.session, &mut b.app, msg);
+    assert!(b.app.tasks.get(TaskKind::Oracles).is_some());
+    let seq = b.app.tasks.get(TaskKind::Oracles).unwrap().seq;
+    let mut exec = Executor::inline(b.session.dir(), Launchers::default());
+    let msg = Msg::Progress {
+        seq,
+        done: 2,
+        total: 4,
+    };
+    mastor::tui::msg::dispatch(
+        &b.session,
+        &mut b.app,
+        &mut exec,
+        &mut |t: &str| Ok(t.into()),
+        msg,
+    );
     assert_eq!(
         b.status(),
         format!("running oracles against {url}: 2 of 4…")

@@ -4,7 +4,8 @@
 
 use crate::tui_common::{petstore_session, t0};
 use mastor::store::Session;
-use mastor::tui::driver::{Options, open_session, perform};
+use mastor::tui::driver::{Options, open_session};
+use mastor::tui::msg::settle;
 use mastor::tui::popups::Export;
 use mastor::tui::state::{App, Popup};
 use mastor::tui::update::handle_key;
@@ -29,7 +30,7 @@ fn open() -> (tempfile::TempDir, Session, App) {
 fn press(session: &Session, app: &mut App, keys: &[KeyCode]) {
     for &code in keys {
         for e in handle_key(app, KeyEvent::new(code, KeyModifiers::NONE)) {
-            perform(session, app, e, &mut |t: &str| Ok(t.to_string()));
+            settle(session, app, e, &mut |t: &str| Ok(t.to_string()));
         }
     }
 }

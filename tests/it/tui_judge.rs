@@ -7,7 +7,8 @@
 use crate::tui_common;
 
 use mastor::store::{Positive, Session};
-use mastor::tui::driver::{Options, open_session, perform};
+use mastor::tui::driver::{Options, open_session};
+use mastor::tui::msg::settle;
 use mastor::tui::state::{App, Popup, Screen};
 use mastor::tui::update::handle_key;
 use ratatui::Terminal;
@@ -109,7 +110,7 @@ fn press(b: &mut Bench, keys: &str) {
             t => KeyCode::Char(t.chars().next().unwrap()),
         };
         for e in handle_key(&mut b.app, KeyEvent::new(code, KeyModifiers::NONE)) {
-            perform(&b.session, &mut b.app, e, &mut |t: &str| Ok(t.to_string()));
+            settle(&b.session, &mut b.app, e, &mut |t: &str| Ok(t.to_string()));
         }
     }
 }

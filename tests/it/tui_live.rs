@@ -11,9 +11,12 @@ use tui_common::tmux::Tmux;
 
 use mastor::llm::scripted::{Script, ScriptedServer};
 use mastor::store::{Event, EventKind, Session};
+use mastor::tui::executor::{Executor, Launchers};
 use mastor::tui::keymap::Keymap;
-use mastor::tui::live::{self, Live, LiveMsg};
+use mastor::tui::live::{self, Live};
+use mastor::tui::msg::{self, Msg};
 use mastor::tui::state::{App, LiveState, Popup};
+use mastor::tui::tasks::TaskKind;
 use mastor::tui::theme::Theme;
 use mastor::tui::view::AgentState;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -219,8 +222,31 @@ fn live_app(dir: &Path) -> (Session, App) {
     let session = tui_common::petstore_session(dir);
     let view = mastor::tui::loader::load(&session).unwrap();
     let mut app = App::new(view, Keymap::default_keymap(), Theme::dark());
-    app.live = LiveState::Running;
+    assert_eq!(app.tasks.start(TaskKind::Run, "run"), RUN);
     (session, app)
+}
+
+/// The number of the live run's task in a fresh workbench.
+const RUN: u64 = 1;
+
+/// Applies `msg` as the event loop does.
+fn feed(session: &Session, app: &mut App, msg: Msg) {
+    let mut exec = Executor::inline(session.dir(), Launchers::default());
+    msg::dispatch(
+        session,
+        app,
+        &mut exec,
+        &mut |t: &str| Ok(t.to_string()),
+        msg,
+    );
+}
+
+fn ev(event: Event) -> Msg {
+    Msg::Event { seq: RUN, event }
+}
+
+fn end(outcome: Result<String, String>) -> Msg {
+    Msg::Done { seq: RUN, outcome }
 }
 
 fn state_of(app: &App, op: &str, agent: &str) -> Option<AgentState> {
@@ -255,13 +281,13 @@ fn events_move_statuses_from_queued_to_running_to_done_or_failed() {
 
     let started = event(EventKind::AgentStarted, "extraction", POST_PETS);
     let at = started.at;
-    assert!(live::apply(&session, &mut app, LiveMsg::Event(started)));
+    feed(&session, &mut app, ev(started));
     assert_eq!(
         state_of(&app, POST_PETS, "extraction"),
         Some(AgentState::Running { since: at })
     );
     let finished = event(EventKind::AgentFinished, "extraction", POST_PETS).wall_ms(1500);
-    live::apply(&session, &mut app, LiveMsg::Event(finished));
+    feed(&session, &mut app, ev(finished));
     assert_eq!(
         state_of(&app, POST_PETS, "extraction"),
         Some(AgentState::Done {
@@ -274,7 +300,7 @@ fn events_move_statuses_from_queued_to_running_to_done_or_failed() {
         event(EventKind::AgentRetry, "extraction", GET_ONE).message("HTTP 503"),
         event(EventKind::AgentFailed, "extraction", GET_ONE).message("answer is not JSON"),
     ] {
-        live::apply(&session, &mut app, LiveMsg::Event(e));
+        feed(&session, &mut app, ev(e));
     }
     let idx = app.view.op_index[GET_ONE];
     let status = &app.view.ops[idx].agents["extraction"];
@@ -286,7 +312,7 @@ fn events_move_statuses_from_queued_to_running_to_done_or_failed() {
     );
     assert_eq!(status.retries, 1);
     assert_eq!(status.last_retry.as_deref(), Some("HTTP 503"));
-    assert_eq!(app.live, LiveState::Running, "events do not end the run");
+    assert_eq!(app.live(), LiveState::Running, "events do not end the run");
 }
 
 #[test]
@@ -307,7 +333,7 @@ fn quitting_while_running_asks_first() {
     let dir = tempfile::tempdir().unwrap();
     let (_, mut app) = live_app(dir.path());
     mastor::tui::update::handle_key(&mut app, key('q'));
-    live::apply(&session, &mut app, LiveMsg::Finished(Ok(())));
+    feed(&session, &mut app, end(Ok(String::new())));
     assert!(app.popups.is_empty());
     mastor::tui::update::handle_key(&mut app, key('q'));
     assert!(app.quit);
@@ -319,17 +345,26 @@ fn end_of_run_reloads_from_disk_and_keeps_the_cursor() {
     let (session, mut app) = live_app(dir.path());
     live::mark_queued(&mut app.view, &[POST_PETS.into(), GET_ONE.into()]);
     app.operations_mut().unwrap().cursor = 2;
-    live::apply(
+    feed(
         &session,
         &mut app,
-        LiveMsg::Event(event(EventKind::AgentStarted, "extraction", POST_PETS)),
+        ev(event(EventKind::AgentStarted, "extraction", POST_PETS)),
     );
     // What the run wrote to disk meanwhile: GET's extraction finished.
     session
         .append_event(&event(EventKind::AgentFinished, "extraction", GET_ONE).wall_ms(7))
         .unwrap();
-    assert!(live::apply(&session, &mut app, LiveMsg::Finished(Ok(()))));
-    assert_eq!(app.live, LiveState::Finished);
+    feed(&session, &mut app, end(Ok(String::new())));
+    assert_eq!(app.live(), LiveState::Finished);
+    // A second end, or an event after it, is stale: nothing changes.
+    feed(&session, &mut app, end(Err("late".into())));
+    feed(
+        &session,
+        &mut app,
+        ev(event(EventKind::AgentStarted, "extraction", POST_PETS)),
+    );
+    assert_eq!(app.live(), LiveState::Finished);
+    assert_eq!(state_of(&app, POST_PETS, "extraction"), None);
     assert_eq!(app.ops_cursor(), 2, "cursor kept");
     // Disk wins: GET done as recorded, POST's live-only start is gone.
     assert_eq!(
@@ -347,35 +382,36 @@ fn a_run_that_vanishes_or_is_stopped_ends_live_mode() {
     let (session, mut app) = live_app(dir.path());
 
     // The run's thread died without a word: the screen says so and reloads.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let mut live = Live::new(rx, Box::new(|| {}));
-    tx.send(LiveMsg::Event(event(
-        EventKind::AgentStarted,
-        "extraction",
-        POST_PETS,
-    )))
-    .unwrap();
-    drop(tx);
-    assert!(live.drain(&session, &mut app));
+    let mut exec = Executor::inline(session.dir(), Launchers::default());
+    let reporter = exec.reporter(RUN);
+    reporter.event(&event(EventKind::AgentStarted, "extraction", POST_PETS));
+    drop(reporter);
+    while let Some(m) = exec.next(Duration::ZERO) {
+        msg::dispatch(
+            &session,
+            &mut app,
+            &mut exec,
+            &mut |t: &str| Ok(t.into()),
+            m,
+        );
+    }
     assert!(
-        matches!(&app.live, LiveState::Failed(why) if why.contains("unexpectedly")),
+        matches!(&app.live(), LiveState::Failed(why) if why.contains("unexpectedly")),
         "{:?}",
-        app.live
+        app.live()
     );
+    assert!(app.tasks.busy().is_none(), "the run left the registry");
 
     // Stopping calls the run's stop hook and returns once the run reports back.
-    let (tx, rx) = std::sync::mpsc::channel();
+    let reporter = exec.reporter(2);
     let stopped = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stopped);
-    let mut live = Live::new(
-        rx,
-        Box::new(move || {
-            flag.store(true, Ordering::SeqCst);
-            let _ = tx.send(LiveMsg::Finished(Err("stopped".into())));
-        }),
-    );
+    let live = Live::new(Box::new(move || {
+        flag.store(true, Ordering::SeqCst);
+        reporter.done(Err("stopped".into()));
+    }));
     let start = Instant::now();
-    live.stop(Duration::from_secs(5));
+    live.stop(2, &mut exec, Duration::from_secs(5));
     assert!(stopped.load(Ordering::SeqCst));
     assert!(start.elapsed() < Duration::from_secs(2));
 }

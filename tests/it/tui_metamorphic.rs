@@ -6,7 +6,8 @@ use crate::tui_common;
 
 use mastor::model::{Decision, ReviewState};
 use mastor::store::Session;
-use mastor::tui::driver::{Options, open_session, perform};
+use mastor::tui::driver::{Options, open_session};
+use mastor::tui::msg::settle;
 use mastor::tui::state::{App, Popup, Screen};
 use mastor::tui::update::handle_key;
 use ratatui::Terminal;
@@ -159,7 +160,7 @@ fn press_with_editor(
         };
         rest = &rest[token.len()..];
         for e in handle_key(&mut b.app, key(&token)) {
-            perform(&b.session, &mut b.app, e, editor);
+            settle(&b.session, &mut b.app, e, editor);
         }
     }
 }

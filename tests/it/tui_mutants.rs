@@ -7,8 +7,10 @@
 use crate::tui_common;
 
 use mastor::store::Session;
-use mastor::tui::driver::{Options, open_session, perform};
+use mastor::tui::driver::{Options, open_session};
+use mastor::tui::msg::settle;
 use mastor::tui::state::{App, Screen};
+use mastor::tui::tasks::{TaskKind, Work};
 use mastor::tui::update::handle_key;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -150,7 +152,7 @@ fn open(with_results: bool) -> Bench {
 fn press(b: &mut Bench, keys: &[KeyEvent]) {
     for k in keys {
         for e in handle_key(&mut b.app, *k) {
-            perform(&b.session, &mut b.app, e, &mut |t: &str| Ok(t.to_string()));
+            settle(&b.session, &mut b.app, e, &mut |t: &str| Ok(t.to_string()));
         }
     }
 }
@@ -311,7 +313,12 @@ fn mutate_popup_remembers_the_commands_and_asks_for_one_run_at_a_time() {
         max_mutants: Some(5),
     };
     match effects.as_slice() {
-        [Effect::RunMutate { settings, only, .. }] => {
+        [
+            Effect::Start {
+                work: Work::Mutate { settings, only, .. },
+                ..
+            },
+        ] => {
             assert_eq!(settings, &want);
             // Nothing accepted yet: every oracle runs.
             assert_eq!(*only, mastor::suite::Only::All);
@@ -407,35 +414,35 @@ fn a_survivor_is_marked_equivalent_with_a_note_and_the_mark_is_withdrawn() {
 
 #[test]
 fn survivor_keys_start_a_regeneration_through_the_launcher_and_reload_when_it_ends() {
-    use mastor::tui::jobs::{JobMsg, Jobs};
-    use mastor::tui::update::Effect;
+    use mastor::tui::executor::{Executor, Launchers};
     let mut b = open(true);
     let launched = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = launched.clone();
-    let mut jobs = Jobs::new(None).with_survivors(Box::new(move |ops, mutants, tx| {
-        seen.lock().unwrap().push((ops, mutants));
-        tx.send(JobMsg::Survivors(Ok(
-            "round 1: 1 survivor(s) targeted, 1 new oracle(s), 1 survivor(s) killed".into(),
-        )))
-        .unwrap();
-        Ok(())
-    }));
+    let launchers = Launchers {
+        rerun: None,
+        survivors: Some(std::sync::Arc::new(move |ops, mutants| {
+            seen.lock().unwrap().push((ops, mutants));
+            Ok("round 1: 1 survivor(s) targeted, 1 new oracle(s), 1 survivor(s) killed".into())
+        })),
+    };
+    let mut exec = Executor::threads(b.session.dir(), launchers);
     press(&mut b, &[k('5')]);
     // `ctrl-g` on the survivor (listed first).
     let effects = handle_key(&mut b.app, ctrl('g'));
     assert_eq!(
-        effects,
-        vec![Effect::FromSurvivors {
+        crate::tui_common::works(&effects),
+        vec![Work::Survivors {
             ops: vec![],
             mutants: vec!["m-missed".into()]
         }]
     );
-    for e in effects {
-        assert!(jobs.start(&b.session, &mut b.app, e).is_none());
-    }
-    assert!(b.app.jobs.survivors_running);
-    assert!(jobs.wait(&b.session, &mut b.app, std::time::Duration::from_secs(5)));
-    assert!(!b.app.jobs.survivors_running);
+    assert!(b.app.tasks.get(TaskKind::Survivors).is_some());
+    crate::tui_common::start_all(&b.session, &mut b.app, &mut exec, effects);
+    let five = std::time::Duration::from_secs(5);
+    assert!(mastor::tui::msg::wait(
+        &b.session, &mut b.app, &mut exec, five
+    ));
+    assert!(b.app.tasks.get(TaskKind::Survivors).is_none());
     let (msg, is_error) = b.app.status.clone().unwrap();
     assert!(
         !is_error && msg.starts_with("round 1: 1 survivor(s) targeted"),
@@ -447,22 +454,29 @@ fn survivor_keys_start_a_regeneration_through_the_launcher_and_reload_when_it_en
     press(&mut b, &[k('w')]);
     let effects = handle_key(&mut b.app, alt_g);
     assert_eq!(
-        effects,
-        vec![Effect::FromSurvivors {
+        crate::tui_common::works(&effects),
+        vec![Work::Survivors {
             ops: vec!["GET /pets".into()],
             mutants: vec![]
         }]
     );
+    // While it is registered, a second regeneration is refused.
+    assert!(handle_key(&mut b.app, ctrl('g')).is_empty());
+    let (msg, _) = b.app.status.clone().unwrap();
+    assert!(msg.contains("in progress"), "{msg}");
+    b.app.tasks.end(TaskKind::Survivors);
     // A caught mutant is not a target.
     press(&mut b, &[k('c'), code(KeyCode::Down)]);
     assert!(handle_key(&mut b.app, ctrl('g')).is_empty());
     assert_eq!(launched.lock().unwrap().len(), 1);
     // Without a launcher (no model settings), the workbench says so.
-    let mut none = Jobs::new(None);
+    let mut none = Executor::inline(b.session.dir(), Launchers::default());
     press(&mut b, &[code(KeyCode::Up)]);
-    for e in handle_key(&mut b.app, ctrl('g')) {
-        none.start(&b.session, &mut b.app, e);
-    }
+    let effects = handle_key(&mut b.app, ctrl('g'));
+    crate::tui_common::start_all(&b.session, &mut b.app, &mut none, effects);
+    assert!(mastor::tui::msg::wait(
+        &b.session, &mut b.app, &mut none, five
+    ));
     let (msg, is_error) = b.app.status.clone().unwrap();
     assert!(is_error && msg.contains("needs a model"), "{msg}");
 }

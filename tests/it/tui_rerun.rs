@@ -13,10 +13,11 @@ use tui_common::tmux::Tmux;
 
 use mastor::model::{Decision, Outcome, ReviewDecision};
 use mastor::store::Session;
-use mastor::tui::jobs::{self, JobMsg, Jobs};
+use mastor::tui::executor::{Executor, Launchers};
 use mastor::tui::keymap::Keymap;
-use mastor::tui::live::LiveMsg;
+use mastor::tui::msg::Msg;
 use mastor::tui::state::{App, LiveState, Popup, Screen};
+use mastor::tui::tasks::{TaskKind, Work};
 use mastor::tui::theme::Theme;
 use mastor::tui::update::{Effect, handle_key};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -84,24 +85,29 @@ fn ctrl_r_asks_which_agent_to_start_from() {
     handle_key(&mut app, code(KeyCode::Up));
     assert_eq!(
         handle_key(&mut app, code(KeyCode::Enter)),
-        vec![Effect::Rerun {
-            op_id: op_id.clone(),
-            from: Some("single_op".into()),
-            seq: 1
+        vec![Effect::Start {
+            seq: 1,
+            work: Work::Rerun {
+                op_id: op_id.clone(),
+                from: Some("single_op".into()),
+            }
         }]
     );
     assert!(app.popups.is_empty());
-    assert_eq!(app.jobs.rerun_from.as_deref(), Some("single_op"));
+    assert_eq!(
+        app.tasks.get(TaskKind::Rerun).map(|t| t.label.as_str()),
+        Some(format!("re-run of {op_id} from single_op on").as_str())
+    );
     let (msg, _) = app.status.clone().unwrap();
     assert!(msg.contains("from single_op on"), "{msg}");
 
     // Esc cancels without starting anything.
-    app.jobs.rerun_op = None;
-    app.live = LiveState::Finished;
+    app.tasks.end(TaskKind::Rerun);
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
     assert!(handle_key(&mut app, code(KeyCode::Esc)).is_empty());
     assert!(app.popups.is_empty());
-    assert_eq!(app.jobs.rerun_seq, 1);
+    assert_eq!(app.tasks.last_seq(), 1);
+    assert!(app.tasks.busy().is_none());
 }
 
 #[test]
@@ -113,14 +119,19 @@ fn ctrl_r_on_an_operation_asks_for_a_rerun_of_that_op_and_refuses_a_second() {
     let effects = rerun_all(&mut app);
     assert_eq!(
         effects,
-        vec![Effect::Rerun {
-            op_id: op_id.clone(),
-            from: None,
-            seq: 1
+        vec![Effect::Start {
+            seq: 1,
+            work: Work::Rerun {
+                op_id: op_id.clone(),
+                from: None,
+            }
         }]
     );
-    assert_eq!(app.live, LiveState::Running);
-    assert_eq!(app.jobs.rerun_op.as_deref(), Some(op_id.as_str()));
+    assert_eq!(app.live(), LiveState::Running);
+    assert_eq!(
+        app.tasks.get(TaskKind::Rerun).map(|t| t.label.clone()),
+        Some(format!("re-run of {op_id}"))
+    );
 
     // While it runs, another re-run is refused with a message, and so is an oracle run.
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
@@ -129,18 +140,18 @@ fn ctrl_r_on_an_operation_asks_for_a_rerun_of_that_op_and_refuses_a_second() {
     assert!(is_error && msg.contains("in progress"), "{msg}");
     assert!(handle_key(&mut app, ctrl('t')).is_empty());
     assert!(app.popups.is_empty());
-    assert_eq!(app.jobs.rerun_seq, 1);
+    assert_eq!(app.tasks.last_seq(), 1);
 }
 
 #[test]
 fn ctrl_r_is_refused_while_a_live_run_is_in_progress() {
     let tmp = tempfile::tempdir().unwrap();
     let (_session, mut app) = on_operation(tmp.path());
-    app.live = LiveState::Running;
+    app.tasks.start(TaskKind::Run, "run");
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
     assert!(app.popups.is_empty());
     assert!(app.status.clone().unwrap().1);
-    assert_eq!(app.jobs.rerun_op, None);
+    assert!(app.tasks.get(TaskKind::Rerun).is_none());
 }
 
 #[test]
@@ -151,35 +162,41 @@ fn a_stale_rerun_finish_is_ignored_and_the_latest_reloads_from_disk() {
 
     // Re-run 1 starts and finishes.
     assert_eq!(rerun_all(&mut app).len(), 1);
-    let fin = |seq| JobMsg::Rerun {
+    let fin = |seq| Msg::Done {
         seq,
-        msg: LiveMsg::Finished(Ok(())),
+        outcome: Ok(String::new()),
     };
-    assert!(jobs::apply(&session, &mut app, fin(1)));
-    assert_eq!(app.live, LiveState::Finished);
-    assert_eq!(app.jobs.rerun_op, None);
+    let apply = |app: &mut App, m| {
+        let mut exec = Executor::inline(session.dir(), Launchers::default());
+        mastor::tui::msg::dispatch(&session, app, &mut exec, &mut |t: &str| Ok(t.into()), m);
+    };
+    apply(&mut app, fin(1));
+    assert_eq!(app.live(), LiveState::Finished);
+    assert!(app.tasks.busy().is_none());
 
     // Re-run 2 starts; meanwhile the disk changes.
     assert_eq!(
         rerun_all(&mut app),
-        vec![Effect::Rerun {
-            op_id: app.view.ops[app.current_op().unwrap()].op_id.clone(),
-            from: None,
-            seq: 2
+        vec![Effect::Start {
+            seq: 2,
+            work: Work::Rerun {
+                op_id: app.view.ops[app.current_op().unwrap()].op_id.clone(),
+                from: None,
+            }
         }]
     );
     session.append_decision(&accept(&first)).unwrap();
 
     // A late finish of re-run 1 changes nothing: no reload, still running.
-    assert!(!jobs::apply(&session, &mut app, fin(1)));
-    assert_eq!(app.live, LiveState::Running);
-    assert!(app.jobs.rerun_op.is_some());
+    apply(&mut app, fin(1));
+    assert_eq!(app.live(), LiveState::Running);
+    assert!(app.tasks.get(TaskKind::Rerun).is_some());
     assert!(!app.view.decisions.contains_key(&first));
 
     // The finish of re-run 2 reloads the session: the new data wins.
-    assert!(jobs::apply(&session, &mut app, fin(2)));
-    assert_eq!(app.live, LiveState::Finished);
-    assert_eq!(app.jobs.rerun_op, None);
+    apply(&mut app, fin(2));
+    assert_eq!(app.live(), LiveState::Finished);
+    assert!(app.tasks.get(TaskKind::Rerun).is_none());
     assert!(app.view.decisions.contains_key(&first));
 }
 
@@ -189,37 +206,57 @@ fn a_rerun_effect_goes_to_the_launcher_and_its_messages_come_back() {
     let (session, mut app) = on_operation(tmp.path());
     let launched = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = launched.clone();
-    let mut jobs = Jobs::new(Some(Box::new(
-        move |op: &str, from: Option<&str>, seq, tx| {
-            seen.lock()
-                .unwrap()
-                .push((op.to_string(), from.map(str::to_string), seq));
-            tx.send(JobMsg::Rerun {
-                seq,
-                msg: LiveMsg::Finished(Err("model unreachable".into())),
-            })
-            .unwrap();
-            Ok(())
-        },
-    )));
+    let launchers = Launchers {
+        rerun: Some(std::sync::Arc::new(
+            move |op: &str, from: Option<&str>, r: &mastor::tui::executor::Reporter| {
+                seen.lock()
+                    .unwrap()
+                    .push((op.to_string(), from.map(str::to_string)));
+                // An event of this re-run shows while it goes.
+                r.event(
+                    &mastor::store::Event::new(
+                        mastor::store::EventKind::AgentStarted,
+                        "extraction",
+                    )
+                    .op(op.to_string()),
+                );
+                Err("model unreachable".to_string())
+            },
+        )),
+        survivors: None,
+    };
+    // Inline: the re-run is over when the key's effects are carried out.
+    let mut exec = Executor::inline(session.dir(), launchers);
     let effects = rerun_all(&mut app);
-    for e in effects {
-        assert!(jobs.start(&session, &mut app, e).is_none());
+    crate::tui_common::start_all(&session, &mut app, &mut exec, effects);
+    while let Some(m) = exec.next(Duration::ZERO) {
+        mastor::tui::msg::dispatch(
+            &session,
+            &mut app,
+            &mut exec,
+            &mut |t: &str| Ok(t.into()),
+            m,
+        );
     }
-    assert!(jobs.wait(&session, &mut app, Duration::from_secs(5)));
     let op_id = app.view.ops[app.current_op().unwrap()].op_id.clone();
-    assert_eq!(*launched.lock().unwrap(), vec![(op_id, None, 1)]);
-    assert_eq!(app.live, LiveState::Failed("model unreachable".into()));
+    assert_eq!(*launched.lock().unwrap(), vec![(op_id, None)]);
+    assert_eq!(app.live(), LiveState::Failed("model unreachable".into()));
     let (msg, is_error) = app.status.clone().unwrap();
     assert!(is_error && msg.contains("model unreachable"), "{msg}");
+    assert!(app.tasks.busy().is_none(), "the re-run left the registry");
 
-    // Without a launcher the re-run is refused with a message instead of hanging.
-    let mut none = Jobs::new(None);
-    for e in rerun_all(&mut app) {
-        assert!(none.start(&session, &mut app, e).is_none());
-    }
-    assert_eq!(app.jobs.rerun_op, None);
-    assert!(app.status.clone().unwrap().1);
+    // Without a launcher the re-run ends at once with a message instead of hanging.
+    let mut none = Executor::inline(session.dir(), Launchers::default());
+    let effects = rerun_all(&mut app);
+    crate::tui_common::start_all(&session, &mut app, &mut none, effects);
+    assert!(mastor::tui::msg::wait(
+        &session,
+        &mut app,
+        &mut none,
+        Duration::from_secs(5)
+    ));
+    let (msg, is_error) = app.status.clone().unwrap();
+    assert!(is_error && msg.contains("not available"), "{msg}");
 }
 
 #[test]
@@ -237,7 +274,7 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
         other => panic!("expected the re-run popup, got {other:?}"),
     }
     assert!(handle_key(&mut app, code(KeyCode::Esc)).is_empty());
-    assert_eq!(app.jobs.rerun_seq, 0);
+    assert_eq!(app.tasks.last_seq(), 0);
     // Where no operation is in view, it says so instead.
     handle_key(&mut app, code(KeyCode::Char('3')));
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
@@ -258,19 +295,19 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     assert!(handle_key(&mut app, code(KeyCode::Char('1'))).is_empty());
     let effects = handle_key(&mut app, code(KeyCode::Enter));
     assert_eq!(
-        effects,
-        vec![Effect::RunOracles {
+        crate::tui_common::works(&effects),
+        vec![Work::Oracles {
             base_url: "http://127.0.0.1:1".into(),
             only: Vec::new(),
             reset: None,
         }]
     );
     assert!(app.popups.is_empty());
-    assert!(app.jobs.oracles_running);
+    assert!(app.tasks.get(TaskKind::Oracles).is_some());
     assert_eq!(app.jobs.last_api_url.as_deref(), Some("http://127.0.0.1:1"));
 
     // Without a configured URL, the last one used is offered.
-    app.jobs.oracles_running = false;
+    app.tasks.end(TaskKind::Oracles);
     app.jobs.api_url = None;
     handle_key(&mut app, ctrl('t'));
     match app.popups.last() {
@@ -288,7 +325,7 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
         handle_key(&mut app, code(KeyCode::Char(c)));
     }
     assert!(handle_key(&mut app, code(KeyCode::Enter)).is_empty());
-    assert!(!app.jobs.oracles_running);
+    assert!(app.tasks.get(TaskKind::Oracles).is_none());
     assert!(app.status.clone().unwrap().1);
 }
 
@@ -319,14 +356,18 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
     let session = import(&reference, &[], &dir);
     let mut app = app_for(&session);
     app.jobs.api_url = Some(api.base_url.clone());
-    let mut jobs = Jobs::new(None);
+    let mut exec = Executor::threads(session.dir(), Launchers::default());
 
     // Nothing accepted yet: the run says so in the status bar and saves nothing.
     handle_key(&mut app, ctrl('t'));
-    for e in handle_key(&mut app, code(KeyCode::Enter)) {
-        assert!(jobs.start(&session, &mut app, e).is_none());
-    }
-    assert!(jobs.wait(&session, &mut app, Duration::from_secs(30)));
+    let effects = handle_key(&mut app, code(KeyCode::Enter));
+    crate::tui_common::start_all(&session, &mut app, &mut exec, effects);
+    assert!(mastor::tui::msg::wait(
+        &session,
+        &mut app,
+        &mut exec,
+        Duration::from_secs(30)
+    ));
     let (msg, is_error) = app.status.clone().unwrap();
     assert!(is_error && msg.contains("no accepted"), "{msg}");
     assert!(!dir.join("verdicts/latest.json").exists());
@@ -350,17 +391,20 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
     handle_key(&mut app, ctrl('t'));
     let effects = handle_key(&mut app, code(KeyCode::Enter));
     assert_eq!(
-        effects,
-        vec![Effect::RunOracles {
+        crate::tui_common::works(&effects),
+        vec![Work::Oracles {
             base_url: api.base_url.clone(),
             only: Vec::new(),
             reset: None,
         }]
     );
-    for e in effects {
-        assert!(jobs.start(&session, &mut app, e).is_none());
-    }
-    assert!(jobs.wait(&session, &mut app, Duration::from_secs(60)));
+    crate::tui_common::start_all(&session, &mut app, &mut exec, effects);
+    assert!(mastor::tui::msg::wait(
+        &session,
+        &mut app,
+        &mut exec,
+        Duration::from_secs(60)
+    ));
     let (msg, is_error) = app.status.clone().unwrap();
     assert!(!is_error, "{msg}");
     assert!(msg.contains("3 pass"), "{msg}");
@@ -396,12 +440,16 @@ fn accepted_metamorphic_tests_run_alone_and_their_outcomes_are_saved() {
     }
     let mut app = app_for(&session);
     app.jobs.api_url = Some(api.base_url.clone());
-    let mut jobs = Jobs::new(None);
+    let mut exec = Executor::threads(session.dir(), Launchers::default());
     handle_key(&mut app, ctrl('t'));
-    for e in handle_key(&mut app, code(KeyCode::Enter)) {
-        assert!(jobs.start(&session, &mut app, e).is_none());
-    }
-    assert!(jobs.wait(&session, &mut app, Duration::from_secs(60)));
+    let effects = handle_key(&mut app, code(KeyCode::Enter));
+    crate::tui_common::start_all(&session, &mut app, &mut exec, effects);
+    assert!(mastor::tui::msg::wait(
+        &session,
+        &mut app,
+        &mut exec,
+        Duration::from_secs(60)
+    ));
     let (msg, is_error) = app.status.clone().unwrap();
     assert!(!is_error, "{msg}");
     assert!(msg.contains("1 pass") && msg.contains("1 error"), "{msg}");

@@ -5,8 +5,11 @@
 use crate::tui_dialogs::tiny_api;
 use crate::tui_undo::{Bench, GET_PETS};
 use mastor::model::Outcome;
-use mastor::tui::jobs::Jobs;
+use mastor::tui::executor::{Executor, Launchers};
+use mastor::tui::filters::VerdictFilter;
+use mastor::tui::oracle_run::RunScope;
 use mastor::tui::state::Popup;
+use mastor::tui::tasks::{TaskKind, Work};
 use mastor::tui::update::{Effect, handle_key};
 use std::time::Duration;
 
@@ -20,7 +23,12 @@ fn type_text(b: &mut Bench, text: &str) {
 /// The o_ids an effect list asks to run, and its reset command.
 fn asked(effects: &[Effect]) -> (Vec<String>, Option<String>) {
     match effects {
-        [Effect::RunOracles { only, reset, .. }] => (only.clone(), reset.clone()),
+        [
+            Effect::Start {
+                work: Work::Oracles { only, reset, .. },
+                ..
+            },
+        ] => (only.clone(), reset.clone()),
         other => panic!("expected one oracle run, got {other:?}"),
     }
 }
@@ -41,13 +49,13 @@ fn ctrl_t_offers_all_failing_and_to_review_scopes() {
         GET_PETS.iter().all(|o| all.contains(&o.to_string())),
         "{all:?}"
     );
-    b.app.jobs.oracles_running = false;
+    b.app.tasks.end(TaskKind::Oracles);
     // "to review": up once from the default wraps to the last scope.
     b.press("<C-t><up>");
     let (to_review, _) = asked(&handle_key(&mut b.app, crate::tui_undo::key("<enter>")));
     assert!(!to_review.contains(&accepted.to_string()), "{to_review:?}");
     assert_eq!(to_review.len(), all.len() - 1, "{to_review:?} vs {all:?}");
-    b.app.jobs.oracles_running = false;
+    b.app.tasks.end(TaskKind::Oracles);
     // "failing": the oracles whose latest verdict failed or errored.
     let mut failing: Vec<String> = b
         .app
@@ -66,13 +74,13 @@ fn ctrl_t_offers_all_failing_and_to_review_scopes() {
     }
     let (only, _) = asked(&handle_key(&mut b.app, crate::tui_undo::key("<enter>")));
     assert_eq!(only, failing);
-    b.app.jobs.oracles_running = false;
+    b.app.tasks.end(TaskKind::Oracles);
     // Without any failing verdict: nothing to run, said so, nothing started.
     b.app.view.verdicts.clear();
     b.press("<C-t><down><down>");
     assert!(handle_key(&mut b.app, crate::tui_undo::key("<enter>")).is_empty());
     assert!(b.status().contains("no failing oracles"), "{}", b.status());
-    assert!(!b.app.jobs.oracles_running);
+    assert!(b.app.tasks.get(TaskKind::Oracles).is_none());
 }
 
 #[test]
@@ -90,16 +98,43 @@ fn a_run_with_a_reset_command_isolates_failures_and_remembers_the_command() {
     b.press("<tab>");
     type_text(&mut b, &cmd);
     let effects = handle_key(&mut b.app, crate::tui_undo::key("<enter>"));
-    let (_, reset) = asked(&effects);
-    assert_eq!(reset.as_deref(), Some(cmd.as_str()));
-    let mut jobs = Jobs::new(None);
-    for e in effects {
-        assert_eq!(jobs.start(&b.session, &mut b.app, e), None);
+    // Every oracle with a reset command is the triage task: run, isolate, show failures.
+    match effects.as_slice() {
+        [
+            Effect::Start {
+                work: Work::Triage { all, reset, .. },
+                ..
+            },
+        ] => {
+            assert_eq!(reset, &cmd);
+            assert_eq!(all, &RunScope::All.ids(&b.app.view));
+        }
+        other => panic!("expected the triage task, got {other:?}"),
     }
-    assert!(jobs.wait(&b.session, &mut b.app, Duration::from_secs(60)));
+    assert!(b.app.tasks.get(TaskKind::Triage).is_some());
+    // While it is registered, a second run is refused.
+    b.press("<C-t>");
+    assert!(
+        b.status().contains("triage run is in progress"),
+        "{}",
+        b.status()
+    );
+    assert!(b.app.filters.verdict.is_none());
+    let mut exec = Executor::threads(b.session.dir(), Launchers::default());
+    crate::tui_common::start_all(&b.session, &mut b.app, &mut exec, effects);
+    assert!(mastor::tui::msg::wait(
+        &b.session,
+        &mut b.app,
+        &mut exec,
+        Duration::from_secs(60)
+    ));
     let (status, error) = b.app.status.clone().unwrap();
     assert!(!error, "{status}");
     assert!(status.contains("isolated: "), "{status}");
+    assert!(status.contains("showing the failures"), "{status}");
+    assert!(b.app.tasks.busy().is_none());
+    // Triage starts on the failures: the lists keep only failing oracles.
+    assert_eq!(b.app.filters.verdict, Some(VerdictFilter::Failing));
     // Every failure carries its isolation label, and the command ran once per failure
     // at least (isolation), besides the one reset at the start of the run.
     let latest: serde_json::Value = serde_json::from_str(

@@ -5,7 +5,8 @@ use crate::tui_common;
 
 use mastor::model::{Decision, ReviewState, SuiteFile};
 use mastor::store::Session;
-use mastor::tui::driver::{Options, open_session, perform};
+use mastor::tui::driver::{Options, open_session};
+use mastor::tui::msg::settle;
 use mastor::tui::state::{App, Screen, Tab};
 use mastor::tui::update::handle_key;
 use ratatui::Terminal;
@@ -46,7 +47,7 @@ fn open() -> Bench {
 fn press(b: &mut Bench, keys: &str) {
     for t in tokens(keys) {
         for e in handle_key(&mut b.app, key(&t)) {
-            perform(&b.session, &mut b.app, e, &mut |text: &str| {
+            settle(&b.session, &mut b.app, e, &mut |text: &str| {
                 Ok(text.replace("limit=10 lists", "limit=10 returns"))
             });
         }

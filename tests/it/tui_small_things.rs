@@ -10,6 +10,7 @@ use crate::tui_undo::GET_PETS;
 use mastor::store::{Manifest, Session};
 use mastor::tui::driver::{Options, open_session};
 use mastor::tui::state::Screen;
+use mastor::tui::tasks::Work;
 use mastor::tui::update::{Effect, handle_key};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
@@ -120,7 +121,7 @@ fn the_setting_keeps_a_and_r_on_the_oracle_and_a_bad_settings_file_is_named() {
     let key = |c: char| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
     handle_key(&mut app, KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
     for e in handle_key(&mut app, key('a')) {
-        mastor::tui::driver::perform(&session, &mut app, e, &mut |t: &str| Ok(t.into()));
+        mastor::tui::msg::settle(&session, &mut app, e, &mut |t: &str| Ok(t.into()));
     }
     assert_eq!(
         app.view.review_state(GET_PETS[0]),
@@ -180,7 +181,7 @@ fn g_and_shift_g_are_first_and_last_on_the_mutants_screen_too() {
         KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL),
     );
     assert!(
-        matches!(effects.as_slice(), [Effect::FromSurvivors { mutants, .. }] if mutants == &["m-missed"]),
+        matches!(effects.as_slice(), [Effect::Start { work: Work::Survivors { mutants, .. }, .. }] if mutants == &["m-missed"]),
         "{effects:?}"
     );
     // No key means two things on one screen (n / N: the next search match while a

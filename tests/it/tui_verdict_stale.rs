@@ -5,7 +5,8 @@
 use crate::tui_common::{petstore_session, t0};
 use mastor::model::Outcome;
 use mastor::store::Session;
-use mastor::tui::driver::{Options, open_session, perform};
+use mastor::tui::driver::{Options, open_session};
+use mastor::tui::msg::settle;
 use mastor::tui::state::App;
 use mastor::tui::update::handle_key;
 use mastor::tui::verdict_mark::VerdictMark;
@@ -46,7 +47,7 @@ fn open() -> (tempfile::TempDir, Session, App) {
 fn press(session: &Session, app: &mut App, keys: &[KeyCode]) {
     for &code in keys {
         for e in handle_key(app, KeyEvent::new(code, KeyModifiers::NONE)) {
-            perform(session, app, e, &mut |text: &str| {
+            settle(session, app, e, &mut |text: &str| {
                 Ok(text.replace("limit=10 lists", "limit=10 returns"))
             });
         }

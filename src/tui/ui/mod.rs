@@ -157,14 +157,14 @@ fn score_items(app: &App) -> Vec<fit::Item<Action>> {
             ));
         }
     }
-    if let Some((done, total)) = app.jobs.mutate {
-        items.push(Item::new(
-            6,
-            vec![Span::styled(
-                format!("  mutating {done}/{total}"),
-                t.running,
-            )],
-        ));
+    for task in app.tasks.iter() {
+        if let Some(word) = task.kind.progress_word() {
+            let (done, total) = task.progress.unwrap_or_default();
+            items.push(Item::new(
+                6,
+                vec![Span::styled(format!("  {word} {done}/{total}"), t.running)],
+            ));
+        }
     }
     items
 }

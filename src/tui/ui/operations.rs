@@ -102,7 +102,7 @@ fn summary_line<'a>(app: &App, width: u16) -> Line<'a> {
             t.muted,
         )],
     ));
-    let live = match &app.live {
+    let live = match &app.live() {
         LiveState::Off => None,
         LiveState::Running => Some(Span::styled(" run in progress", t.running)),
         LiveState::Finished => Some(Span::styled(" run finished", t.done)),

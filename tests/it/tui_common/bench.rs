@@ -2,7 +2,8 @@
 //! their effects against the session), render it on a `TestBackend`.
 
 use mastor::store::Session;
-use mastor::tui::driver::{Options, open_session, perform};
+use mastor::tui::driver::{Options, open_session};
+use mastor::tui::msg::settle;
 use mastor::tui::state::App;
 use mastor::tui::update::{Effect, handle_key};
 use ratatui::Terminal;
@@ -98,13 +99,13 @@ impl Bench {
         for t in tokens(keys) {
             for e in handle_key(&mut self.app, key(&t)) {
                 all.push(e.clone());
-                perform(&self.session, &mut self.app, e, &mut |text: &str| {
+                settle(&self.session, &mut self.app, e, &mut |text: &str| {
                     Ok(text.to_string())
                 });
             }
             while let Some(chunk) = self.app.next_bulk_chunk() {
                 let e = Effect::RecordBatch(chunk);
-                perform(&self.session, &mut self.app, e, &mut |t: &str| Ok(t.into()));
+                settle(&self.session, &mut self.app, e, &mut |t: &str| Ok(t.into()));
             }
         }
         all

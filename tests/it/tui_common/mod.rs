@@ -507,3 +507,27 @@ pub fn synthetic_session(dir: &Path, n_ops: usize, n_oracles: usize) -> Session 
     }
     session
 }
+
+/// Hands each effect to `exec` (a task) or performs it and applies its outcome, as the
+/// event loop does.
+pub fn start_all(
+    session: &mastor::store::Session,
+    app: &mut mastor::tui::state::App,
+    exec: &mut mastor::tui::executor::Executor,
+    effects: Vec<mastor::tui::update::Effect>,
+) {
+    for e in effects {
+        mastor::tui::msg::carry_out(session, app, exec, &mut |t: &str| Ok(t.to_string()), e);
+    }
+}
+
+/// The work of each task the effects start (effects that start none left out).
+pub fn works(effects: &[mastor::tui::update::Effect]) -> Vec<mastor::tui::tasks::Work> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            mastor::tui::update::Effect::Start { work, .. } => Some(work.clone()),
+            _ => None,
+        })
+        .collect()
+}
