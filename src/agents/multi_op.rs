@@ -71,13 +71,7 @@ impl GroupTarget {
         let refs = self
             .contexts
             .values()
-            .flat_map(|c| {
-                c.response_schema
-                    .error_cases
-                    .iter()
-                    .flat_map(|e| &e.evidence_refs)
-                    .chain(c.error_envelopes.iter().flat_map(|e| &e.evidence_refs))
-            })
+            .flat_map(|c| c.error_refs())
             .chain(oracles.flat_map(|o| &o.evidence_refs));
         vec![
             ("group_id", self.group_id.clone()),

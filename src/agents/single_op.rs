@@ -56,13 +56,7 @@ impl OpTarget {
         oracles: impl Iterator<Item = &'a crate::model::Oracle>,
     ) -> Vec<Var> {
         let c = &self.context;
-        let refs = c
-            .response_schema
-            .error_cases
-            .iter()
-            .flat_map(|e| &e.evidence_refs)
-            .chain(c.error_envelopes.iter().flat_map(|e| &e.evidence_refs))
-            .chain(oracles.flat_map(|o| &o.evidence_refs));
+        let refs = c.error_refs().chain(oracles.flat_map(|o| &o.evidence_refs));
         vec![
             ("op_id", self.op_id.clone()),
             ("context", to_prompt_json(&c.verified())),

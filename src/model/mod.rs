@@ -245,6 +245,16 @@ pub struct VerifiedContext<'a> {
 }
 
 impl SourceContext {
+    /// The lines its error cases and error envelopes cite: what a reviewer or a revision
+    /// is shown of the code, besides the lines the oracles cite.
+    pub fn error_refs(&self) -> impl Iterator<Item = &EvidenceRef> {
+        self.response_schema
+            .error_cases
+            .iter()
+            .flat_map(|e| &e.evidence_refs)
+            .chain(self.error_envelopes.iter().flat_map(|e| &e.evidence_refs))
+    }
+
     /// The verified part, for prompts.
     pub fn verified(&self) -> VerifiedContext<'_> {
         VerifiedContext {

@@ -12,7 +12,6 @@ use mastor::tui::tasks::{TaskKind, Work};
 use mastor::tui::update::handle_key;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use std::time::Duration;
 
 fn note_text(b: &Bench) -> Option<String> {
     match b.app.popups.last() {
@@ -141,12 +140,8 @@ fn run_dialog_adds_http_and_remembers_the_url_across_launches() {
     );
     assert!(b.status().contains("http:// added"), "{}", b.status());
     let mut exec = Executor::threads(b.session.dir(), Launchers::default());
-    crate::tui_common::start_all(&b.session, &mut b.app, &mut exec, effects);
-    assert!(mastor::tui::msg::wait(
-        &b.session,
-        &mut b.app,
-        &mut exec,
-        Duration::from_secs(30)
+    assert!(crate::tui_common::start_and_wait(
+        &b.session, &mut b.app, &mut exec, effects, 30
     ));
     // Nothing listens on port 1: the run fails, saying so, and the URL is kept.
     let (status, error) = b.app.status.clone().unwrap();

@@ -248,12 +248,8 @@ fn a_rerun_effect_goes_to_the_launcher_and_its_messages_come_back() {
     // Without a launcher the re-run ends at once with a message instead of hanging.
     let mut none = Executor::inline(session.dir(), Launchers::default());
     let effects = rerun_all(&mut app);
-    crate::tui_common::start_all(&session, &mut app, &mut none, effects);
-    assert!(mastor::tui::msg::wait(
-        &session,
-        &mut app,
-        &mut none,
-        Duration::from_secs(5)
+    assert!(crate::tui_common::start_and_wait(
+        &session, &mut app, &mut none, effects, 5
     ));
     let (msg, is_error) = app.status.clone().unwrap();
     assert!(is_error && msg.contains("not available"), "{msg}");
@@ -361,12 +357,8 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
     // Nothing accepted yet: the run says so in the status bar and saves nothing.
     handle_key(&mut app, ctrl('t'));
     let effects = handle_key(&mut app, code(KeyCode::Enter));
-    crate::tui_common::start_all(&session, &mut app, &mut exec, effects);
-    assert!(mastor::tui::msg::wait(
-        &session,
-        &mut app,
-        &mut exec,
-        Duration::from_secs(30)
+    assert!(crate::tui_common::start_and_wait(
+        &session, &mut app, &mut exec, effects, 30
     ));
     let (msg, is_error) = app.status.clone().unwrap();
     assert!(is_error && msg.contains("no accepted"), "{msg}");
@@ -398,12 +390,8 @@ fn running_accepted_oracles_saves_verdicts_that_show_in_the_reloaded_view() {
             reset: None,
         }]
     );
-    crate::tui_common::start_all(&session, &mut app, &mut exec, effects);
-    assert!(mastor::tui::msg::wait(
-        &session,
-        &mut app,
-        &mut exec,
-        Duration::from_secs(60)
+    assert!(crate::tui_common::start_and_wait(
+        &session, &mut app, &mut exec, effects, 60
     ));
     let (msg, is_error) = app.status.clone().unwrap();
     assert!(!is_error, "{msg}");
@@ -443,12 +431,8 @@ fn accepted_metamorphic_tests_run_alone_and_their_outcomes_are_saved() {
     let mut exec = Executor::threads(session.dir(), Launchers::default());
     handle_key(&mut app, ctrl('t'));
     let effects = handle_key(&mut app, code(KeyCode::Enter));
-    crate::tui_common::start_all(&session, &mut app, &mut exec, effects);
-    assert!(mastor::tui::msg::wait(
-        &session,
-        &mut app,
-        &mut exec,
-        Duration::from_secs(60)
+    assert!(crate::tui_common::start_and_wait(
+        &session, &mut app, &mut exec, effects, 60
     ));
     let (msg, is_error) = app.status.clone().unwrap();
     assert!(!is_error, "{msg}");

@@ -11,7 +11,6 @@ use mastor::tui::oracle_run::RunScope;
 use mastor::tui::state::Popup;
 use mastor::tui::tasks::{TaskKind, Work};
 use mastor::tui::update::{Effect, handle_key};
-use std::time::Duration;
 
 /// Types `text` into whatever has the keys, one character at a time.
 fn type_text(b: &mut Bench, text: &str) {
@@ -121,12 +120,8 @@ fn a_run_with_a_reset_command_isolates_failures_and_remembers_the_command() {
     );
     assert!(b.app.filters.verdict.is_none());
     let mut exec = Executor::threads(b.session.dir(), Launchers::default());
-    crate::tui_common::start_all(&b.session, &mut b.app, &mut exec, effects);
-    assert!(mastor::tui::msg::wait(
-        &b.session,
-        &mut b.app,
-        &mut exec,
-        Duration::from_secs(60)
+    assert!(crate::tui_common::start_and_wait(
+        &b.session, &mut b.app, &mut exec, effects, 60
     ));
     let (status, error) = b.app.status.clone().unwrap();
     assert!(!error, "{status}");

@@ -521,6 +521,19 @@ pub fn start_all(
     }
 }
 
+/// [`start_all`], then applies the tasks' messages until they end; false when `secs`
+/// pass first.
+pub fn start_and_wait(
+    session: &mastor::store::Session,
+    app: &mut mastor::tui::state::App,
+    exec: &mut mastor::tui::executor::Executor,
+    effects: Vec<mastor::tui::update::Effect>,
+    secs: u64,
+) -> bool {
+    start_all(session, app, exec, effects);
+    mastor::tui::msg::wait(session, app, exec, std::time::Duration::from_secs(secs))
+}
+
 /// The work of each task the effects start (effects that start none left out).
 pub fn works(effects: &[mastor::tui::update::Effect]) -> Vec<mastor::tui::tasks::Work> {
     effects
