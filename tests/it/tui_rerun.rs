@@ -224,6 +224,7 @@ fn a_rerun_effect_goes_to_the_launcher_and_its_messages_come_back() {
             },
         )),
         survivors: None,
+        plan: None,
     };
     // Inline: the re-run is over when the key's effects are carried out.
     let mut exec = Executor::inline(session.dir(), launchers);
