@@ -169,7 +169,9 @@ impl Rerun {
         match &self.plan {
             PlanState::Planning => vec![Line::styled("planning…", t.muted)],
             PlanState::Failed(why) => {
-                let why = crate::text::escape_controls(why).into_owned();
+                // One paragraph: the planner's error may span lines.
+                let why = crate::text::escape_controls(&why.replace(['\n', '\t'], " "))
+                    .into_owned();
                 if why.starts_with("no plan:") {
                     vec![Line::styled(why, t.muted)]
                 } else {
