@@ -576,7 +576,7 @@ async fn a_real_rerun_asks_the_model_again_and_reloads_the_session() {
     t.wait_for("Re-run GET /pets/{petId} from:", 10);
     t.keys(&["Down", "Down", "Down"]);
     t.wait_until("the plan from the challenger on", 30, |s| {
-        s.contains("▶ single_op_challenger") && s.contains("p: the whole plan")
+        s.contains("▶ single_op_challenger") && s.contains("an upper bound")
     });
     t.keys(&["Enter"]);
     let screen = t.wait_for(

@@ -191,7 +191,13 @@ impl Rerun {
                         ));
                     }
                 }
-                styled.push(Line::styled("p: the whole plan", t.muted));
+                let note = if self.choice == 0 {
+                    "p: the whole plan"
+                } else {
+                    // The plan does not look answers up in the cache.
+                    "p: the whole plan · earlier agents are planned too: an upper bound"
+                };
+                styled.push(Line::styled(note, t.muted));
                 styled
             }
         }
