@@ -85,7 +85,10 @@ pub fn before_run(
 /// The plan of the run `args` describe on `project_dir`, and what of their budget it
 /// exceeds: what `--dry-run` prints and what the budget check compares, for callers with
 /// no loaded run (the workbench plans a re-run with the arguments the re-run gets).
-pub fn plan_for(project_dir: &Path, args: &PipelineArgs) -> color_eyre::Result<(Plan, Option<String>)> {
+pub fn plan_for(
+    project_dir: &Path,
+    args: &PipelineArgs,
+) -> color_eyre::Result<(Plan, Option<String>)> {
     let loaded = crate::cli::run::load(project_dir, args)?;
     let plan = plan_of(&loaded, args.max_tokens)?;
     let over = over_budget(&plan, &args.plan);

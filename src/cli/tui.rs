@@ -19,9 +19,9 @@ use crate::tui::driver::{self, Options};
 use crate::tui::executor::{
     Executor, Launchers, PlanLauncher, Reporter, RerunLauncher, SurvivorLauncher,
 };
-use crate::tui::rerun_plan::RerunPlan;
 use crate::tui::jobs;
 use crate::tui::live::{self, Live};
+use crate::tui::rerun_plan::RerunPlan;
 use crate::tui::state::LiveState;
 use crate::tui::tasks::TaskKind;
 use clap::Args;

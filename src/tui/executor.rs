@@ -29,9 +29,8 @@ pub type SurvivorLauncher =
 
 /// Plans the re-run of an operation (from an agent on, `None`: every agent) as
 /// `--dry-run` would, blocking; never sends anything.
-pub type PlanLauncher = Arc<
-    dyn Fn(&str, Option<&str>) -> Result<super::rerun_plan::RerunPlan, String> + Send + Sync,
->;
+pub type PlanLauncher =
+    Arc<dyn Fn(&str, Option<&str>) -> Result<super::rerun_plan::RerunPlan, String> + Send + Sync>;
 
 /// What the command line hands the workbench to start work that needs a model; a
 /// missing launcher makes that work end at once with an error saying so.

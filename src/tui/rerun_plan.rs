@@ -53,7 +53,9 @@ impl RerunPlan {
                 None => calls.push((name.to_string(), 1)),
             }
             for f in &c.sends {
-                sent.entry(&f.file).or_default().extend(line_numbers(&f.lines));
+                sent.entry(&f.file)
+                    .or_default()
+                    .extend(line_numbers(&f.lines));
             }
         }
         RerunPlan {
@@ -63,7 +65,11 @@ impl RerunPlan {
             output_tokens: plan.output_tokens,
             cost_without_cache: plan.cost.without_cache,
             cost_with_cache: plan.cost.with_cache,
-            models: plan.models.iter().map(|(r, m)| format!("{r}: {m}")).collect(),
+            models: plan
+                .models
+                .iter()
+                .map(|(r, m)| format!("{r}: {m}"))
+                .collect(),
             files: sent.len(),
             lines: sent.values().map(BTreeSet::len).sum(),
             over_budget,
@@ -137,7 +143,10 @@ mod tests {
 
     #[test]
     fn ranges_count_their_lines() {
-        assert_eq!(line_numbers("1-3, 7, 10-11").collect::<Vec<_>>(), [1, 2, 3, 7, 10, 11]);
+        assert_eq!(
+            line_numbers("1-3, 7, 10-11").collect::<Vec<_>>(),
+            [1, 2, 3, 7, 10, 11]
+        );
         assert_eq!(line_numbers("seed records").count(), 0);
         assert_eq!(line_numbers("5-2").count(), 0);
     }

@@ -80,7 +80,11 @@ fn open_dialog(app: &mut App) {
 
 /// The plan task in flight ends without a plan.
 fn no_plan(app: &mut App) {
-    let seq = app.tasks.get(TaskKind::Plan).expect("a plan is asked for").seq;
+    let seq = app
+        .tasks
+        .get(TaskKind::Plan)
+        .expect("a plan is asked for")
+        .seq;
     let outcome = Err("no plan: not planned here".into());
     assert!(mastor::tui::msg::update(app, Msg::Done { seq, outcome }).is_empty());
 }
@@ -93,7 +97,9 @@ fn ctrl_r_asks_which_agent_to_start_from() {
 
     open_dialog(&mut app);
     match app.popups.last() {
-        Some(Popup::Rerun(mastor::tui::popups::Rerun { op_id: o, choice, .. })) => {
+        Some(Popup::Rerun(mastor::tui::popups::Rerun {
+            op_id: o, choice, ..
+        })) => {
             assert_eq!((o, *choice), (&op_id, 0))
         }
         other => panic!("expected the re-run popup, got {other:?}"),

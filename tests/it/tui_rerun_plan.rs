@@ -197,7 +197,10 @@ fn the_dialog_shows_the_plan_of_the_chosen_rerun() {
     assert!(d.text(110, 36).contains("sends 3 file(s), 240 line(s)"));
     assert_eq!(
         *seen.lock().unwrap(),
-        [(op_id.clone(), None), (op_id.clone(), Some("extraction".into()))]
+        [
+            (op_id.clone(), None),
+            (op_id.clone(), Some("extraction".into()))
+        ]
     );
     // `p`: the whole text, scrolled; esc back to the dialog.
     d.press(code(KeyCode::Char('p')));
@@ -205,7 +208,10 @@ fn the_dialog_shows_the_plan_of_the_chosen_rerun() {
         Some(Popup::PlanText(t)) => assert!(t.text.contains("from extraction"), "{t:?}"),
         other => panic!("expected the plan text, got {other:?}"),
     }
-    assert!(d.text(110, 36).contains("Run plan (nothing has been sent). from extraction"));
+    assert!(
+        d.text(110, 36)
+            .contains("Run plan (nothing has been sent). from extraction")
+    );
     d.press(code(KeyCode::Char('j')));
     assert!(!d.text(110, 36).contains("Run plan (nothing"), "scrolled");
     d.press(code(KeyCode::Esc));
@@ -262,7 +268,11 @@ fn over_the_budget_the_rerun_needs_a_second_confirm() {
                 .map(|i| (row[..i].chars().count() as u16, y))
         })
         .expect("the budget line is drawn");
-    assert_eq!(buf[at].fg, d.app.theme.warning.fg.unwrap(), "in the warning colour");
+    assert_eq!(
+        buf[at].fg,
+        d.app.theme.warning.fg.unwrap(),
+        "in the warning colour"
+    );
 
     let first = handle_key(&mut d.app, code(KeyCode::Enter));
     assert!(first.is_empty(), "{first:?}");
@@ -272,7 +282,10 @@ fn over_the_budget_the_rerun_needs_a_second_confirm() {
         ("over budget: confirm again to send".into(), true)
     );
     assert!(d.dialog().armed);
-    assert!(d.text(110, 36).contains("over budget: confirm again to send"));
+    assert!(
+        d.text(110, 36)
+            .contains("over budget: confirm again to send")
+    );
     // Another choice is another plan: asked again.
     d.press(code(KeyCode::Down));
     assert!(!d.dialog().armed);
@@ -316,7 +329,10 @@ fn the_planners_error_is_shown_escaped_and_the_rerun_still_starts() {
         "{text}"
     );
     assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'));
-    assert!(d.status().0.is_empty() || !d.status().1, "no error on the status line");
+    assert!(
+        d.status().0.is_empty() || !d.status().1,
+        "no error on the status line"
+    );
     // Without a plan the dialog works as before: one confirm.
     let effects = handle_key(&mut d.app, code(KeyCode::Enter));
     assert!(matches!(
@@ -330,7 +346,8 @@ fn without_a_planner_the_dialog_says_so_and_works_as_before() {
     let mut d = Desk::new(Launchers::default());
     d.press(ctrl('r'));
     assert!(
-        d.text(110, 36).contains("no plan: re-runs are not planned here"),
+        d.text(110, 36)
+            .contains("no plan: re-runs are not planned here"),
         "{}",
         d.text(110, 36)
     );
@@ -358,7 +375,8 @@ async fn the_real_planner_sends_nothing_and_matches_the_dry_run() {
     let server = ScriptedServer::start(petstore_script()).await.unwrap();
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("session");
-    let project = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/petstore-jdk");
+    let project =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/petstore-jdk");
     let base = mastor::cli::PipelineArgs {
         out: Some(out.clone()),
         llm: mastor::llm::config::LlmArgs {
@@ -394,7 +412,12 @@ async fn the_real_planner_sends_nothing_and_matches_the_dry_run() {
             .output()
             .unwrap()
     });
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(server.calls(), 0);
     let dry: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let n = |k: &str| dry[k].as_u64().unwrap();

@@ -80,7 +80,9 @@ impl Layer for Rerun {
                         .over_budget
                         .as_ref()
                         .map(|_| "over budget: confirm again to send"),
-                    PlanState::Planning => Some("planning…: confirm again to send without the plan"),
+                    PlanState::Planning => {
+                        Some("planning…: confirm again to send without the plan")
+                    }
                     PlanState::Failed(_) => None,
                 };
                 if let Some(why) = wait.filter(|_| !self.armed) {
@@ -170,8 +172,8 @@ impl Rerun {
             PlanState::Planning => vec![Line::styled("planning…", t.muted)],
             PlanState::Failed(why) => {
                 // One paragraph: the planner's error may span lines.
-                let why = crate::text::escape_controls(&why.replace(['\n', '\t'], " "))
-                    .into_owned();
+                let why =
+                    crate::text::escape_controls(&why.replace(['\n', '\t'], " ")).into_owned();
                 if why.starts_with("no plan:") {
                     vec![Line::styled(why, t.muted)]
                 } else {
