@@ -242,6 +242,7 @@ mod tasks {
         Launchers {
             rerun: Some(rerun),
             survivors: None,
+            plan: None,
         }
     }
 

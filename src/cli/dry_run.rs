@@ -10,6 +10,7 @@ use crate::pipeline::plan::{self, Plan, PlanInput};
 use clap::Args;
 use color_eyre::eyre::eyre;
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
 
 /// The flags of a plan before a run.
 #[derive(Debug, Clone, Default, Args)]
@@ -79,6 +80,19 @@ pub fn before_run(
         }
     );
     Ok(Some(EXIT_NOTHING))
+}
+
+/// The plan of the run `args` describe on `project_dir`, and what of their budget it
+/// exceeds: what `--dry-run` prints and what the budget check compares, for callers with
+/// no loaded run (the workbench plans a re-run with the arguments the re-run gets).
+pub fn plan_for(
+    project_dir: &Path,
+    args: &PipelineArgs,
+) -> color_eyre::Result<(Plan, Option<String>)> {
+    let loaded = crate::cli::run::load(project_dir, args)?;
+    let plan = plan_of(&loaded, args.max_tokens)?;
+    let over = over_budget(&plan, &args.plan);
+    Ok((plan, over))
 }
 
 /// The plan of the run `loaded` describes.

@@ -23,9 +23,10 @@ pub mod mutate;
 mod prompts_cmd;
 pub mod report;
 mod run;
+pub use run::PipelineArgs;
 mod scan;
 mod survivors;
-mod tui;
+pub mod tui;
 pub mod unique;
 
 /// Exit code for success.

@@ -16,9 +16,12 @@ use crate::llm::config::{LlmArgs, LlmConfig, RoleConfig};
 use crate::pipeline;
 use crate::store::{LockError, SessionLock};
 use crate::tui::driver::{self, Options};
-use crate::tui::executor::{Executor, Launchers, Reporter, RerunLauncher, SurvivorLauncher};
+use crate::tui::executor::{
+    Executor, Launchers, PlanLauncher, Reporter, RerunLauncher, SurvivorLauncher,
+};
 use crate::tui::jobs;
 use crate::tui::live::{self, Live};
+use crate::tui::rerun_plan::RerunPlan;
 use crate::tui::state::LiveState;
 use crate::tui::tasks::TaskKind;
 use clap::Args;
@@ -80,12 +83,25 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
     if args.run {
         return run_live(&args, &opts);
     }
-    // Flags that only shape a run would be silently ignored in review mode. The flag
-    // structs have no `PartialEq` (provider enums), so their printed form is compared.
-    if format!("{:?}", args.pipeline) != format!("{:?}", PipelineArgs::default()) {
+    // Flags that only shape a run would be silently ignored in review mode; the budget
+    // is the re-run dialog's. The flag structs have no `PartialEq` (provider enums), so
+    // their printed form is compared.
+    let budget = super::dry_run::PlanArgs {
+        dry_run: false,
+        ..args.pipeline.plan.clone()
+    };
+    let shaping = PipelineArgs {
+        plan: super::dry_run::PlanArgs {
+            dry_run: args.pipeline.plan.dry_run,
+            ..Default::default()
+        },
+        ..args.pipeline.clone()
+    };
+    if format!("{shaping:?}") != format!("{:?}", PipelineArgs::default()) {
         return Err(eyre!(
-            "run options (--op, --spec, --out, model flags, ...) need --run; without it \
-             `mastor tui` only reviews {}",
+            "run options (--op, --spec, --out, --dry-run, model flags, ...) need --run; \
+             without it `mastor tui` only reviews {} (--max-cost and --max-tokens-total \
+             are the re-run dialog's budget)",
             args.dir.display()
         ));
     }
@@ -114,9 +130,11 @@ pub fn run(args: TuiArgs) -> color_eyre::Result<i32> {
     app.jobs.api_url = api_url(&args);
     // A re-run works on the project the session was made from, with model settings from
     // the environment and config as `mastor run` resolves them.
-    let (project, base) = review_rerun_args(&session);
+    let (project, mut base) = review_rerun_args(&session);
+    base.plan = budget;
     let launchers = Launchers {
         rerun: Some(rerun_launcher(project.clone(), base.clone())),
+        plan: Some(rerun_planner(project.clone(), base.clone())),
         survivors: Some(survivor_launcher(project, base)),
     };
     driver::run(
@@ -176,17 +194,37 @@ fn launcher_with_env(
         if let Some(why) = missing_model(&env(), &base.llm) {
             return Err(why);
         }
-        let mut args = base.clone();
-        args.ops = vec![op_id.to_string()];
-        args.llm.refresh = from.is_none();
-        args.refresh_from = from.map(str::to_string);
-        args.llm.no_cache = false;
-        // A re-run keeps the reviewer's context edits; dropping one is a choice made on
-        // the Context tab.
-        args.drop_context_edits = false;
+        let args = rerun_args(&base, op_id, from);
         let sink: EventSink = Arc::new(r.sink());
         let prepared = run::prepare(&project, &args, sink).map_err(|e| format!("{e:#}"))?;
         run_pipeline(prepared, None)
+    })
+}
+
+/// The flags of the re-run of `op_id` from agent `from` (`None`: every agent): `base`
+/// for that one operation, with `--refresh` so the model is really asked again, or
+/// `--refresh-from AGENT` so agents before the chosen one replay their cached answers.
+pub fn rerun_args(base: &PipelineArgs, op_id: &str, from: Option<&str>) -> PipelineArgs {
+    let mut args = base.clone();
+    args.ops = vec![op_id.to_string()];
+    args.llm.refresh = from.is_none();
+    args.refresh_from = from.map(str::to_string);
+    args.llm.no_cache = false;
+    // A re-run keeps the reviewer's context edits; dropping one is a choice made on
+    // the Context tab.
+    args.drop_context_edits = false;
+    args
+}
+
+/// Plans re-runs of one operation as [`rerun_launcher`] would start them, with the same
+/// flags ([`rerun_args`]) and the plan code of `mastor run --dry-run`; sends nothing.
+/// The budget is `base`'s `--max-cost` / `--max-tokens-total`.
+pub fn rerun_planner(project: PathBuf, base: PipelineArgs) -> PlanLauncher {
+    Arc::new(move |op_id: &str, from: Option<&str>| {
+        let args = rerun_args(&base, op_id, from);
+        let (plan, over) =
+            super::dry_run::plan_for(&project, &args).map_err(|e| format!("{e:#}"))?;
+        Ok(RerunPlan::of(&plan, over))
     })
 }
 
@@ -314,6 +352,7 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
     };
     let launchers = Launchers {
         rerun: Some(rerun_launcher(args.dir.clone(), rerun_base.clone())),
+        plan: Some(rerun_planner(args.dir.clone(), rerun_base.clone())),
         survivors: Some(survivor_launcher(args.dir.clone(), rerun_base)),
     };
     let exec = Executor::threads(&loaded.out, launchers);

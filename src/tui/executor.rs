@@ -27,12 +27,18 @@ pub type RerunLauncher =
 pub type SurvivorLauncher =
     Arc<dyn Fn(Vec<String>, Vec<String>) -> Result<String, String> + Send + Sync>;
 
+/// Plans the re-run of an operation (from an agent on, `None`: every agent) as
+/// `--dry-run` would, blocking; never sends anything.
+pub type PlanLauncher =
+    Arc<dyn Fn(&str, Option<&str>) -> Result<super::rerun_plan::RerunPlan, String> + Send + Sync>;
+
 /// What the command line hands the workbench to start work that needs a model; a
 /// missing launcher makes that work end at once with an error saying so.
 #[derive(Clone, Default)]
 pub struct Launchers {
     pub rerun: Option<RerunLauncher>,
     pub survivors: Option<SurvivorLauncher>,
+    pub plan: Option<PlanLauncher>,
 }
 
 /// How a task body reports: its events, progress and one result, each tagged with the
@@ -227,6 +233,11 @@ pub fn body(work: Work, dir: &Path, launchers: &Launchers, r: &Reporter) -> Resu
         Work::Survivors { ops, mutants } => match &launchers.survivors {
             Some(launch) => launch(ops, mutants),
             None => Err("regeneration needs a model: open the workbench with `mastor tui`".into()),
+        },
+        Work::Plan { op_id, from } => match &launchers.plan {
+            Some(plan) => plan(&op_id, from.as_deref())
+                .and_then(|p| serde_json::to_string(&p).map_err(|e| e.to_string())),
+            None => Err("no plan: re-runs are not planned here (no project to plan with)".into()),
         },
     }
 }

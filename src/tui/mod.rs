@@ -104,6 +104,7 @@ pub mod mutation;
 pub mod oracle_run;
 pub mod popups;
 pub mod rerun;
+pub mod rerun_plan;
 pub mod review;
 pub mod screens;
 pub mod search;

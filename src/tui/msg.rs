@@ -140,7 +140,7 @@ fn progressed(app: &mut App, task: &Task, done: usize, total: usize) {
             app.notify(format!("running oracles against {url}: {done} of {total}…"));
         }
         TaskKind::Mutate => app.notify(format!("mutate: {done}/{total} mutants done")),
-        TaskKind::Run | TaskKind::Rerun | TaskKind::Survivors => {}
+        TaskKind::Run | TaskKind::Rerun | TaskKind::Survivors | TaskKind::Plan => {}
     }
 }
 
@@ -148,6 +148,11 @@ fn progressed(app: &mut App, task: &Task, done: usize, total: usize) {
 /// (background work writes to it). A new task kind adds its arm here.
 fn finished(app: &mut App, task: Task, outcome: Result<String, String>) -> Vec<Effect> {
     let (after, note) = match task.kind {
+        TaskKind::Plan => {
+            // A plan changes nothing on disk: the dialog shows it, no reload.
+            super::rerun_plan::show(app, outcome);
+            return Vec::new();
+        }
         TaskKind::Run | TaskKind::Rerun => {
             app.run_end = match &outcome {
                 Ok(_) => LiveState::Finished,

@@ -35,18 +35,19 @@ pub const RERUN_FROM: [(Option<&str>, &str); 5] = [
 ];
 
 /// The `rerun` action: asks which agent to re-run the operation on screen (or the one
-/// selected in the operations list) from, unless something already runs.
-pub fn open_rerun_popup(app: &mut App) {
+/// selected in the operations list) from, unless something already runs, and asks for
+/// the plan of a re-run of every agent.
+pub fn open_rerun_popup(app: &mut App) -> Vec<Effect> {
     if let Some(why) = busy(app) {
         app.error(format!("cannot re-run now: {why}"));
-        return;
+        return Vec::new();
     }
     let op = match &app.screen {
         Screen::Operation(s) => Some(s.op),
         Screen::Operations(_) => app.selected_op(),
         _ => {
             app.error("select or open an operation to re-run it");
-            return;
+            return Vec::new();
         }
     };
     let Some(op_id) = op
@@ -54,9 +55,11 @@ pub fn open_rerun_popup(app: &mut App) {
         .map(|o| o.op_id.clone())
     else {
         app.error("no operation to re-run");
-        return;
+        return Vec::new();
     };
-    app.popups.push(Popup::Rerun(Rerun { op_id, choice: 0 }));
+    let effects = super::rerun_plan::start_plan(app, &op_id, None);
+    app.popups.push(Popup::Rerun(Rerun::new(op_id)));
+    effects
 }
 
 /// Starts the re-run of `op_id` from agent `from` (all agents when `None`), unless

@@ -29,6 +29,8 @@ pub enum TaskKind {
     Mutate,
     /// A regeneration from survivors (`run --from-survivors`).
     Survivors,
+    /// The plan of the re-run the re-run dialog would start (nothing is sent).
+    Plan,
 }
 
 impl TaskKind {
@@ -50,6 +52,12 @@ impl TaskKind {
     /// Whether the task is a pipeline run, which live mode shows as "run in progress".
     pub fn is_pipeline(self) -> bool {
         matches!(self, TaskKind::Run | TaskKind::Rerun)
+    }
+
+    /// Whether another task must wait for it. A plan only reads the project and the
+    /// session: the re-run it plans must be able to start while it still runs.
+    pub fn holds_back(self) -> bool {
+        !matches!(self, TaskKind::Plan)
     }
 }
 
@@ -88,6 +96,9 @@ pub enum Work {
         ops: Vec<String>,
         mutants: Vec<String>,
     },
+    /// Plan the re-run of `op_id` from agent `from` (`None`: every agent), as
+    /// `mastor run --dry-run --op OP_ID` would, without sending anything.
+    Plan { op_id: String, from: Option<String> },
 }
 
 impl Work {
@@ -99,6 +110,7 @@ impl Work {
             Work::Triage { .. } => TaskKind::Triage,
             Work::Mutate { .. } => TaskKind::Mutate,
             Work::Survivors { .. } => TaskKind::Survivors,
+            Work::Plan { .. } => TaskKind::Plan,
         }
     }
 }
@@ -183,7 +195,7 @@ impl Tasks {
     /// Why a new task must wait, if one already runs ("a mutation analysis is in
     /// progress").
     pub fn busy(&self) -> Option<String> {
-        let t = self.running.values().next()?;
+        let t = self.running.values().find(|t| t.kind.holds_back())?;
         let article = if t.label.starts_with(['a', 'e', 'i', 'o', 'u']) {
             "an"
         } else {
@@ -218,5 +230,8 @@ mod tests {
         t.start(TaskKind::Oracles, "oracle run");
         assert_eq!(t.busy().as_deref(), Some("an oracle run is in progress"));
         assert!(t.any(TaskKind::stores_verdicts) && !t.any(TaskKind::is_pipeline));
+        t.finish(t.get(TaskKind::Oracles).map_or(0, |t| t.seq));
+        t.start(TaskKind::Plan, "plan");
+        assert_eq!(t.busy(), None, "a plan holds nothing back");
     }
 }

@@ -308,7 +308,7 @@ fn review_action(app: &mut App, action: Action) -> Option<Vec<Effect>> {
             let dest = dest.display().to_string();
             app.popups.push(Popup::Export(Export::new(dest)));
         }
-        Action::Rerun => super::jobs::open_rerun_popup(app),
+        Action::Rerun => return Some(super::jobs::open_rerun_popup(app)),
         Action::RunOracles => super::jobs::open_run_popup(app),
         Action::RunMutate => super::popups::open_mutate_popup(app),
         Action::CycleMutation => super::filters::cycle_mutation(app),

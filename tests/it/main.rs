@@ -115,6 +115,7 @@ mod tui_mutants;
 mod tui_mutate_e2e;
 mod tui_real_session;
 mod tui_rerun;
+mod tui_rerun_plan;
 mod tui_run_scopes;
 mod tui_screens;
 mod tui_small_things;

@@ -253,7 +253,12 @@ async fn ctrl_r_from_single_op_regenerates_from_the_edit_in_a_real_terminal() {
     t.wait_for("Edited by the reviewer", 10);
     t.keys(&["C-r"]);
     t.wait_for("Re-run GET /pets/{petId} from:", 10);
-    t.keys(&["Down", "Down", "Enter"]);
+    // The plan of the chosen re-run comes first (a confirm before it asks again).
+    t.keys(&["Down", "Down"]);
+    t.wait_until("the plan from single_op on", 30, |s| {
+        s.contains("▶ single_op  ") && s.contains("an upper bound")
+    });
+    t.keys(&["Enter"]);
     let screen = t.wait_for(
         &format!("re-run of {GET_ONE} from single_op on finished"),
         90,

@@ -206,6 +206,26 @@ fn run_options_without_run_are_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     assert!(!stderr.contains("need --run"), "{stderr}");
+    // The budget is the re-run dialog's in review mode; a dry run still needs --run.
+    let dir_arg = dir.path().to_str().unwrap();
+    for (budget, refused) in [
+        (
+            vec!["--max-cost", "0.5", "--max-tokens-total", "9000"],
+            false,
+        ),
+        (vec!["--dry-run"], true),
+    ] {
+        let mut args = vec!["tui", dir_arg];
+        args.extend(&budget);
+        let out = mastor("http://127.0.0.1:9", dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        assert_eq!(
+            stderr.contains("need --run"),
+            refused,
+            "{budget:?}: {stderr}"
+        );
+    }
 }
 
 // ---- state level: events in, statuses out ----------------------------------------

@@ -420,6 +420,7 @@ fn survivor_keys_start_a_regeneration_through_the_launcher_and_reload_when_it_en
     let seen = launched.clone();
     let launchers = Launchers {
         rerun: None,
+        plan: None,
         survivors: Some(std::sync::Arc::new(move |ops, mutants| {
             seen.lock().unwrap().push((ops, mutants));
             Ok("round 1: 1 survivor(s) targeted, 1 new oracle(s), 1 survivor(s) killed".into())

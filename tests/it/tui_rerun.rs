@@ -60,8 +60,33 @@ fn accept(o_id: &str) -> ReviewDecision {
 
 /// `ctrl-r` then enter: a re-run of every agent.
 fn rerun_all(app: &mut App) -> Vec<Effect> {
-    assert!(handle_key(app, ctrl('r')).is_empty());
+    open_dialog(app);
     handle_key(app, code(KeyCode::Enter))
+}
+
+/// `ctrl-r`: the dialog opens and asks for the plan of a re-run of every agent, which
+/// ends without one (no planner here), so the dialog works as it does without plans.
+fn open_dialog(app: &mut App) {
+    let effects = handle_key(app, ctrl('r'));
+    assert!(
+        matches!(
+            crate::tui_common::works(&effects).as_slice(),
+            [Work::Plan { from: None, .. }]
+        ),
+        "{effects:?}"
+    );
+    no_plan(app);
+}
+
+/// The plan task in flight ends without a plan.
+fn no_plan(app: &mut App) {
+    let seq = app
+        .tasks
+        .get(TaskKind::Plan)
+        .expect("a plan is asked for")
+        .seq;
+    let outcome = Err("no plan: not planned here".into());
+    assert!(mastor::tui::msg::update(app, Msg::Done { seq, outcome }).is_empty());
 }
 
 #[test]
@@ -70,9 +95,11 @@ fn ctrl_r_asks_which_agent_to_start_from() {
     let (_session, mut app) = on_operation(tmp.path());
     let op_id = app.view.ops[app.current_op().unwrap()].op_id.clone();
 
-    assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    open_dialog(&mut app);
     match app.popups.last() {
-        Some(Popup::Rerun(mastor::tui::popups::Rerun { op_id: o, choice })) => {
+        Some(Popup::Rerun(mastor::tui::popups::Rerun {
+            op_id: o, choice, ..
+        })) => {
             assert_eq!((o, *choice), (&op_id, 0))
         }
         other => panic!("expected the re-run popup, got {other:?}"),
@@ -83,10 +110,13 @@ fn ctrl_r_asks_which_agent_to_start_from() {
     }
     handle_key(&mut app, code(KeyCode::Up));
     handle_key(&mut app, code(KeyCode::Up));
+    // One plan at opening, and one per choice moved to (4 down, 2 up).
+    assert_eq!(app.tasks.last_seq(), 7);
+    no_plan(&mut app);
     assert_eq!(
         handle_key(&mut app, code(KeyCode::Enter)),
         vec![Effect::Start {
-            seq: 1,
+            seq: 8,
             work: Work::Rerun {
                 op_id: op_id.clone(),
                 from: Some("single_op".into()),
@@ -101,13 +131,13 @@ fn ctrl_r_asks_which_agent_to_start_from() {
     let (msg, _) = app.status.clone().unwrap();
     assert!(msg.contains("from single_op on"), "{msg}");
 
-    // Esc cancels without starting anything.
+    // Esc cancels without starting anything (and drops a plan still running).
     app.tasks.end(TaskKind::Rerun);
-    assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    assert!(!crate::tui_common::works(&handle_key(&mut app, ctrl('r'))).is_empty());
     assert!(handle_key(&mut app, code(KeyCode::Esc)).is_empty());
     assert!(app.popups.is_empty());
-    assert_eq!(app.tasks.last_seq(), 1);
-    assert!(app.tasks.busy().is_none());
+    assert_eq!(app.tasks.last_seq(), 9);
+    assert!(app.tasks.busy().is_none() && app.tasks.get(TaskKind::Plan).is_none());
 }
 
 #[test]
@@ -120,7 +150,7 @@ fn ctrl_r_on_an_operation_asks_for_a_rerun_of_that_op_and_refuses_a_second() {
     assert_eq!(
         effects,
         vec![Effect::Start {
-            seq: 1,
+            seq: 2,
             work: Work::Rerun {
                 op_id: op_id.clone(),
                 from: None,
@@ -140,7 +170,7 @@ fn ctrl_r_on_an_operation_asks_for_a_rerun_of_that_op_and_refuses_a_second() {
     assert!(is_error && msg.contains("in progress"), "{msg}");
     assert!(handle_key(&mut app, ctrl('t')).is_empty());
     assert!(app.popups.is_empty());
-    assert_eq!(app.tasks.last_seq(), 1);
+    assert_eq!(app.tasks.last_seq(), 2);
 }
 
 #[test]
@@ -170,7 +200,8 @@ fn a_stale_rerun_finish_is_ignored_and_the_latest_reloads_from_disk() {
         let mut exec = Executor::inline(session.dir(), Launchers::default());
         mastor::tui::msg::dispatch(&session, app, &mut exec, &mut |t: &str| Ok(t.into()), m);
     };
-    apply(&mut app, fin(1));
+    // The re-run is task 2 (task 1 planned it).
+    apply(&mut app, fin(2));
     assert_eq!(app.live(), LiveState::Finished);
     assert!(app.tasks.busy().is_none());
 
@@ -178,7 +209,7 @@ fn a_stale_rerun_finish_is_ignored_and_the_latest_reloads_from_disk() {
     assert_eq!(
         rerun_all(&mut app),
         vec![Effect::Start {
-            seq: 2,
+            seq: 4,
             work: Work::Rerun {
                 op_id: app.view.ops[app.current_op().unwrap()].op_id.clone(),
                 from: None,
@@ -188,13 +219,13 @@ fn a_stale_rerun_finish_is_ignored_and_the_latest_reloads_from_disk() {
     session.append_decision(&accept(&first)).unwrap();
 
     // A late finish of re-run 1 changes nothing: no reload, still running.
-    apply(&mut app, fin(1));
+    apply(&mut app, fin(2));
     assert_eq!(app.live(), LiveState::Running);
     assert!(app.tasks.get(TaskKind::Rerun).is_some());
     assert!(!app.view.decisions.contains_key(&first));
 
     // The finish of re-run 2 reloads the session: the new data wins.
-    apply(&mut app, fin(2));
+    apply(&mut app, fin(4));
     assert_eq!(app.live(), LiveState::Finished);
     assert!(app.tasks.get(TaskKind::Rerun).is_none());
     assert!(app.view.decisions.contains_key(&first));
@@ -224,6 +255,7 @@ fn a_rerun_effect_goes_to_the_launcher_and_its_messages_come_back() {
             },
         )),
         survivors: None,
+        plan: None,
     };
     // Inline: the re-run is over when the key's effects are carried out.
     let mut exec = Executor::inline(session.dir(), launchers);
@@ -261,7 +293,7 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
     let session = tui_common::petstore_session(tmp.path());
     let mut app = app_for(&session);
     // On the operations list, ctrl-r offers to re-run the selected operation.
-    assert!(handle_key(&mut app, ctrl('r')).is_empty());
+    open_dialog(&mut app);
     let selected = app.view.ops[app.selected_op().unwrap()].op_id.clone();
     match app.popups.last() {
         Some(Popup::Rerun(mastor::tui::popups::Rerun { op_id, .. })) => {
@@ -270,7 +302,7 @@ fn the_run_popup_prefills_the_url_and_produces_the_run_effect() {
         other => panic!("expected the re-run popup, got {other:?}"),
     }
     assert!(handle_key(&mut app, code(KeyCode::Esc)).is_empty());
-    assert_eq!(app.tasks.last_seq(), 0);
+    assert_eq!(app.tasks.last_seq(), 1, "only the plan");
     // Where no operation is in view, it says so instead.
     handle_key(&mut app, code(KeyCode::Char('3')));
     assert!(handle_key(&mut app, ctrl('r')).is_empty());
@@ -513,6 +545,9 @@ async fn a_real_rerun_asks_the_model_again_and_reloads_the_session() {
     assert!(found, "cannot select {GET_ONE}; screen:\n{}", t.screen());
     t.keys(&["Enter", "C-r"]);
     t.wait_for("Re-run GET /pets/{petId} from:", 10);
+    // The plan of the re-run, made by the real planner before anything is sent.
+    let screen = t.wait_for("p: the whole plan", 30);
+    assert!(screen.contains("single_op_challenger 1"), "{screen}");
     t.keys(&["Enter"]);
     let screen = t.wait_for(&format!("re-run of {GET_ONE} finished"), 90);
     assert!(!screen.contains("run failed"), "{screen}");
@@ -529,7 +564,11 @@ async fn a_real_rerun_asks_the_model_again_and_reloads_the_session() {
     assert!(challenger > 0, "the script's suite was never reviewed");
     t.keys(&["C-r"]);
     t.wait_for("Re-run GET /pets/{petId} from:", 10);
-    t.keys(&["Down", "Down", "Down", "Enter"]);
+    t.keys(&["Down", "Down", "Down"]);
+    t.wait_until("the plan from the challenger on", 30, |s| {
+        s.contains("▶ single_op_challenger") && s.contains("an upper bound")
+    });
+    t.keys(&["Enter"]);
     let screen = t.wait_for(
         &format!("re-run of {GET_ONE} from single_op_challenger on finished"),
         90,

@@ -16,6 +16,7 @@ mod help;
 mod judge;
 mod mutate;
 mod note;
+mod plan_text;
 mod quit;
 mod rerun;
 mod run_oracles;
@@ -29,6 +30,7 @@ pub use help::Help;
 pub use judge::Judge;
 pub use mutate::{RunMutate, open_mutate_popup};
 pub use note::Note;
+pub use plan_text::PlanText;
 pub use quit::ConfirmQuit;
 pub use rerun::Rerun;
 pub use run_oracles::RunOracles;
@@ -88,6 +90,8 @@ pub enum Popup {
     Export(Export),
     /// Request and response of the selected oracle's latest run.
     Failure(FailureView),
+    /// The whole plan of a re-run.
+    PlanText(PlanText),
 }
 
 impl Popup {
@@ -105,6 +109,7 @@ impl Popup {
             Popup::Equivalent(p) => p,
             Popup::Export(p) => p,
             Popup::Failure(p) => p,
+            Popup::PlanText(p) => p,
         }
     }
 
@@ -122,6 +127,7 @@ impl Popup {
             Popup::Equivalent(p) => p,
             Popup::Export(p) => p,
             Popup::Failure(p) => p,
+            Popup::PlanText(p) => p,
         }
     }
 }

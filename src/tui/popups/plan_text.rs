@@ -1,0 +1,78 @@
+//! A plan's whole text (what `mastor run --dry-run` prints) over the whole screen,
+//! scrolled with the keys of the failure view.
+
+use super::{KeyResult, Layer};
+use crate::tui::state::App;
+use crate::tui::ui::block;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
+
+/// A titled text, scrolled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanText {
+    pub title: String,
+    /// Already escaped by the plan's renderer; escaped again on screen all the same.
+    pub text: String,
+    /// First line shown.
+    pub scroll: usize,
+}
+
+impl PlanText {
+    pub fn new(title: String, text: String) -> PlanText {
+        PlanText {
+            title,
+            text,
+            scroll: 0,
+        }
+    }
+}
+
+impl Layer for PlanText {
+    fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
+        let n = self.text.lines().count();
+        let page = app.page.max(1);
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('p') | KeyCode::Enter => {
+                return KeyResult::Close(Vec::new());
+            }
+            KeyCode::Down | KeyCode::Char('j') => self.scroll += 1,
+            KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll += page,
+            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(page),
+            KeyCode::Home | KeyCode::Char('g') => self.scroll = 0,
+            KeyCode::End | KeyCode::Char('G') => self.scroll = n.saturating_sub(1),
+            // Modal: nothing typed here reaches the dialog underneath.
+            _ => {}
+        }
+        self.scroll = self.scroll.min(n.saturating_sub(1));
+        KeyResult::Consumed(Vec::new())
+    }
+
+    fn render(&self, app: &App, area: Rect, buf: &mut Buffer) {
+        let r = Rect {
+            x: area.x + 1,
+            y: area.y + 1,
+            width: area.width.saturating_sub(2),
+            height: area.height.saturating_sub(2),
+        };
+        Clear.render(r, buf);
+        let lines: Vec<Line> = self
+            .text
+            .lines()
+            .skip(self.scroll)
+            .map(|l| Line::raw(crate::text::escape_controls(l).into_owned()))
+            .collect();
+        let title = format!(
+            "{} · j/k scroll · esc close",
+            crate::text::escape_controls(&self.title)
+        );
+        Paragraph::new(lines)
+            .style(app.theme.popup)
+            .wrap(Wrap { trim: false })
+            .block(block(app, title, true))
+            .render(r, buf);
+    }
+}
