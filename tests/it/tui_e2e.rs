@@ -64,8 +64,9 @@ fn review_in_tmux_survives_relaunch() {
     assert!(s.contains("1 edited"), "{s}");
     assert!(s.contains("1 rejected"), "{s}");
     t.keys(&["Enter"]);
-    let s = t.wait_for("Oracles (4)", 20);
-    assert!(s.contains("✓ FAIL  FV fv_limit_10"), "{s}");
+    // Waited for by its rows, not the title alone: a capture can land mid-redraw.
+    t.wait_for("Oracles (4)", 20);
+    let s = t.wait_for("✓ FAIL  FV fv_limit_10", 20);
     assert!(s.contains("✗   -   BI bi_limit_0"), "{s}");
     assert!(
         s.contains("✎   -   FI fi_limit_abc  limit=abc is not a number"),
