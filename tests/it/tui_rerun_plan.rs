@@ -151,15 +151,7 @@ impl Desk {
 
     fn text(&mut self, w: u16, h: u16) -> String {
         let t = self.terminal(w, h);
-        let buf = t.backend().buffer();
-        (0..buf.area.height)
-            .map(|y| {
-                (0..buf.area.width)
-                    .map(|x| buf[(x, y)].symbol())
-                    .collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        crate::tui_common::buffer_text(t.backend().buffer())
     }
 
     fn status(&self) -> (String, bool) {

@@ -48,12 +48,7 @@ impl Layer for FailureView {
             KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('f') | KeyCode::Enter => {
                 return KeyResult::Close(Vec::new());
             }
-            KeyCode::Down | KeyCode::Char('j') => self.scroll += 1,
-            KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll += page,
-            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(page),
-            KeyCode::Home | KeyCode::Char('g') => self.scroll = 0,
-            KeyCode::End | KeyCode::Char('G') => self.scroll = n.saturating_sub(1),
+            c if super::scroll_by_key(c, &mut self.scroll, n, page) => {}
             KeyCode::Char('a') => self.all = !self.all,
             KeyCode::Char(c @ ('y' | 'Y')) => {
                 let Some(v) = app.view.verdict_details.get(&self.o_id).cloned() else {

@@ -132,6 +132,28 @@ impl Popup {
     }
 }
 
+/// The scrolling keys of a modal text view (the failure view, the plan text): moves
+/// `scroll`, the first line shown, within `lines`; false for any other key.
+pub(crate) fn scroll_by_key(
+    code: ratatui::crossterm::event::KeyCode,
+    scroll: &mut usize,
+    lines: usize,
+    page: usize,
+) -> bool {
+    use ratatui::crossterm::event::KeyCode;
+    match code {
+        KeyCode::Down | KeyCode::Char('j') => *scroll += 1,
+        KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
+        KeyCode::PageDown | KeyCode::Char(' ') => *scroll += page,
+        KeyCode::PageUp => *scroll = scroll.saturating_sub(page),
+        KeyCode::Home | KeyCode::Char('g') => *scroll = 0,
+        KeyCode::End | KeyCode::Char('G') => *scroll = lines.saturating_sub(1),
+        _ => return false,
+    }
+    *scroll = (*scroll).min(lines.saturating_sub(1));
+    true
+}
+
 /// Gives `key` to the popup stack, top first. `None` when no popup is open (the key
 /// is for the screen); otherwise the effects of the layer that took it, if any did.
 pub fn handle_key(app: &mut App, key: KeyEvent) -> Option<Vec<Effect>> {

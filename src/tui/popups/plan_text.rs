@@ -34,20 +34,14 @@ impl Layer for PlanText {
     fn handle_key(&mut self, app: &mut App, key: KeyEvent) -> KeyResult {
         let n = self.text.lines().count();
         let page = app.page.max(1);
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('p') | KeyCode::Enter => {
-                return KeyResult::Close(Vec::new());
-            }
-            KeyCode::Down | KeyCode::Char('j') => self.scroll += 1,
-            KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll += page,
-            KeyCode::PageUp => self.scroll = self.scroll.saturating_sub(page),
-            KeyCode::Home | KeyCode::Char('g') => self.scroll = 0,
-            KeyCode::End | KeyCode::Char('G') => self.scroll = n.saturating_sub(1),
-            // Modal: nothing typed here reaches the dialog underneath.
-            _ => {}
+        if matches!(
+            key.code,
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('p') | KeyCode::Enter
+        ) {
+            return KeyResult::Close(Vec::new());
         }
-        self.scroll = self.scroll.min(n.saturating_sub(1));
+        // Modal: other keys scroll or do nothing; none reaches the dialog underneath.
+        super::scroll_by_key(key.code, &mut self.scroll, n, page);
         KeyResult::Consumed(Vec::new())
     }
 

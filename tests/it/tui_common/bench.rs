@@ -139,14 +139,6 @@ impl Bench {
     /// The frame at `w` x `h` as text, one line per row.
     pub fn text(&mut self, w: u16, h: u16) -> String {
         let t = self.render(w, h);
-        let buf = t.backend().buffer();
-        (0..buf.area.height)
-            .map(|y| {
-                (0..buf.area.width)
-                    .map(|x| buf[(x, y)].symbol())
-                    .collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        super::buffer_text(t.backend().buffer())
     }
 }

@@ -544,3 +544,15 @@ pub fn works(effects: &[mastor::tui::update::Effect]) -> Vec<mastor::tui::tasks:
         })
         .collect()
 }
+
+/// A drawn buffer as text, one line per row.
+pub fn buffer_text(buf: &ratatui::buffer::Buffer) -> String {
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
