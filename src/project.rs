@@ -5,6 +5,7 @@
 use crate::model::BundleIndex;
 use crate::model::{EntryRef, SpecOperation};
 use crate::source::bundle::Bundle;
+use crate::source::numbered;
 use crate::source::{AnalyseOptions, Analysis, SpecInfo, analyse_operations};
 use crate::spec::{Exclusions, LoadedSpec};
 use crate::store::{HandlerChoice, HandlerSide};
@@ -421,7 +422,7 @@ impl Prepared {
 }
 
 /// Files and line counts of a bundle, for checking evidence refs; for a file of a slice
-/// (one with `... ~ lines A-B left out` markers), also the lines that were shown.
+/// (one with `... lines A-B left out` markers), also the lines that were shown.
 pub fn bundle_index(bundle: &Bundle) -> BundleIndex {
     text_index(&bundle.text)
 }
@@ -459,12 +460,9 @@ pub fn text_index(text: &str) -> BundleIndex {
         let Some(r) = current.as_mut() else {
             continue;
         };
-        let t = line.trim_start();
-        if t.starts_with("... ~ line") {
+        if numbered::is_gap(line) {
             r.partial = true;
-        } else if let Some((num, _)) = t.split_once(" | ")
-            && let Ok(n) = num.parse::<usize>()
-        {
+        } else if let Some((n, _)) = numbered::parse(line) {
             match r.ranges.last_mut() {
                 Some(last) if last.1 + 1 == n => last.1 = n,
                 _ => r.ranges.push((n, n)),

@@ -413,7 +413,7 @@ mod tests {
 
     #[test]
     fn files_split_at_headers() {
-        let text = "// ===== FILE: a/A.java (2 lines) =====\n   1 | x\n   2 | y\n// ===== FILE: B.java (1 lines) =====\n   1 | z\n";
+        let text = "// ===== FILE: a/A.java (2 lines) =====\n1 x\n2 y\n// ===== FILE: B.java (1 lines) =====\n1 z\n";
         let b = Bundle {
             files: vec![],
             text: text.into(),
@@ -425,7 +425,7 @@ mod tests {
         let f = split_files(&b);
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].0, "a/A.java");
-        assert!(f[0].1.ends_with("   2 | y\n"));
+        assert!(f[0].1.ends_with("\n2 y\n"));
         assert_eq!(f[1].1.lines().count(), 2);
     }
 }

@@ -10,6 +10,7 @@
 
 use crate::agents::fit::split_bundle;
 use crate::model::EvidenceRef;
+use crate::source::numbered;
 use std::collections::BTreeMap;
 
 /// Lines kept on either side of a cited range, so a cited condition shows its branch.
@@ -18,7 +19,8 @@ pub const MARGIN: usize = 2;
 pub const MAX_LINES: usize = 400;
 
 /// The bundle lines `refs` cite (each range widened by [`MARGIN`]), in bundle order under
-/// the bundle's own file headers and line numbers, a `...` line where lines are skipped.
+/// the bundle's own file headers and numbered lines (`source::numbered`), a `...` line
+/// where lines are skipped.
 /// A reference to a file or line the bundle lacks shows nothing. "(no lines cited)" when
 /// nothing is cited.
 pub fn cited_lines<'a>(bundle: &str, refs: impl IntoIterator<Item = &'a EvidenceRef>) -> String {
@@ -41,7 +43,7 @@ pub fn cited_lines<'a>(bundle: &str, refs: impl IntoIterator<Item = &'a Evidence
         let mut body = String::new();
         let mut last: Option<usize> = None;
         for line in lines {
-            let Some(n) = line_number(line) else {
+            let Some((n, _)) = numbered::parse(line) else {
                 continue;
             };
             if !wanted.iter().any(|(a, b)| (*a..=*b).contains(&n)) {
@@ -52,7 +54,8 @@ pub fn cited_lines<'a>(bundle: &str, refs: impl IntoIterator<Item = &'a Evidence
                 continue;
             }
             if last.is_some_and(|l| n > l + 1) {
-                body.push_str("     ...\n");
+                body.push_str(numbered::ELLIPSIS);
+                body.push('\n');
             }
             body.push_str(line);
             body.push('\n');
@@ -74,12 +77,6 @@ pub fn cited_lines<'a>(bundle: &str, refs: impl IntoIterator<Item = &'a Evidence
         return "(no lines cited)".into();
     }
     out
-}
-
-/// The original line number of a rendered bundle line (`  12 | code`).
-fn line_number(line: &str) -> Option<usize> {
-    let (n, _) = line.split_once(" | ")?;
-    n.trim().parse().ok()
 }
 
 #[cfg(test)]
@@ -106,12 +103,12 @@ mod tests {
             "{out}"
         );
         for n in [8, 9, 10, 11, 12, 18, 23] {
-            assert!(out.contains(&format!("| line a{n}\n")), "line {n}: {out}");
+            assert!(out.contains(&format!("\n{n} line a{n}\n")), "line {n}: {out}");
         }
         for n in [7, 13, 17, 24] {
-            assert!(!out.contains(&format!("| line a{n}\n")), "line {n}: {out}");
+            assert!(!out.contains(&format!(" line a{n}\n")), "line {n}: {out}");
         }
-        assert_eq!(out.matches("     ...\n").count(), 1, "{out}");
+        assert_eq!(out.matches("\n...\n").count(), 1, "{out}");
         assert!(
             !out.contains("B.java"),
             "an uncited file is not shown: {out}"
@@ -133,7 +130,10 @@ mod tests {
         let a: String = (1..=1000).map(|i| format!("l{i}\n")).collect();
         let bundle = render_file("A.java", &a);
         let out = cited_lines(&bundle, &[r("A.java", 1, 1000)]);
-        assert_eq!(out.lines().filter(|l| l.contains(" | ")).count(), MAX_LINES);
+        assert_eq!(
+            out.lines().filter(|l| numbered::parse(l).is_some()).count(),
+            MAX_LINES
+        );
         assert!(out.contains("(600 more cited lines left out"), "{out}");
     }
 }

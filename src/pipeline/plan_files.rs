@@ -4,6 +4,7 @@
 
 use crate::pipeline::plan::{NotSent, PlannedCall, SentFile};
 use crate::project::Prepared;
+use crate::source::numbered;
 use std::collections::{BTreeMap, BTreeSet};
 
 const HEADER: &str = "// ===== FILE: ";
@@ -21,15 +22,12 @@ pub fn sent_files(project: &Prepared, prompt: &str) -> Vec<SentFile> {
         let Some(file) = &current else {
             continue;
         };
-        match line
-            .split_once(" | ")
-            .and_then(|(n, _)| n.trim().parse().ok())
-        {
-            Some(n) => {
+        match numbered::parse(line) {
+            Some((n, _)) => {
                 lines.entry(file.clone()).or_default().insert(n);
             }
             // A slice's elision marks or a cited view's gaps stay in the file.
-            None if line.trim_start().starts_with("...") => {}
+            None if line.starts_with(numbered::ELLIPSIS) => {}
             None => current = None,
         }
     }

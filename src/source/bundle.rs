@@ -7,6 +7,7 @@
 //! With [`BundleMode::Slice`] the agents read `source::slice`'s per-operation slices
 //! instead, rendered under the same file headers and original line numbers.
 
+use super::numbered;
 use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -58,17 +59,16 @@ pub struct Bundle {
     pub hash: String,
 }
 
-/// A file's text rendered with a header line and line numbers.
+/// A file's text rendered with a header line and line numbers (`source::numbered`).
 pub fn render_file(path: &str, text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    let width = lines.len().to_string().len().max(4);
-    let mut out = String::with_capacity(text.len() + lines.len() * (width + 4) + 64);
+    let mut out = String::with_capacity(text.len() + lines.len() * 6 + 64);
     out.push_str(&format!(
         "// ===== FILE: {path} ({} lines) =====\n",
         lines.len()
     ));
     for (i, line) in lines.iter().enumerate() {
-        out.push_str(&format!("{:>width$} | {line}\n", i + 1));
+        numbered::push_line(&mut out, i + 1, line);
     }
     out
 }
@@ -160,7 +160,7 @@ mod tests {
         let r = render_file("a/B.java", "class B {\n}\n");
         assert_eq!(
             r,
-            "// ===== FILE: a/B.java (2 lines) =====\n   1 | class B {\n   2 | }\n"
+            "// ===== FILE: a/B.java (2 lines) =====\n1 class B {\n2 }\n"
         );
     }
 
@@ -180,6 +180,6 @@ mod tests {
         assert_eq!(b[0].bytes, b[0].text.len());
         assert_eq!(b[0].tokens_est, b[0].bytes.div_ceil(4));
         assert_eq!(b[0].hash, hex::encode(Sha256::digest(b[0].text.as_bytes())));
-        assert!(b[0].text.contains("   2 | //x"));
+        assert!(b[0].text.contains("\n2 //x\n"));
     }
 }

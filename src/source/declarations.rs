@@ -12,6 +12,7 @@
 //! numbers, so discovery's answer (a file and a line) reads as before.
 
 use crate::source::slice::facts::{FileFacts, MemberKind, file_facts};
+use crate::source::numbered;
 use crate::source::slice::render_slice_file;
 
 /// A body this short (lines, signature and closing brace included) is kept whole.
@@ -66,16 +67,13 @@ fn chunks(bundle: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The file's text from a chunk showing every line (`  12 | code`, numbered from 1
+/// The file's text from a chunk showing every line (`source::numbered`, numbered from 1
 /// without a gap); `None` otherwise.
 fn source_of(chunk: &str) -> Option<String> {
     let mut text = String::new();
     for (i, line) in chunk.lines().skip(1).enumerate() {
-        let (n, code) = line.split_once(" | ").or_else(|| {
-            // An empty source line is rendered without the space after the bar.
-            line.strip_suffix(" |").map(|n| (n, ""))
-        })?;
-        if n.trim().parse::<usize>().ok()? != i + 1 {
+        let (n, code) = numbered::parse(line)?;
+        if n != i + 1 {
             return None;
         }
         text.push_str(code);
@@ -177,19 +175,19 @@ public class PetHandler implements HttpHandler {
         )));
         // The store: its field and the signature stay, the body is left out.
         assert!(
-            view.contains("   4 |     private final java.util.Map"),
+            view.contains("\n4     private final java.util.Map"),
             "{view}"
         );
         assert!(
-            view.contains("   6 |     public String get(long id) {"),
+            view.contains("\n6     public String get(long id) {\n"),
             "{view}"
         );
         assert!(!view.contains("p.trim()"), "{view}");
         assert!(view.contains("lines 7-12 left out"), "{view}");
-        assert!(view.contains("  13 | }"), "{view}");
+        assert!(view.contains("\n13 }\n"), "{view}");
         // A handle method routes: kept whole, with its line numbers.
         assert!(
-            view.contains("   7 |         if (path.equals(\"/pets\")) {"),
+            view.contains("\n7         if (path.equals(\"/pets\")) {\n"),
             "{view}"
         );
         assert!(view.len() < bundle.len());
@@ -215,13 +213,16 @@ public interface PetApi {
         );
         let view = declarations_view(&bundle, "PetController.java");
         for n in 3..=8 {
-            assert!(view.contains(&format!("{n:>4} | ")), "line {n}: {view}");
+            assert!(
+                view.lines().any(|l| numbered::parse(l).is_some_and(|(m, _)| m == n)),
+                "line {n}: {view}"
+            );
         }
     }
 
     #[test]
     fn a_file_shown_in_part_is_passed_on() {
-        let part = "// ===== FILE: A.java (30 lines) =====\n   1 | class A {\n     ... ~ lines 2-30 left out\n";
+        let part = "// ===== FILE: A.java (30 lines) =====\n1 class A {\n... lines 2-30 left out\n";
         assert_eq!(declarations_view(part, "Main.java"), part);
     }
 }

@@ -18,6 +18,7 @@ pub mod evidence;
 pub mod framework_facts;
 pub mod index;
 pub mod java;
+pub mod numbered;
 pub mod redact;
 pub mod report;
 pub mod routes;

@@ -67,6 +67,7 @@ mod normalize_props;
 mod normalize_raw_input;
 mod normalize_single;
 mod number_precision;
+mod numbered_lines;
 mod op_schemas;
 mod pending_claims;
 mod pipeline_concurrency;

@@ -294,7 +294,7 @@ fn reference_evidence_is_inside_the_slices_under_original_line_numbers() {
             );
             for line in a as usize..=b as usize {
                 assert!(slice.shows(file, line), "{op}: {file}:{line} left out");
-                let shown = format!("{line:>4} | {}", lines[line - 1]);
+                let shown = mastor::source::numbered::line(line, lines[line - 1]);
                 assert!(
                     chunk.text.lines().any(|l| l == shown),
                     "{op}: {file}:{line} not shown as {shown:?}"
@@ -319,7 +319,7 @@ fn slices_are_smaller_and_mark_what_they_leave_out() {
     }
     let get = slicer.bundle(&slicer.slice(GET).unwrap());
     assert!(
-        get.text.contains("\n ... ~ lines 64-95 left out\n"),
+        get.text.contains("\n... lines 64-95 left out\n"),
         "{}",
         get.text
     );

@@ -16,8 +16,9 @@
 //!
 //! Format: each file keeps the bundle's header `// ===== FILE: path (N lines) =====`,
 //! where N is the ORIGINAL file's line count, and its kept lines keep their original
-//! numbers (`  42 | text`). Each run of left-out lines is replaced by one marker line,
-//! `     ... ~ lines A-B left out` (`line A` for one; no `|`, so it can never be read as a source line). So
+//! numbers (`42 text`, `source::numbered`). Each run of left-out lines is replaced by one
+//! marker line, `... lines A-B left out` (`line A` for one; it starts with no digit, so it
+//! can never be read as a source line). So
 //! `project::bundle_index` and evidence-ref checks work unchanged, and a cited line number
 //! is the original file's line. A left-out run of one line is shown instead of marked.
 //!
@@ -31,6 +32,7 @@ pub mod reach;
 
 use super::Analysis;
 use super::bundle::Bundle;
+use super::numbered;
 use crate::model::EntryRef;
 use rayon::prelude::*;
 use reach::{Ranges, Slicer};
@@ -87,20 +89,11 @@ fn shown_ranges(ranges: &[(usize, usize)]) -> Vec<(usize, usize)> {
     out
 }
 
-/// The marker that stands for left-out lines `a..=b` in a rendered slice.
-pub fn gap_marker(width: usize, a: usize, b: usize) -> String {
-    if a == b {
-        format!("{:>width$} ~ line {a} left out\n", "...")
-    } else {
-        format!("{:>width$} ~ lines {a}-{b} left out\n", "...")
-    }
-}
-
-/// Renders the kept lines of one file with original numbers and gap markers.
+/// Renders the kept lines of one file with original numbers and gap markers
+/// (`source::numbered`).
 pub fn render_slice_file(path: &str, text: &str, ranges: &[(usize, usize)]) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let n = lines.len();
-    let width = n.to_string().len().max(4);
     let mut out = format!("// ===== FILE: {path} ({n} lines) =====\n");
     let mut next = 1;
     for &(a, b) in ranges {
@@ -109,15 +102,15 @@ pub fn render_slice_file(path: &str, text: &str, ranges: &[(usize, usize)]) -> S
             continue;
         }
         if a > next {
-            out.push_str(&gap_marker(width, next, a - 1));
+            out.push_str(&numbered::gap(next, a - 1));
         }
         for (i, line) in lines.iter().enumerate().take(b).skip(a - 1) {
-            out.push_str(&format!("{:>width$} | {line}\n", i + 1));
+            numbered::push_line(&mut out, i + 1, line);
         }
         next = b + 1;
     }
     if next <= n {
-        out.push_str(&gap_marker(width, next, n));
+        out.push_str(&numbered::gap(next, n));
     }
     out
 }
@@ -275,10 +268,10 @@ mod tests {
         let r = render_slice_file("x/A.java", text, &[(2, 3), (6, 6)]);
         assert_eq!(
             r,
-            "// ===== FILE: x/A.java (7 lines) =====\n \
-             ... ~ line 1 left out\n   2 | b\n   3 | c\n \
-             ... ~ lines 4-5 left out\n   6 | f\n \
-             ... ~ line 7 left out\n"
+            "// ===== FILE: x/A.java (7 lines) =====\n\
+             ... line 1 left out\n2 b\n3 c\n\
+             ... lines 4-5 left out\n6 f\n\
+             ... line 7 left out\n"
         );
     }
 
