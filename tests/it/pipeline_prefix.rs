@@ -25,12 +25,14 @@ fn first_messages(server: &ScriptedServer, agent: &str, op: &str) -> Vec<(String
         .collect()
 }
 
+/// The text of every message of each request `agent` sent for `op`.
 fn whole_prompt(server: &ScriptedServer, agent: &str, op: &str) -> String {
     server
         .requests()
         .iter()
         .filter(|r| r.agent.as_deref() == Some(agent) && r.op.as_deref() == Some(op))
-        .map(|r| r.body["messages"].to_string())
+        .flat_map(|r| r.body["messages"].as_array().cloned().unwrap_or_default())
+        .map(|m| format!("{}\n", m["content"].as_str().unwrap_or_default()))
         .collect()
 }
 
