@@ -103,7 +103,10 @@ mod tests {
             "{out}"
         );
         for n in [8, 9, 10, 11, 12, 18, 23] {
-            assert!(out.contains(&format!("\n{n} line a{n}\n")), "line {n}: {out}");
+            assert!(
+                out.contains(&format!("\n{n} line a{n}\n")),
+                "line {n}: {out}"
+            );
         }
         for n in [7, 13, 17, 24] {
             assert!(!out.contains(&format!(" line a{n}\n")), "line {n}: {out}");

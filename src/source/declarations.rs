@@ -11,8 +11,8 @@
 //! nothing; anything else keeps its annotations and signature. Kept lines keep their
 //! numbers, so discovery's answer (a file and a line) reads as before.
 
-use crate::source::slice::facts::{FileFacts, MemberKind, file_facts};
 use crate::source::numbered;
+use crate::source::slice::facts::{FileFacts, MemberKind, file_facts};
 use crate::source::slice::render_slice_file;
 
 /// A body this short (lines, signature and closing brace included) is kept whole.
@@ -214,7 +214,8 @@ public interface PetApi {
         let view = declarations_view(&bundle, "PetController.java");
         for n in 3..=8 {
             assert!(
-                view.lines().any(|l| numbered::parse(l).is_some_and(|(m, _)| m == n)),
+                view.lines()
+                    .any(|l| numbered::parse(l).is_some_and(|(m, _)| m == n)),
                 "line {n}: {view}"
             );
         }

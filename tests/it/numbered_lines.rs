@@ -58,7 +58,10 @@ fn bundles_slices_declarations_and_cited_lines_share_one_format() {
     assert_eq!(closure_lines, closure.lines);
 
     let slice = slicer.bundle(&slicer.slice(GET).unwrap());
-    assert!(slice.text.lines().any(numbered::is_gap), "the slice leaves lines out");
+    assert!(
+        slice.text.lines().any(numbered::is_gap),
+        "the slice leaves lines out"
+    );
     assert!(check("slice", &slice.text, &file_text) > 50);
 
     let (entry, bundle) = analysis
