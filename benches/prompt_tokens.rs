@@ -123,7 +123,9 @@ fn main() {
         }
     }
 
-    println!("prompt tokens per operation, petstore-jdk, recorded strong model ({OPERATIONS} operations)");
+    println!(
+        "prompt tokens per operation, petstore-jdk, recorded strong model ({OPERATIONS} operations)"
+    );
     println!(
         "{:<22} {:>9} {:>11} {:>9}",
         "agent", "chars", "chars / 3", "cl100k"

@@ -577,8 +577,10 @@ fn the_short_form_a_revision_reads_is_read_back_as_the_full_form() {
         "evidence_refs": [{"file": "src/Pet.java", "start_line": 3, "end_line": 9},
                           {"file": "src/PetController.java", "start_line": 120, "end_line": 120}]
     });
-    let short: Vec<Value> =
-        serde_json::from_str(&mastor::agents::oracle_view::review_lines(&[full.clone()])).unwrap();
+    let short: Vec<Value> = serde_json::from_str(&mastor::agents::oracle_view::review_lines(
+        std::slice::from_ref(&full),
+    ))
+    .unwrap();
     assert_eq!(
         short[0]["assertions"][0],
         json!(["status", 400]),
