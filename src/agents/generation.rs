@@ -13,8 +13,8 @@ use crate::agents::Agent;
 use crate::agents::challenge::{self, HintCheck, check_hints, merge};
 use crate::agents::error::AgentError;
 use crate::agents::normalize::NormalizeOutcome;
-use crate::agents::oracle_view::{review_lines, revision_lines};
-use crate::agents::runtime::{AgentCtx, to_prompt_lines};
+use crate::agents::oracle_view::{hint_lines, review_lines};
+use crate::agents::runtime::AgentCtx;
 use crate::agents::schemas;
 use crate::model::{ChallengerReview, Hint};
 use crate::store::{Record, RecordKind, Session, StoreError, TestId};
@@ -128,12 +128,7 @@ pub async fn regenerate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<(), Agent
     let mut record = target.current(ctx, "regenerate")?;
     let hints = record.review.clone().unwrap_or_default().hints;
     let request = challenge::revision_request(&record.oracles, &hints);
-    let mut vars = target.revise_vars(&request.flagged);
-    vars.extend([
-        ("flagged", revision_lines(&request.flagged)),
-        ("existing", request.existing.join(", ")),
-        ("hints", to_prompt_lines(&request.hints)),
-    ]);
+    let vars = revision_vars(&target, &request);
     let schema = target.schema(ctx);
     let answer = call(ctx, &target, T::REGENERATOR, &vars, schema).await?;
     let outcome = target.normalize(ctx, &answer);
@@ -146,6 +141,21 @@ pub async fn regenerate<T: Target>(ctx: &AgentCtx, id: &str) -> Result<(), Agent
     record.oracles = regen.suite;
     record.add_set_aside(outcome.set_aside);
     save(ctx, &target, record).await
+}
+
+/// A revision's variables: the target's own, the flagged oracles and the hints as the
+/// revision reads them (`oracle_view`), and every id a new oracle must not reuse.
+fn revision_vars<T: Target>(
+    target: &T,
+    request: &challenge::RevisionRequest<'_, OracleOf<T>>,
+) -> Vec<Var> {
+    let mut vars = target.revise_vars(&request.flagged);
+    vars.extend([
+        ("flagged", review_lines(&request.flagged)),
+        ("existing", request.existing.join(", ")),
+        ("hints", hint_lines(&request.hints)),
+    ]);
+    vars
 }
 
 /// A targeted regeneration driven by `hints` from outside the challenger (a mutation
@@ -163,12 +173,7 @@ pub async fn regenerate_for<T: Target>(
     let target = T::load(ctx, id)?;
     let mut record = target.current(ctx, "regenerate")?;
     let request = challenge::revision_request(&record.oracles, hints);
-    let mut vars = target.revise_vars(&request.flagged);
-    vars.extend([
-        ("flagged", revision_lines(&request.flagged)),
-        ("existing", request.existing.join(", ")),
-        ("hints", to_prompt_lines(&request.hints)),
-    ]);
+    let vars = revision_vars(&target, &request);
     let schema = target.schema(ctx);
     let answer = call(ctx, &target, T::REGENERATOR, &vars, schema).await?;
     let outcome = target.normalize(ctx, &answer);

@@ -63,11 +63,6 @@ impl GroupTarget {
     /// The group, its operations' verified contexts, the seed data, and the lines of the
     /// merged bundle the contexts' error cases and envelopes and `oracles` cite.
     fn cited_vars<'a>(&'a self, oracles: impl Iterator<Item = &'a OracleOf<Self>>) -> Vec<Var> {
-        let contexts: BTreeMap<_, _> = self
-            .contexts
-            .iter()
-            .map(|(op, c)| (op, c.verified()))
-            .collect();
         let refs = self
             .contexts
             .values()
@@ -75,12 +70,59 @@ impl GroupTarget {
             .chain(oracles.flat_map(|o| &o.evidence_refs));
         vec![
             ("group_id", self.group_id.clone()),
-            ("contexts", to_prompt_json(&contexts)),
+            ("contexts", group_contexts(&self.contexts)),
             ("seed_data", self.seed_data.clone()),
             ("cited", cited_lines(&self.bundle_text, refs)),
         ]
     }
 }
+
+/// The group's verified contexts keyed by operation, each without its own `op_id` (the
+/// key says it). Error envelopes every operation shares (one renderer serves them all,
+/// as a project's error handler usually does) are shown once, under [`SHARED_ENVELOPES`],
+/// instead of in each context; a context keeps only its own others.
+fn group_contexts(contexts: &HashMap<String, SourceContext>) -> String {
+    let sorted: BTreeMap<&String, &SourceContext> = contexts.iter().collect();
+    let shared: Vec<&crate::model::ErrorEnvelope> = match sorted.values().next() {
+        Some(first) if sorted.len() > 1 => first
+            .error_envelopes
+            .iter()
+            .filter(|e| sorted.values().all(|c| c.error_envelopes.contains(e)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut out = serde_json::Map::new();
+    if !shared.is_empty() {
+        out.insert(
+            SHARED_ENVELOPES.into(),
+            serde_json::to_value(&shared).unwrap_or(Value::Null),
+        );
+    }
+    for (op, c) in sorted {
+        let mut v = serde_json::to_value(c.verified()).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut v {
+            map.remove("op_id");
+            let own: Vec<_> = c
+                .error_envelopes
+                .iter()
+                .filter(|e| !shared.contains(e))
+                .collect();
+            if own.is_empty() {
+                map.remove("error_envelopes");
+            } else {
+                map.insert(
+                    "error_envelopes".into(),
+                    serde_json::to_value(own).unwrap_or(Value::Null),
+                );
+            }
+        }
+        out.insert(op.clone(), v);
+    }
+    crate::prompts::prompt_json(&Value::Object(out))
+}
+
+/// The key of the error envelopes every operation of a group shares.
+pub const SHARED_ENVELOPES: &str = "error_envelopes (of every operation)";
 
 impl Target for GroupTarget {
     type Kind = GroupKind;
@@ -198,5 +240,54 @@ impl Target for GroupTarget {
         ctx.board()
             .groups
             .insert(record.group_id.clone(), (self.group.clone(), record));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ErrorEnvelope;
+
+    fn context(op: &str, envelopes: &[&str]) -> (String, SourceContext) {
+        let c = SourceContext {
+            op_id: op.into(),
+            error_envelopes: envelopes
+                .iter()
+                .map(|n| ErrorEnvelope {
+                    name: n.to_string(),
+                    ..ErrorEnvelope::default()
+                })
+                .collect(),
+            ..SourceContext::default()
+        };
+        (op.to_string(), c)
+    }
+
+    #[test]
+    fn a_group_reads_a_shared_envelope_once_and_each_own_one_in_its_context() {
+        let contexts: HashMap<_, _> = [
+            context("GET /a", &["Http.sendError", "Advice.handle"]),
+            context("POST /a", &["Http.sendError"]),
+        ]
+        .into_iter()
+        .collect();
+        let text = group_contexts(&contexts);
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(text.matches("Http.sendError").count(), 1, "{text}");
+        assert_eq!(v[SHARED_ENVELOPES][0]["name"], "Http.sendError");
+        assert_eq!(v["GET /a"]["error_envelopes"][0]["name"], "Advice.handle");
+        assert!(v["POST /a"].get("error_envelopes").is_none(), "{text}");
+        assert!(
+            v["GET /a"].get("op_id").is_none(),
+            "the key names the operation"
+        );
+        assert!(v["GET /a"].get("response_schema").is_some());
+        // One operation: nothing is shared, its envelopes stay in its context.
+        let one: HashMap<_, _> = [context("GET /a", &["Http.sendError"])]
+            .into_iter()
+            .collect();
+        let v: Value = serde_json::from_str(&group_contexts(&one)).unwrap();
+        assert!(v.get(SHARED_ENVELOPES).is_none());
+        assert_eq!(v["GET /a"]["error_envelopes"][0]["name"], "Http.sendError");
     }
 }

@@ -4,28 +4,23 @@
 //! to, and the full form of each evidence reference, whose lines the prompt shows under
 //! their file's header anyway. Both are left out here; nothing the reader decides on is.
 //!
-//! The challenger, which writes no oracle, also reads each assertion short (a list instead
-//! of an object with its key names; `prompts/partials/review_form.md` says how). The revision keeps the
-//! assertions and references in the form it must write them in, as it returns oracles.
+//! Both readers see each assertion short (a list instead of an object with its key names;
+//! `prompts/partials/review_form.md` says how). The revision, which writes oracles back,
+//! may keep that form in its answer: normalization reads it as the full form it stands
+//! for (`normalize::parse`), so reading short costs no oracle.
+//!
+//! A revision's hints are shown grouped: a challenger often gives many oracles the same
+//! hint word for word, and the revision needs the text once with the ids it applies to.
 
+use crate::model::Hint;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The oracles for a reviewer: one compact JSON item a line, without the suite's
-/// operation, assertions and evidence references short (as the reviewers' prompts
-/// describe them: the part `review_form`).
+/// The oracles for a reviewer or a revision: one compact JSON item a line, without the
+/// suite's operation, assertions and evidence references short (as the prompts describe
+/// them: the part `review_form`).
 pub fn review_lines<T: Serialize>(items: &[T]) -> String {
-    lines(items, true)
-}
-
-/// The flagged oracles for a revision: one compact JSON item a line, without the
-/// suite's operation (the prompt names it), references as written.
-pub fn revision_lines<T: Serialize>(items: &[T]) -> String {
-    lines(items, false)
-}
-
-fn lines<T: Serialize>(items: &[T], short_refs: bool) -> String {
     if items.is_empty() {
         return "[]".into();
     }
@@ -33,22 +28,56 @@ fn lines<T: Serialize>(items: &[T], short_refs: bool) -> String {
         .iter()
         .map(|i| serde_json::to_value(i).unwrap_or(Value::Null))
         .collect();
-    let names = if short_refs {
-        file_names(&values)
-    } else {
-        BTreeMap::new()
-    };
+    let names = file_names(&values);
     let lines: Vec<String> = values
         .iter_mut()
         .map(|v| {
             if let Value::Object(map) = v {
                 map.remove("op_id");
-                if short_refs {
-                    shorten(map, &names);
-                }
+                shorten(map, &names);
             }
             serde_json::to_string(&v).unwrap_or_default()
         })
+        .collect();
+    format!("[\n{}\n]", lines.join(",\n"))
+}
+
+/// A revision's hints, one compact JSON item a line; hints that differ only in the
+/// oracle they name (same dimension and text, no `affects`) are one item with
+/// `"test_ids"`, in the order their first member had.
+pub fn hint_lines(hints: &[&Hint]) -> String {
+    if hints.is_empty() {
+        return "[]".into();
+    }
+    let mut items: Vec<Value> = Vec::new();
+    let mut group_of: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for h in hints {
+        let key = (
+            serde_json::to_string(&h.dimension).unwrap_or_default(),
+            h.text.trim().to_string(),
+        );
+        if h.affects.is_empty() && h.test_id != crate::agents::challenge::SUITE {
+            if let Some(&i) = group_of.get(&key) {
+                let item = &mut items[i];
+                if let Some(id) = item.as_object_mut().and_then(|m| m.remove("test_id")) {
+                    item["test_ids"] = Value::Array(vec![id]);
+                }
+                if let Some(Value::Array(ids)) = item.get_mut("test_ids") {
+                    ids.push(Value::String(h.test_id.clone()));
+                }
+                continue;
+            }
+            group_of.insert(key, items.len());
+        }
+        let mut v = serde_json::to_value(h).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut v {
+            map.remove("origin");
+        }
+        items.push(v);
+    }
+    let lines: Vec<String> = items
+        .iter()
+        .map(|v| serde_json::to_string(v).unwrap_or_default())
         .collect();
     format!("[\n{}\n]", lines.join(",\n"))
 }
@@ -198,14 +227,19 @@ mod tests {
     }
 
     #[test]
-    fn every_reviewer_is_told_the_short_form() {
+    fn every_reader_of_short_oracles_is_told_the_short_form() {
         let form = crate::prompts::Prompts::embedded()
             .partial("review_form")
             .unwrap()
             .trim_end()
             .to_string();
         assert!(form.contains(r#"["status", 404]"#), "{form}");
-        for name in ["single_op_challenger", "multi_op_challenger"] {
+        for name in [
+            "single_op_challenger",
+            "multi_op_challenger",
+            "single_op_regenerate",
+            "multi_op_regenerate",
+        ] {
             let (text, _) = crate::prompts::EMBEDDED
                 .iter()
                 .find(|(n, _)| *n == name)
@@ -218,10 +252,32 @@ mod tests {
     }
 
     #[test]
-    fn a_revision_reads_references_in_the_form_it_writes() {
-        let back: Vec<Value> = serde_json::from_str(&revision_lines(&suite())).unwrap();
-        assert!(back[0].get("op_id").is_none());
-        assert_eq!(back[0]["evidence_refs"], suite()[0]["evidence_refs"]);
-        assert_eq!(revision_lines::<Value>(&[]), "[]");
+    fn a_revision_reads_one_item_per_distinct_hint() {
+        use crate::model::{HintDimension, HintOrigin};
+        let hint = |id: &str, text: &str, affects: &[&str]| Hint {
+            test_id: id.into(),
+            dimension: HintDimension::StructuralCompleteness,
+            text: text.into(),
+            affects: affects.iter().map(|a| a.to_string()).collect(),
+            origin: HintOrigin::Challenger,
+        };
+        let hints = [
+            hint("fv_a", "add a body not_null", &[]),
+            hint("bv_b", "add the 404 body", &[]),
+            hint("bv_c", " add a body not_null ", &[]),
+            hint("suite", "add a body not_null", &[]),
+            hint("fv_d", "add a body not_null", &["fv_e"]),
+            hint("fv_f", "add a body not_null", &[]),
+        ];
+        let refs: Vec<&Hint> = hints.iter().collect();
+        let back: Vec<Value> = serde_json::from_str(&hint_lines(&refs)).unwrap();
+        assert_eq!(back.len(), 4, "{back:?}");
+        assert_eq!(back[0]["test_ids"], json!(["fv_a", "bv_c", "fv_f"]));
+        assert!(back[0].get("test_id").is_none());
+        assert_eq!(back[1]["test_id"], "bv_b");
+        // A suite hint and one with `affects` keep their own item and ids.
+        assert_eq!(back[2]["test_id"], "suite");
+        assert_eq!(back[3]["affects"], json!(["fv_e"]));
+        assert_eq!(hint_lines(&[]), "[]");
     }
 }

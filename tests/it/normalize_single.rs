@@ -565,3 +565,47 @@ fn normalizing_kept_output_again_changes_nothing() {
         0
     );
 }
+
+#[test]
+fn the_short_form_a_revision_reads_is_read_back_as_the_full_form() {
+    let full = json!({
+        "test_id": "fi_a", "op_id": OP, "oracle_strategy": "fi",
+        "input": {"path": {"id": "x"}},
+        "assertions": [{"type": "status", "expected": 400},
+                       {"type": "field", "field_path": "error", "op": "equals", "expected": "bad id"},
+                       {"type": "field", "field_path": "", "op": "not_null", "expected": null}],
+        "evidence_refs": [{"file": "src/Pet.java", "start_line": 3, "end_line": 9},
+                          {"file": "src/PetController.java", "start_line": 120, "end_line": 120}]
+    });
+    let short: Vec<Value> = serde_json::from_str(&mastor::agents::oracle_view::review_lines(
+        std::slice::from_ref(&full),
+    ))
+    .unwrap();
+    assert_eq!(
+        short[0]["assertions"][0],
+        json!(["status", 400]),
+        "read short"
+    );
+    let from_full = normalize_single(OP, &json!([full]), None, &bundle());
+    let from_short = normalize_single(OP, &json!(short), None, &bundle());
+    assert_eq!(from_short.kept, from_full.kept);
+    assert!(from_short.flags.is_empty(), "{:?}", from_short.flags);
+
+    // Short shapes it cannot read are flagged as any malformed assertion is; a file name
+    // two sent files share, or no sent file has, is not guessed.
+    let mut o = fv("g");
+    o["assertions"] = json!([["status", 200], ["name"], ["name", "not_null"], 7]);
+    o["evidence_refs"] = json!(["Pet.java:2-3", "Ghost.java:1", "Pet.java:x"]);
+    let two = BundleIndex::from_files([("src/a/Pet.java", 50), ("src/b/Pet.java", 50)]);
+    let out = normalize_single(OP, &json!([o.clone()]), None, &two);
+    assert_eq!(out.kept[0].assertions.len(), 2);
+    assert!(out.kept[0].evidence_refs.is_empty());
+    assert_eq!(out.count(rule::MALFORMED), 2);
+    assert_eq!(out.count(rule::EVIDENCE_OUT_OF_BUNDLE), 3);
+    let out = normalize_single(OP, &json!([o]), None, &bundle());
+    let refs = serde_json::to_value(&out.kept[0].evidence_refs).unwrap();
+    assert_eq!(
+        refs,
+        json!([{"file": "src/Pet.java", "start_line": 2, "end_line": 3}])
+    );
+}

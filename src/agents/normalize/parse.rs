@@ -176,6 +176,14 @@ pub(super) fn parse_strategy(v: &Value) -> Option<Strategy> {
 
 /// Reads one assertion, or says why it cannot be used.
 pub(super) fn parse_assertion(v: &Value) -> Result<Assertion, String> {
+    let expanded;
+    let v = match v {
+        Value::Array(items) => {
+            expanded = expand_short_assertion(items)?;
+            &expanded
+        }
+        v => v,
+    };
     let Value::Object(obj) = v else {
         return Err(format!("is {}, not an object", kind(v)));
     };
@@ -232,6 +240,28 @@ pub(super) fn parse_assertion(v: &Value) -> Result<Assertion, String> {
             })
         }
         other => Err(format!("unknown assertion type `{other}`")),
+    }
+}
+
+/// The object an assertion written in the reviewers' short form stands for
+/// (`["status", 404]`, `[field_path, op]`, `[field_path, op, expected]`; see
+/// `agents::oracle_view`). A revision reads its oracles in that form, so an answer that
+/// keeps it is read as the full form it abbreviates.
+fn expand_short_assertion(items: &[Value]) -> Result<Value, String> {
+    match items {
+        [Value::String(t), expected] if t == "status" => {
+            Ok(serde_json::json!({"type": "status", "expected": expected}))
+        }
+        [Value::String(path), Value::String(op)] => {
+            Ok(serde_json::json!({"type": "field", "field_path": path, "op": op, "expected": null}))
+        }
+        [Value::String(path), Value::String(op), expected] => Ok(
+            serde_json::json!({"type": "field", "field_path": path, "op": op, "expected": expected}),
+        ),
+        _ => Err(format!(
+            "is an array of {} items, not [\"status\", code] or [field_path, op, expected]",
+            items.len()
+        )),
     }
 }
 
@@ -427,11 +457,17 @@ pub(super) fn parse_refs(
     };
     let mut out = Vec::new();
     for item in items {
-        let Ok(mut r) = serde_json::from_value::<EvidenceRef>(item.clone()) else {
+        let parsed = match item {
+            Value::String(short) => short_ref(short, bundle),
+            _ => serde_json::from_value::<EvidenceRef>(item.clone()).ok(),
+        };
+        let Some(mut r) = parsed else {
             rec.flag(
                 test_id,
                 rule::EVIDENCE_OUT_OF_BUNDLE,
-                format!("evidence ref {item} removed: not {{file, start_line, end_line}}"),
+                format!(
+                    "evidence ref {item} removed: not {{file, start_line, end_line}} or file:start-end"
+                ),
             );
             continue;
         };
@@ -476,6 +512,29 @@ pub(super) fn parse_refs(
         }
     }
     out
+}
+
+/// A reference in the reviewers' short form, `file:start-end` or `file:line`, the file by
+/// its path or, where one sent file has that name, by its name alone.
+fn short_ref(text: &str, bundle: &BundleIndex) -> Option<EvidenceRef> {
+    let (file, lines) = text.trim().rsplit_once(':')?;
+    let (a, b) = lines.split_once('-').unwrap_or((lines, lines));
+    let (start_line, end_line) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+    let file = file.trim();
+    let named: Vec<&String> = bundle
+        .files
+        .keys()
+        .filter(|p| p.rsplit('/').next() == Some(file))
+        .collect();
+    let file = match named.as_slice() {
+        [one] if !bundle.files.contains_key(file) => (*one).clone(),
+        _ => file.to_string(),
+    };
+    Some(EvidenceRef {
+        file,
+        start_line,
+        end_line,
+    })
 }
 
 /// First name segment of a field path (`items[0].name` → `items`, `[*].id` → `id`,
