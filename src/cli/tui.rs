@@ -290,6 +290,7 @@ fn run_pipeline(
     stop: Option<tokio::sync::oneshot::Receiver<()>>,
 ) -> Result<(), String> {
     let (ctx, options, lock) = (prepared.ctx, prepared.options, prepared.lock);
+    let discovery = Some(prepared.discovery);
     let outcome = match tokio::runtime::Runtime::new() {
         Ok(rt) => {
             let outcome = rt.block_on(async move {
@@ -302,7 +303,7 @@ fn run_pipeline(
                     }
                 };
                 tokio::select! {
-                    _ = pipeline::driver::run(ctx, options) => Ok(()),
+                    _ = pipeline::driver::run(ctx, options, discovery) => Ok(()),
                     _ = stopped => Err("stopped by the reviewer".to_string()),
                 }
             });

@@ -136,8 +136,9 @@ fn static_method<'a>(files: &'a [JavaFile], s: &StaticSide) -> Option<&'a Method
         .map(|(_, _, m)| m)
 }
 
-/// Whether the static handler is generic (rule 1); `Err` says why it is not.
-fn generic_why(files: &[JavaFile], s: &StaticSide) -> Result<String, String> {
+/// Whether the static handler is generic (rule 1); `Err` says why it is not. Also how a
+/// run decides that discovery's answer could overrule a match (`Prepared::discovery_needed`).
+pub fn generic_why(files: &[JavaFile], s: &StaticSide) -> Result<String, String> {
     if let Some(w) = s.weak {
         return Ok(format!("the static match is weak ({w})"));
     }

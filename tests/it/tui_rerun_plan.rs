@@ -46,6 +46,7 @@ fn fake_plan(from: Option<&str>, over: Option<&str>) -> RerunPlan {
         files: 3,
         lines: 120 * k,
         over_budget: over.map(str::to_string),
+        discovery: None,
         text: format!(
             "Run plan (nothing has been sent). from {}\n{}",
             from.unwrap_or("every agent"),
