@@ -156,7 +156,10 @@ mod tests {
 
         let weak = project("jdk-prefix-dispatch", &[]);
         let why = weak.discovery_needed().expect("weak matches");
-        assert!(why.contains("GET /admin/v1/stats: the static match is weak"), "{why}");
+        assert!(
+            why.contains("GET /admin/v1/stats: the static match is weak"),
+            "{why}"
+        );
     }
 
     #[test]
@@ -170,7 +173,8 @@ mod tests {
         assert!(missing > 0);
         let why = shop.discovery_needed().expect("unmatched operations");
         assert!(
-            why.starts_with(&format!("{missing} operation")) && why.contains("without a static handler"),
+            why.starts_with(&format!("{missing} operation"))
+                && why.contains("without a static handler"),
             "{why}"
         );
     }
@@ -185,6 +189,9 @@ mod tests {
         let line = d.line(false);
         assert!(!line.contains('\u{1b}'), "{line}");
         assert!(line.starts_with("ran (auto): GET /x"), "{line}");
-        assert!(d.line(true).starts_with("planned, one call per entry file (auto)"));
+        assert!(
+            d.line(true)
+                .starts_with("planned, one call per entry file (auto)")
+        );
     }
 }

@@ -7,10 +7,10 @@
 use crate::agents::semantic::GroupingRecord;
 use crate::llm::{CallRecord, Ledger, Totals};
 use crate::model::{Assertion, HintOrigin, Strategy};
+use crate::pipeline::discovery_mode::DiscoveryDecision;
 use crate::pipeline::driver::STATE_FILE;
 use crate::pipeline::keeping::Keeping;
 use crate::pipeline::orchestrator::{GroupState, OpState, Orchestrator};
-use crate::pipeline::discovery_mode::DiscoveryDecision;
 use crate::pipeline::phases::PhaseCosts;
 use crate::store::{Session, StoreError};
 use crate::suite::filter::OracleType;

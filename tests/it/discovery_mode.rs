@@ -71,11 +71,18 @@ async fn auto_skips_discovery_when_the_scan_matched_every_operation_exactly() {
 async fn always_asks_once_per_entry_file_and_off_never() {
     let (d, calls) = decided(&["--discovery", "always"]).await;
     assert_eq!(calls, ENTRY_FILES, "{d}");
-    assert_eq!((d["mode"].as_str(), d["ran"].as_bool()), (Some("always"), Some(true)));
+    assert_eq!(
+        (d["mode"].as_str(), d["ran"].as_bool()),
+        (Some("always"), Some(true))
+    );
     for off in [&["--discovery", "off"][..], &["--no-discovery"][..]] {
         let (d, calls) = decided(off).await;
         assert_eq!(calls, 0, "{off:?}");
-        assert_eq!((d["mode"].as_str(), d["ran"].as_bool()), (Some("off"), Some(false)), "{off:?}");
+        assert_eq!(
+            (d["mode"].as_str(), d["ran"].as_bool()),
+            (Some("off"), Some(false)),
+            "{off:?}"
+        );
     }
 }
 
@@ -96,10 +103,17 @@ async fn the_human_summary_says_what_was_decided() {
 async fn no_discovery_with_an_explicit_discovery_mode_is_a_usage_error() {
     let server = ScriptedServer::start(petstore_script()).await.unwrap();
     let home = tempfile::tempdir().unwrap();
-    let output = run(&server, home.path(), &["--no-discovery", "--discovery", "always"]);
+    let output = run(
+        &server,
+        home.path(),
+        &["--no-discovery", "--discovery", "always"],
+    );
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--no-discovery") && stderr.contains("--discovery"), "{stderr}");
+    assert!(
+        stderr.contains("--no-discovery") && stderr.contains("--discovery"),
+        "{stderr}"
+    );
     assert_eq!(server.calls(), 0);
     assert!(!home.path().join("session").exists());
     let output = run(&server, home.path(), &["--discovery", "sometimes"]);
@@ -148,7 +162,10 @@ async fn the_plan_under_auto_lists_no_discovery_call_and_says_why() {
     assert_eq!(discovery_calls(&p), 0, "{}", p["calls"]);
     assert_eq!(p["discovery"]["mode"], "auto");
     assert_eq!(p["discovery"]["ran"], false);
-    assert_eq!(p["discovery"]["why"], "the scan matched all 3 operations exactly");
+    assert_eq!(
+        p["discovery"]["why"],
+        "the scan matched all 3 operations exactly"
+    );
     let p = plan(&server, home.path(), false, &["--discovery", "always"]);
     assert_eq!(discovery_calls(&p), ENTRY_FILES);
     // The whole API: GET /stats is served by a handler that routes on the request, a
@@ -157,6 +174,9 @@ async fn the_plan_under_auto_lists_no_discovery_call_and_says_why() {
     assert_eq!(discovery_calls(&p), ENTRY_FILES);
     assert_eq!(p["discovery"]["ran"], true);
     let why = p["discovery"]["why"].as_str().unwrap();
-    assert!(why.starts_with("GET /stats: ") && why.contains("StatsHandler.handle"), "{why}");
+    assert!(
+        why.starts_with("GET /stats: ") && why.contains("StatsHandler.handle"),
+        "{why}"
+    );
     assert_eq!(server.calls(), 0, "a plan sends nothing");
 }

@@ -153,9 +153,15 @@ async fn discovery_overrules_weak_matches_and_records_both_answers() {
     );
     let state: Value = session.read_json("state.json").unwrap().unwrap();
     let decided = &state["discovery"];
-    assert_eq!((decided["mode"].as_str(), decided["ran"].as_bool()), (Some("auto"), Some(true)));
+    assert_eq!(
+        (decided["mode"].as_str(), decided["ran"].as_bool()),
+        (Some("auto"), Some(true))
+    );
     let why = decided["why"].as_str().unwrap();
-    assert!(why.contains(&format!("{STATS}: the static match is weak")), "{why}");
+    assert!(
+        why.contains(&format!("{STATS}: the static match is weak")),
+        "{why}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -251,5 +257,8 @@ async fn a_reviewers_pick_is_used_by_the_next_run_over_discovery() {
     let state: Value = session.read_json("state.json").unwrap().unwrap();
     assert_eq!(state["discovery"]["ran"], false, "{}", state["discovery"]);
     let why = state["discovery"]["why"].as_str().unwrap();
-    assert!(why.contains("the reviewer picked the handler of 2"), "{why}");
+    assert!(
+        why.contains("the reviewer picked the handler of 2"),
+        "{why}"
+    );
 }

@@ -427,4 +427,32 @@ async fn the_real_planner_sends_nothing_and_matches_the_dry_run() {
     assert!((got.cost_with_cache - cost("with_cache")).abs() < 1e-9);
     assert!(got.text.starts_with("Run plan (nothing has been sent)."));
     assert_eq!(got.over_budget, None, "no budget given");
+    // A re-run of one exactly matched operation asks for no discovery (`--discovery
+    // auto`), and the dialog is told why.
+    assert!(
+        !got.calls.iter().any(|(a, _)| a == "discovery"),
+        "{:?}",
+        got.calls
+    );
+    assert_eq!(dry["discovery"]["ran"], false);
+    assert_eq!(
+        got.discovery.as_deref(),
+        Some("not planned (auto): the scan matched the operation exactly")
+    );
+}
+
+#[test]
+fn the_dialog_says_whether_the_rerun_asks_for_discovery() {
+    let seen = Seen::default();
+    let mut d = Desk::new(planner(&seen, |from| {
+        let mut plan = fake_plan(from, None);
+        plan.discovery = Some("not planned (auto): the scan matched the operation exactly".into());
+        Ok(plan)
+    }));
+    d.press(ctrl('r'));
+    let text = d.text(110, 36);
+    assert!(
+        text.contains("discovery: not planned (auto): the scan matched the operation exactly"),
+        "{text}"
+    );
 }
