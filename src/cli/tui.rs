@@ -373,6 +373,9 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
     app.tasks = tasks;
     app.refresh_lists();
     app.jobs.api_url = api_url(args);
+    // Discovery is no operation's agent, so the lists never show it: the status line
+    // says whether this run asks for it (escaped by `line`).
+    app.notify(format!("discovery: {}", prepared.discovery.line(true)));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     std::thread::Builder::new()
         .name("mastor-pipeline".into())

@@ -180,6 +180,30 @@ mod tests {
     }
 
     #[test]
+    fn state_files_without_the_decision_still_load() {
+        use crate::pipeline::orchestrator::{Orchestrator, PipelineOptions};
+        let mut o = Orchestrator::new(
+            PipelineOptions::default(),
+            ["GET /a".to_string()],
+            ["GET /a".to_string()],
+            ["A.java".to_string()],
+        );
+        // What a session written before the setting holds: no `discovery` key.
+        let old = serde_json::to_value(&o).unwrap();
+        assert!(old.get("discovery").is_none(), "{old}");
+        let back: Orchestrator = serde_json::from_value(old).unwrap();
+        assert_eq!(back.discovery, None);
+        o.discovery = Some(DiscoveryDecision {
+            mode: Discovery::Auto,
+            ran: false,
+            why: "the scan matched the operation exactly".into(),
+        });
+        let text = serde_json::to_string(&o).unwrap();
+        assert!(text.contains(r#""discovery":{"mode":"auto","ran":false"#), "{text}");
+        assert_eq!(serde_json::from_str::<Orchestrator>(&text).unwrap(), o);
+    }
+
+    #[test]
     fn the_reason_is_escaped_in_a_report_line() {
         let d = DiscoveryDecision {
             mode: Discovery::Auto,
