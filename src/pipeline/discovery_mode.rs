@@ -199,7 +199,10 @@ mod tests {
             why: "the scan matched the operation exactly".into(),
         });
         let text = serde_json::to_string(&o).unwrap();
-        assert!(text.contains(r#""discovery":{"mode":"auto","ran":false"#), "{text}");
+        assert!(
+            text.contains(r#""discovery":{"mode":"auto","ran":false"#),
+            "{text}"
+        );
         assert_eq!(serde_json::from_str::<Orchestrator>(&text).unwrap(), o);
     }
 
