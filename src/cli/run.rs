@@ -74,9 +74,10 @@ pub struct PipelineArgs {
     #[arg(long)]
     pub no_challenger: bool,
     /// When to ask the model which spec operations each entry file implements (one call
-    /// per entry file, each with its bundle): `auto` only when some selected operation
-    /// has no static handler or a generic one (weak, or routing on the request), the only
-    /// cases its answer can change; `always` also cross-checks exact matches; `off` never.
+    /// per entry file, each with its bundle). `auto` (the default): only when some
+    /// selected operation has no static handler or a generic one (weak, or routing on the
+    /// request) that the reviewer has not picked, the only cases its answer can change;
+    /// `always`: also to cross-check exact matches; `off`: never.
     #[arg(long, value_enum, value_name = "MODE", conflicts_with = "no_discovery")]
     pub discovery: Option<Discovery>,
     /// Same as `--discovery off` (kept for scripts).
