@@ -347,7 +347,8 @@ impl Prepared {
     /// Why model discovery could change what this run extracts, if it could: a selected
     /// operation without a static handler (only discovery can find one), or a static
     /// match the evidence rule calls generic (weak, routing on the request itself, or a
-    /// `handle` shared by several operations), which a discovery answer may overrule. A
+    /// `handle` shared by several operations) with a method in the project that a
+    /// discovery answer could put in its place (`source::evidence::overrulable`). A
     /// reviewer's pick counts as resolved. `None`: the answer could neither add an
     /// operation nor replace a handler, so asking for it only costs.
     pub fn discovery_needed(&self) -> Option<String> {
@@ -366,7 +367,7 @@ impl Prepared {
                 weak: self.weak_reason(op),
                 shared_by: self.shared_by(entry),
             };
-            if let Ok(why) = crate::source::evidence::generic_why(&self.analysis.files, &side) {
+            if let Some(why) = crate::source::evidence::overrulable(&self.analysis.files, &side) {
                 generic.push(format!("{op}: {why}"));
             }
         }

@@ -75,8 +75,9 @@ pub struct PipelineArgs {
     pub no_challenger: bool,
     /// When to ask the model which spec operations each entry file implements (one call
     /// per entry file, each with its bundle). `auto` (the default): only when some
-    /// selected operation has no static handler or a generic one (weak, or routing on the
-    /// request) that the reviewer has not picked, the only cases its answer can change;
+    /// selected operation has no static handler, or a generic one (weak, or routing on
+    /// the request) that a method of the project could replace and the reviewer has not
+    /// picked: the only cases its answer can change;
     /// `always`: also to cross-check exact matches; `off`: never.
     #[arg(long, value_enum, value_name = "MODE", conflicts_with = "no_discovery")]
     pub discovery: Option<Discovery>,

@@ -75,7 +75,8 @@ impl Discovery {
     }
 }
 
-/// Why `auto` skips discovery: how many operations the scan (or the reviewer) resolved.
+/// Why `auto` skips discovery: every operation matched, by the scan (with no answer able
+/// to replace the match) or by the reviewer's pick.
 fn all_exact(project: &Prepared) -> String {
     let n = project.selected.len();
     if n == 0 {
@@ -86,20 +87,14 @@ fn all_exact(project: &Prepared) -> String {
         .iter()
         .filter(|op| project.picked(op))
         .count();
-    let all = match n {
-        1 => "the scan matched the operation exactly".to_string(),
-        _ => format!("the scan matched all {n} operations exactly"),
-    };
-    match picked {
-        0 => all,
-        _ if picked == n => match n {
-            1 => "the reviewer picked the operation's handler".to_string(),
-            _ => format!("the reviewer picked the handler of all {n} operations"),
-        },
+    match (n, picked) {
+        (1, 0) => "the scan matched the operation and no answer could change the match".into(),
+        (_, 0) => format!("the scan matched all {n} operations and no answer could change a match"),
+        (1, 1) => "the reviewer picked the operation's handler".into(),
+        _ if picked == n => format!("the reviewer picked the handler of all {n} operations"),
         _ => format!(
-            "the scan matched {} of {n} operations exactly and the reviewer picked the \
-             handler of {picked}",
-            n - picked
+            "the reviewer picked the handler of {picked} of {n} operations and no answer \
+             could change the scan's match of the others"
         ),
     }
 }
@@ -143,16 +138,18 @@ mod tests {
         assert_eq!(pets.discovery_needed(), None);
         let d = Discovery::Auto.decide(&pets);
         assert!(!d.ran);
-        assert_eq!(d.why, "the scan matched all 2 operations exactly");
+        assert_eq!(
+            d.why,
+            "the scan matched all 2 operations and no answer could change a match"
+        );
         assert!(Discovery::Always.resolve(&pets));
         assert!(!Discovery::Off.resolve(&pets));
 
-        // A handler that routes on the request itself is one discovery may overrule.
-        let stats = project("petstore-jdk", &["GET /stats"]);
-        let why = stats.discovery_needed().expect("generic");
-        assert!(why.starts_with("GET /stats: the static handler"), "{why}");
-        assert!(Discovery::Auto.resolve(&stats));
-        assert!(!Discovery::Off.resolve(&stats));
+        // `StatsHandler.handle` routes on the request itself (generic), but it calls no
+        // method of the project and no registration names one: no answer can replace it.
+        let all = project("petstore-jdk", &[]);
+        assert_eq!(all.discovery_needed(), None);
+        assert!(!Discovery::Auto.resolve(&all));
 
         let weak = project("jdk-prefix-dispatch", &[]);
         let why = weak.discovery_needed().expect("weak matches");
@@ -160,6 +157,74 @@ mod tests {
             why.contains("GET /admin/v1/stats: the static match is weak"),
             "{why}"
         );
+    }
+
+    /// `auto` skips where `overrulable` says no answer can replace a match: checked
+    /// against the rule itself, with every method of each fixture claimed through a
+    /// bundle of all its files (what any real bundle shows is less).
+    #[test]
+    fn where_no_answer_can_replace_a_match_no_claim_does() {
+        use crate::source::evidence::{ClaimSide, StaticSide, overrulable, overrule};
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut dirs: Vec<_> = std::fs::read_dir(&fixtures)
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.join("expected.json").is_file())
+            .collect();
+        dirs.sort();
+        // `generic`: claims about a generic match (the interesting ones: the rest fail
+        // at rule 1 already).
+        let (mut claims, mut generic, mut replaceable) = (0, 0, 0);
+        for dir in &dirs {
+            let expected: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
+                    .unwrap();
+            let spec = expected["spec"].as_str().map(|s| dir.join(s));
+            let p = Prepared::load(dir, spec.as_deref(), &Exclusions::default(), &[])
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            let files = &p.analysis.files;
+            let all: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+            for op in &p.selected {
+                let Some(entry) = p.scanned_entry(op) else {
+                    continue;
+                };
+                let side = StaticSide {
+                    entry,
+                    weak: p.weak_reason(op),
+                    shared_by: p.shared_by(entry),
+                };
+                if overrulable(files, &side).is_some() {
+                    replaceable += 1;
+                    continue;
+                }
+                for f in files {
+                    for t in &f.types {
+                        for m in &t.methods {
+                            let claim = ClaimSide {
+                                file: &f.path,
+                                class: &t.nested_name,
+                                method: &m.name,
+                            };
+                            let won = overrule(files, &all, &side, &claim);
+                            let Err(why) = won else {
+                                panic!("{}: {op}: {won:?}", dir.display());
+                            };
+                            claims += 1;
+                            if !why.contains("is specific") {
+                                generic += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(claims > 1_000, "{claims} claims checked");
+        assert!(
+            generic >= 50,
+            "{generic} claims about generic matches checked"
+        );
+        assert!(replaceable > 0, "no fixture has a replaceable match");
     }
 
     #[test]
@@ -196,7 +261,7 @@ mod tests {
         o.discovery = Some(DiscoveryDecision {
             mode: Discovery::Auto,
             ran: false,
-            why: "the scan matched the operation exactly".into(),
+            why: "the scan matched the operation and no answer could change the match".into(),
         });
         let text = serde_json::to_string(&o).unwrap();
         assert!(

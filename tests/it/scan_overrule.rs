@@ -258,7 +258,7 @@ async fn a_reviewers_pick_is_used_by_the_next_run_over_discovery() {
     assert_eq!(state["discovery"]["ran"], false, "{}", state["discovery"]);
     let why = state["discovery"]["why"].as_str().unwrap();
     assert!(
-        why.contains("the reviewer picked the handler of 2"),
+        why.contains("the reviewer picked the handler of 2 of 3 operations"),
         "{why}"
     );
 }

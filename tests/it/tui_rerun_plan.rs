@@ -437,7 +437,9 @@ async fn the_real_planner_sends_nothing_and_matches_the_dry_run() {
     assert_eq!(dry["discovery"]["ran"], false);
     assert_eq!(
         got.discovery.as_deref(),
-        Some("not planned (auto): the scan matched the operation exactly")
+        Some(
+            "not planned (auto): the scan matched the operation and no answer could change the match"
+        )
     );
 }
 
@@ -446,13 +448,14 @@ fn the_dialog_says_whether_the_rerun_asks_for_discovery() {
     let seen = Seen::default();
     let mut d = Desk::new(planner(&seen, |from| {
         let mut plan = fake_plan(from, None);
-        plan.discovery = Some("not planned (auto): the scan matched the operation exactly".into());
+        plan.discovery = Some("not planned (auto): the scan matched the operation and no answer could change the match".into());
         Ok(plan)
     }));
     d.press(ctrl('r'));
+    // A long reason wraps inside the dialog.
     let text = d.text(110, 36);
     assert!(
-        text.contains("discovery: not planned (auto): the scan matched the operation exactly"),
+        text.contains("discovery: not planned (auto): the scan matched the operation"),
         "{text}"
     );
 }
