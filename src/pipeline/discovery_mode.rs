@@ -2,10 +2,11 @@
 //!
 //! Discovery costs one call per entry file, each carrying that file's bundle, yet its
 //! answer can change a run in two ways only: it adds operations the scan found no handler
-//! for, and it overrules a static match the evidence rule calls generic
-//! (`agents::discovery`, `source::evidence`). When the scan matched every selected
-//! operation exactly, or the reviewer picked the handler, the answer cannot change what is
-//! extracted, so `auto` (the default) skips it. Every path that starts or plans a run
+//! for, and it overrules a static match the evidence rule calls generic when a method of
+//! the project could take its place (`agents::discovery`, `source::evidence`). When every
+//! selected operation is matched and no answer could replace a match, or the reviewer
+//! picked the handler, the answer cannot change what is extracted, so `auto` (the default)
+//! skips it. Every path that starts or plans a run
 //! (`mastor run`, its dry run, `mastor tui --run`, the workbench's re-runs and their
 //! plans) decides here, through `cli::run::load`.
 
@@ -18,7 +19,8 @@ use serde::{Deserialize, Serialize};
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Discovery {
-    /// Only when some selected operation has no static handler or a generic one.
+    /// Only when some selected operation has no static handler, or a generic one an
+    /// answer could replace (`Prepared::discovery_needed`).
     #[default]
     Auto,
     /// Every run: the model cross-checks the static pre-match.
@@ -100,8 +102,8 @@ fn all_exact(project: &Prepared) -> String {
 }
 
 impl DiscoveryDecision {
-    /// One line for a report: `auto, not run: the scan matched ...`. `ran` / `not run`
-    /// read as a plan's `runs` / `not planned` through `planned`.
+    /// One line for a report, the reason escaped: `not run (auto): the scan matched ...`
+    /// after a run, `not planned (auto): ...` in a plan (`planned`).
     pub fn line(&self, planned: bool) -> String {
         let verb = match (self.ran, planned) {
             (true, false) => "ran",
