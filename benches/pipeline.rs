@@ -101,7 +101,7 @@ async fn run_once(root: &Path, out: &Path, concurrency: usize) {
     };
     let session = Arc::clone(&ctx.session);
     let started = Instant::now();
-    let state = driver::run(ctx, PipelineOptions::default()).await;
+    let state = driver::run(ctx, PipelineOptions::default(), None).await;
     let wall = started.elapsed();
 
     let done = state.ops.values().filter(|s| **s == OpState::Done).count();

@@ -338,6 +338,55 @@ impl Prepared {
             .map(|(f, b)| (f.clone(), Arc::clone(b)))
     }
 
+    /// Whether the reviewer picked the handler of `op_id` (a pick is final: discovery
+    /// never overrules it).
+    pub fn picked(&self, op_id: &str) -> bool {
+        self.override_of(op_id)
+            .is_some_and(|o| o.side == HandlerSide::Picked)
+    }
+
+    /// Why model discovery could change what this run extracts, if it could: a selected
+    /// operation without a static handler (only discovery can find one), or a static
+    /// match the evidence rule calls generic (weak, routing on the request itself, or a
+    /// `handle` shared by several operations) with a method in the project that a
+    /// discovery answer could put in its place (`source::evidence::overrulable`). A
+    /// reviewer's pick counts as resolved. `None`: the answer could neither add an
+    /// operation nor replace a handler, so asking for it only costs.
+    pub fn discovery_needed(&self) -> Option<String> {
+        let mut missing = 0;
+        let mut generic = Vec::new();
+        for op in &self.selected {
+            if self.picked(op) {
+                continue;
+            }
+            let Some(entry) = self.scanned_entry(op) else {
+                missing += 1;
+                continue;
+            };
+            let side = crate::source::evidence::StaticSide {
+                entry,
+                weak: self.weak_reason(op),
+                shared_by: self.shared_by(entry),
+            };
+            if let Some(why) = crate::source::evidence::overrulable(&self.analysis.files, &side) {
+                generic.push(format!("{op}: {why}"));
+            }
+        }
+        let mut parts = Vec::new();
+        match missing {
+            0 => {}
+            1 => parts.push("1 operation without a static handler".to_string()),
+            n => parts.push(format!("{n} operations without a static handler")),
+        }
+        const SHOWN: usize = 3;
+        let more = generic.len().saturating_sub(SHOWN);
+        parts.extend(generic.into_iter().take(SHOWN));
+        if more > 0 {
+            parts.push(format!("{more} more generic static matches"));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
     /// The selected operations that have a statically matched handler.
     pub fn static_matched(&self) -> Vec<String> {
         self.selected

@@ -101,6 +101,7 @@ pub fn plan_of(loaded: &Loaded, max_tokens: Option<u32>) -> color_eyre::Result<P
         project: &loaded.project,
         prompts: &loaded.prompts,
         options: loaded.options,
+        discovery: loaded.discovery.clone(),
         config: &loaded.config,
         max_tokens,
         bundle_mode: loaded.mode.as_str().to_string(),

@@ -5,6 +5,7 @@
 use crate::agents::runtime::{AgentCtx, Board, EventSink};
 use crate::cli::{EXIT_OK, EXIT_PARTIAL, completion_code};
 use crate::llm::{LlmArgs, LlmClient, LlmConfig};
+use crate::pipeline::discovery_mode::{Discovery, DiscoveryDecision};
 use crate::pipeline::orchestrator::PipelineOptions;
 use crate::pipeline::{driver, summary};
 use crate::project::Prepared;
@@ -72,7 +73,15 @@ pub struct PipelineArgs {
     /// Skip the challengers and their regeneration (ablation).
     #[arg(long)]
     pub no_challenger: bool,
-    /// Skip model-based endpoint discovery; use the static pre-match only.
+    /// When to ask the model which spec operations each entry file implements (one call
+    /// per entry file, each with its bundle). `auto` (the default): only when some
+    /// selected operation has no static handler, or a generic one (weak, or routing on
+    /// the request) that a method of the project could replace and the reviewer has not
+    /// picked: the only cases its answer can change;
+    /// `always`: also to cross-check exact matches; `off`: never.
+    #[arg(long, value_enum, value_name = "MODE", conflicts_with = "no_discovery")]
+    pub discovery: Option<Discovery>,
+    /// Same as `--discovery off` (kept for scripts).
     #[arg(long)]
     pub no_discovery: bool,
     /// Session directory (default: <project>/.mastor).
@@ -127,6 +136,8 @@ pub struct PipelineArgs {
 pub struct PreparedRun {
     pub ctx: AgentCtx,
     pub options: PipelineOptions,
+    /// Whether discovery runs, and why (`options.discovery` is the same `ran`).
+    pub discovery: DiscoveryDecision,
     /// Operations the run will work on, in scan order.
     pub selected: Vec<String>,
     /// How many of them a static pre-match already tied to a handler.
@@ -143,6 +154,8 @@ pub struct Loaded {
     pub config: LlmConfig,
     pub prompts: Prompts,
     pub options: PipelineOptions,
+    /// Whether discovery runs, and why (`options.discovery` is the same `ran`).
+    pub discovery: DiscoveryDecision,
     /// The session directory.
     pub out: PathBuf,
     pub mode: BundleMode,
@@ -215,8 +228,10 @@ pub fn load(project_dir: &Path, args: &PipelineArgs) -> color_eyre::Result<Loade
         Some(dir) => Prompts::with_overrides(dir)?,
         None => Prompts::embedded(),
     };
+    // Decided after the handler picks apply: a picked operation is resolved.
+    let discovery = args.discovery_mode().decide(&project);
     let options = PipelineOptions {
-        discovery: !args.no_discovery,
+        discovery: discovery.ran,
         multi_op: !args.no_multi_op,
         challenger: !args.no_challenger,
     };
@@ -225,10 +240,22 @@ pub fn load(project_dir: &Path, args: &PipelineArgs) -> color_eyre::Result<Loade
         config,
         prompts,
         options,
+        discovery,
         out,
         mode,
         edited_contexts,
     })
+}
+
+impl PipelineArgs {
+    /// The `--discovery` mode in force (`--no-discovery` is `off`).
+    pub fn discovery_mode(&self) -> Discovery {
+        match (self.discovery, self.no_discovery) {
+            (Some(mode), _) => mode,
+            (None, true) => Discovery::Off,
+            (None, false) => Discovery::default(),
+        }
+    }
 }
 
 /// Loads the project, opens (or creates) its session and builds the agent context with
@@ -257,6 +284,7 @@ pub fn prepare_loaded(
         config,
         prompts,
         options,
+        discovery,
         out,
         mode,
         ..
@@ -308,6 +336,7 @@ pub fn prepare_loaded(
     Ok(PreparedRun {
         ctx,
         options,
+        discovery,
         selected,
         static_matched,
         lock,
@@ -397,7 +426,7 @@ pub fn run(args: RunArgs) -> color_eyre::Result<i32> {
     );
     let selected = run.selected.len();
     let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(driver::run(run.ctx, run.options));
+    runtime.block_on(driver::run(run.ctx, run.options, Some(run.discovery)));
     let summary = summary::from_session(&session)?;
     let mut code = run_exit_code(&summary, selected);
     if args.json && !args.metamorphic {

@@ -290,6 +290,7 @@ fn run_pipeline(
     stop: Option<tokio::sync::oneshot::Receiver<()>>,
 ) -> Result<(), String> {
     let (ctx, options, lock) = (prepared.ctx, prepared.options, prepared.lock);
+    let discovery = Some(prepared.discovery);
     let outcome = match tokio::runtime::Runtime::new() {
         Ok(rt) => {
             let outcome = rt.block_on(async move {
@@ -302,7 +303,7 @@ fn run_pipeline(
                     }
                 };
                 tokio::select! {
-                    _ = pipeline::driver::run(ctx, options) => Ok(()),
+                    _ = pipeline::driver::run(ctx, options, discovery) => Ok(()),
                     _ = stopped => Err("stopped by the reviewer".to_string()),
                 }
             });
@@ -372,6 +373,9 @@ fn run_live(args: &TuiArgs, opts: &Options) -> color_eyre::Result<i32> {
     app.tasks = tasks;
     app.refresh_lists();
     app.jobs.api_url = api_url(args);
+    // Discovery is no operation's agent, so the lists never show it: the status line
+    // says whether this run asks for it (escaped by `line`).
+    app.notify(format!("discovery: {}", prepared.discovery.line(true)));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     std::thread::Builder::new()
         .name("mastor-pipeline".into())

@@ -9,6 +9,7 @@ use crate::agents::multi_op::GroupTarget;
 use crate::agents::runtime::AgentCtx;
 use crate::agents::single_op::OpTarget;
 use crate::agents::{discovery, extraction, generation, semantic};
+use crate::pipeline::discovery_mode::DiscoveryDecision;
 use crate::pipeline::orchestrator::{Event, Orchestrator, Outcome, PipelineOptions, Task};
 use crate::store::{Event as StoreEvent, EventKind};
 use std::time::Instant;
@@ -18,7 +19,13 @@ use tokio::task::JoinSet;
 pub const STATE_FILE: &str = "state.json";
 
 /// Runs the whole pipeline over the prepared project; returns the final state.
-pub async fn run(ctx: AgentCtx, options: PipelineOptions) -> Orchestrator {
+/// `discovery`: what was decided about discovery (`options.discovery` follows it), kept in
+/// the state for the summary.
+pub async fn run(
+    ctx: AgentCtx,
+    options: PipelineOptions,
+    discovery: Option<DiscoveryDecision>,
+) -> Orchestrator {
     let project = &ctx.project;
     let entry_files: Vec<String> = project.entry_bundles().keys().cloned().collect();
     let mut orch = Orchestrator::new(
@@ -27,6 +34,7 @@ pub async fn run(ctx: AgentCtx, options: PipelineOptions) -> Orchestrator {
         project.static_matched(),
         entry_files,
     );
+    orch.discovery = discovery;
     // The run's own start and end, for its wall-clock time (`pipeline::phases`).
     let started = chrono::Utc::now();
     record_run(&ctx, started, None);

@@ -3,6 +3,7 @@
 
 pub mod completion;
 pub mod context_edits;
+pub mod discovery_mode;
 pub mod driver;
 pub mod keeping;
 pub mod kind;

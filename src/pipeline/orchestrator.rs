@@ -171,6 +171,10 @@ pub struct Orchestrator {
     pub discovered: BTreeSet<String>,
     /// Non-fatal problems worth showing (failed discovery, failed grouping, ...).
     pub notes: Vec<String>,
+    /// Whether discovery runs in this run and why (`--discovery`); absent in sessions
+    /// written before the setting existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<crate::pipeline::discovery_mode::DiscoveryDecision>,
     /// None: grouping not started; Some(None): running; Some(Some(ok)): finished.
     pub grouping: Option<Option<bool>>,
     pub groups: BTreeMap<String, GroupState>,
@@ -198,6 +202,7 @@ impl Orchestrator {
             discovery_pending,
             discovered: BTreeSet::new(),
             notes: Vec::new(),
+            discovery: None,
             grouping: None,
             groups: BTreeMap::new(),
         }

@@ -14,6 +14,7 @@ use crate::agents::generation::{Target, Var};
 use crate::agents::single_op::OpTarget;
 use crate::llm::{LlmConfig, Role, Usage};
 use crate::model::SourceContext;
+use crate::pipeline::discovery_mode::DiscoveryDecision;
 use crate::pipeline::orchestrator::PipelineOptions;
 use crate::pipeline::plan_files::{never_sent, resource_of, sent_files};
 use crate::project::Prepared;
@@ -49,6 +50,8 @@ pub struct PlanInput<'a> {
     pub project: &'a Prepared,
     pub prompts: &'a Prompts,
     pub options: PipelineOptions,
+    /// Whether discovery runs, and why (`options.discovery` is its `ran`).
+    pub discovery: DiscoveryDecision,
     pub config: &'a LlmConfig,
     /// The run's cap on answer tokens, if any (it also caps the estimates).
     pub max_tokens: Option<u32>,
@@ -113,6 +116,8 @@ pub struct Plan {
     pub unmatched: Vec<(String, String)>,
     /// Agents per operation, in order.
     pub agents_per_operation: Vec<Agent>,
+    /// Whether discovery (one call per entry file) is planned, and why.
+    pub discovery: DiscoveryDecision,
     pub calls: Vec<PlannedCall>,
     pub never_sent: Vec<NotSent>,
     pub input_tokens: u64,
@@ -188,6 +193,7 @@ pub fn build(input: &PlanInput) -> Result<Plan, String> {
         operations,
         unmatched,
         agents_per_operation: agents,
+        discovery: input.discovery.clone(),
         input_tokens: calls.iter().map(|c| c.input_tokens).sum(),
         prefix_tokens: calls.iter().map(|c| c.prefix_tokens).sum(),
         output_tokens: calls.iter().map(|c| c.output_tokens).sum(),

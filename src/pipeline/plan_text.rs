@@ -25,6 +25,7 @@ pub fn render(plan: &Plan) -> String {
     }
     let agents: Vec<&str> = plan.agents_per_operation.iter().map(|a| a.name()).collect();
     let _ = writeln!(out, "Agents per operation: {}", agents.join(", "));
+    let _ = writeln!(out, "Discovery: {}", plan.discovery.line(true));
     let _ = writeln!(out, "Calls ({}):", plan.calls.len());
     for (i, c) in plan.calls.iter().enumerate() {
         let _ = writeln!(

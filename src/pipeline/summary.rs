@@ -7,6 +7,7 @@
 use crate::agents::semantic::GroupingRecord;
 use crate::llm::{CallRecord, Ledger, Totals};
 use crate::model::{Assertion, HintOrigin, Strategy};
+use crate::pipeline::discovery_mode::DiscoveryDecision;
 use crate::pipeline::driver::STATE_FILE;
 use crate::pipeline::keeping::Keeping;
 use crate::pipeline::orchestrator::{GroupState, OpState, Orchestrator};
@@ -73,6 +74,9 @@ pub struct Summary {
     #[serde(default)]
     pub phases: PhaseCosts,
     pub notes: Vec<String>,
+    /// Whether discovery ran and why (`--discovery`); absent for sessions from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<DiscoveryDecision>,
 }
 
 /// Reads the session and builds its summary.
@@ -83,6 +87,7 @@ pub fn from_session(session: &Session) -> Result<Summary, StoreError> {
         return Ok(s);
     };
     s.notes = state.notes.clone();
+    s.discovery = state.discovery.clone();
     s.operations = state.ops.len();
     for (op_id, st) in &state.ops {
         match st {
@@ -243,6 +248,9 @@ impl fmt::Display for Summary {
         }
         for op in &self.incomplete {
             let _ = writeln!(out, "  not finished: {op}");
+        }
+        if let Some(d) = &self.discovery {
+            let _ = writeln!(out, "Discovery: {}", d.line(false));
         }
         let strategies: Vec<String> = self
             .by_strategy

@@ -159,6 +159,50 @@ fn generic_why(files: &[JavaFile], s: &StaticSide) -> Result<String, String> {
     ))
 }
 
+/// Whether any claim could overrule the static match `s`, so that asking the model can
+/// change the handler (`Prepared::discovery_needed`): `Some(why the match is generic)`
+/// when the match is generic (rule 1) and some method of the project could pass rules 2-4,
+/// `None` when no answer can. An upper bound of [`overrule`] over every bundle and claim:
+/// calls and registrations are followed through all of `files`, which sees at least what
+/// any one bundle shows. Keep it in step with `overrule`.
+pub fn overrulable(files: &[JavaFile], s: &StaticSide) -> Option<String> {
+    let generic = generic_why(files, s).ok()?;
+    let all = |_: &str| true;
+    let mut serving = static_method(files, s)
+        .map(|m| reached(files, &all, m))
+        .unwrap_or_default();
+    for f in files {
+        let refs = f.registered.iter().map(|r| &r.handler);
+        for h in refs.chain(f.contexts.iter().map(|c| &c.handler)) {
+            if let HandlerExpr::MethodRef { method, .. } = h {
+                serving.insert(method.clone());
+            }
+        }
+    }
+    // As `overrule` names a claimed method, to tell the static handler itself apart.
+    let is_static = |f: &JavaFile, class: &str, m: &Method| {
+        *s.entry
+            == EntryRef {
+                file: f.path.clone(),
+                class: class.to_string(),
+                method: m.name.clone(),
+                line: m.line,
+            }
+    };
+    let specific = files.iter().any(|f| {
+        f.types.iter().any(|t| {
+            t.methods.iter().any(|m| {
+                serving.contains(&m.name)
+                    && !m.is_abstract
+                    && !m.is_constructor
+                    && !routes_requests(m)
+                    && !is_static(f, &t.nested_name, m)
+            })
+        })
+    });
+    specific.then_some(generic)
+}
+
 /// Applies the evidence rule: `Ok((claimed entry, why it wins))` when the model's claim
 /// overrules the static match, `Err(why the static match stays)` otherwise.
 pub fn overrule(

@@ -12,7 +12,7 @@ use super::update::Effect;
 use crate::agents::Agent;
 
 /// The re-run choices: the agent a re-run starts from (`None`: every agent, discovery
-/// included) and what that keeps. Only per-operation agents: a one-operation run has no
+/// included when `--discovery` says the operation needs it) and what that keeps. Only per-operation agents: a one-operation run has no
 /// groups, so the multi-op agents never run in it.
 pub const RERUN_FROM: [(Option<&str>, &str); 5] = [
     (None, "every agent asks the model again"),

@@ -37,6 +37,9 @@ pub struct RerunPlan {
     /// What of the workbench's budget (`--max-cost`, `--max-tokens-total`) the plan
     /// exceeds, if anything.
     pub over_budget: Option<String>,
+    /// Whether the re-run asks for discovery and why (`--discovery`), escaped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<String>,
     /// The whole plan as `--dry-run` prints it (escaped there).
     pub text: String,
 }
@@ -73,6 +76,7 @@ impl RerunPlan {
             files: sent.len(),
             lines: sent.values().map(BTreeSet::len).sum(),
             over_budget,
+            discovery: Some(plan.discovery.line(true)),
             text: crate::pipeline::plan_text::render(plan),
         }
     }

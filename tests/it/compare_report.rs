@@ -289,7 +289,16 @@ async fn run_summary_has_the_papers_phases_and_report_adds_the_dp_row() {
     let m = mastor_dir.to_str().unwrap().to_string();
     let d = dp_dir.to_str().unwrap().to_string();
     let (summary, output) = tokio::task::block_in_place(|| {
-        let mut args = vec!["run", project, "--out", &m, "--json"];
+        // Discovery asked (`auto` would skip it here) so Ph-A counts its calls too.
+        let mut args = vec![
+            "run",
+            project,
+            "--out",
+            &m,
+            "--json",
+            "--discovery",
+            "always",
+        ];
         for op in [POST, GET, DELETE] {
             args.extend(["--op", op]);
         }
@@ -321,6 +330,7 @@ async fn run_summary_has_the_papers_phases_and_report_adds_the_dp_row() {
         phase("Ph-A")["calls"].as_u64().unwrap(),
         calls("discovery") + calls("extraction")
     );
+    assert!(calls("discovery") > 0);
     assert_eq!(
         phase("Ph-B-SO")["calls"].as_u64().unwrap(),
         calls("single_op") + calls("single_op_regenerate")

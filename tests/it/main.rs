@@ -14,6 +14,7 @@ mod check_isolation;
 mod check_reference;
 mod compare_report;
 mod cross_runner;
+mod discovery_mode;
 mod e2e_local_model;
 mod e2e_pipeline_local_model;
 mod error_bodies;

@@ -30,7 +30,9 @@ async fn only_the_chosen_agent_and_its_dependents_ask_again() {
     let server = ScriptedServer::start(petstore_script()).await.unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let (home, out) = (tmp.path().join("home"), tmp.path().join("session"));
-    run(&server, &home, &out, &[]);
+    // Discovery asked although the operation's match is exact, to see it replay.
+    let always = ["--discovery", "always"];
+    run(&server, &home, &out, &always);
     let calls = |a: &str| agent_calls(&server, a);
     let first = [
         "discovery",
@@ -40,17 +42,25 @@ async fn only_the_chosen_agent_and_its_dependents_ask_again() {
         "single_op_regenerate",
     ]
     .map(calls);
-    assert!(first[1] > 0 && first[2] > 0 && first[3] > 0, "{first:?}");
+    assert!(
+        first[0] > 0 && first[1] > 0 && first[2] > 0 && first[3] > 0,
+        "{first:?}"
+    );
 
     // A plain second run is all cache hits.
-    run(&server, &home, &out, &[]);
+    run(&server, &home, &out, &always);
     assert_eq!(
         calls("extraction") + calls("single_op"),
         first[1] + first[2]
     );
 
     // From single_op on: discovery and extraction replay, generation and review ask again.
-    run(&server, &home, &out, &["--refresh-from", "single_op"]);
+    run(
+        &server,
+        &home,
+        &out,
+        &["--refresh-from", "single_op", "--discovery", "always"],
+    );
     assert_eq!(calls("discovery"), first[0]);
     assert_eq!(calls("extraction"), first[1]);
     assert_eq!(calls("single_op"), 2 * first[2]);

@@ -60,7 +60,11 @@ fn suite(run: &Run, op: &str) -> SuiteRecord {
 async fn full_pipeline_on_petstore() {
     let server = ScriptedServer::start(petstore_script()).await.unwrap();
     let srv = &server;
-    let run = tokio::task::block_in_place(|| run_pipeline(srv, &["--concurrency", "4"]));
+    // Discovery asked although every pet operation is matched exactly (`auto` would skip
+    // it): its calls are counted below.
+    let run = tokio::task::block_in_place(|| {
+        run_pipeline(srv, &["--concurrency", "4", "--discovery", "always"])
+    });
 
     // Source analysis: three contexts, verified part as scripted.
     let ctx: SourceContext = run.session.read_context(GET).unwrap().unwrap();

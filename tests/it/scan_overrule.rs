@@ -144,6 +144,24 @@ async fn discovery_overrules_weak_matches_and_records_both_answers() {
     let lang = &conflicts["GET /v2/languages"];
     assert_eq!(lang.won, HandlerSide::Static, "{lang:?}");
     assert!(lang.why.contains("specific"), "{}", lang.why);
+    // It ran by default (`--discovery auto`) because of the weak matches, and says so.
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|r| r.agent.as_deref() == Some("discovery"))
+    );
+    let state: Value = session.read_json("state.json").unwrap().unwrap();
+    let decided = &state["discovery"];
+    assert_eq!(
+        (decided["mode"].as_str(), decided["ran"].as_bool()),
+        (Some("auto"), Some(true))
+    );
+    let why = decided["why"].as_str().unwrap();
+    assert!(
+        why.contains(&format!("{STATS}: the static match is weak")),
+        "{why}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -208,8 +226,10 @@ async fn a_reviewers_pick_is_used_by_the_next_run_over_discovery() {
     assert_eq!(choices[RELOAD].handler.method, "stats");
 
     let before = server.requests().len();
+    // Every operation is now picked or matched exactly, so `auto` would not ask: asked.
     tokio::task::block_in_place(|| {
-        run(&server, dir.path(), &out, &["--refresh-from", "extraction"])
+        let extra = ["--refresh-from", "extraction", "--discovery", "always"];
+        run(&server, dir.path(), &out, &extra)
     });
     // The second run's extraction prompts name the picks.
     assert_eq!(
@@ -223,4 +243,22 @@ async fn a_reviewers_pick_is_used_by_the_next_run_over_discovery() {
     let conflicts = session.read_conflicts().unwrap();
     assert_eq!(conflicts[STATS].won, HandlerSide::Picked);
     assert_eq!(conflicts[RELOAD].won, HandlerSide::Picked);
+
+    // Under `auto` a pick counts as resolved: nothing left for discovery to change.
+    let before = server.requests().len();
+    tokio::task::block_in_place(|| {
+        run(&server, dir.path(), &out, &["--refresh-from", "discovery"])
+    });
+    let asked = server.requests()[before..]
+        .iter()
+        .filter(|r| r.agent.as_deref() == Some("discovery"))
+        .count();
+    assert_eq!(asked, 0);
+    let state: Value = session.read_json("state.json").unwrap().unwrap();
+    assert_eq!(state["discovery"]["ran"], false, "{}", state["discovery"]);
+    let why = state["discovery"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("the reviewer picked the handler of 2 of 3 operations"),
+        "{why}"
+    );
 }

@@ -87,7 +87,13 @@ async fn live_run_in_tmux_shows_progress_then_results() {
     let base_url = server.base_url();
     let (t, early, done, last) = tokio::task::block_in_place(|| {
         let t = launch(&base_url, dir.path(), &out, &name);
-        t.wait_until("the live screen", 20, |s| s.contains("run in progress"));
+        let first = t.wait_until("the live screen", 20, |s| s.contains("run in progress"));
+        // The lists never show discovery (no operation's agent): the status line says
+        // whether the run asks for it, and why.
+        assert!(
+            first.contains("discovery: not planned (auto): the scan matched all 3 operations"),
+            "{first}"
+        );
         select(&t, GET);
         // First capture: GET waits for, or is inside, its slow extraction.
         let early = t.wait_until("GET queued or running", 20, |s| {

@@ -46,6 +46,7 @@ fn fake_plan(from: Option<&str>, over: Option<&str>) -> RerunPlan {
         files: 3,
         lines: 120 * k,
         over_budget: over.map(str::to_string),
+        discovery: None,
         text: format!(
             "Run plan (nothing has been sent). from {}\n{}",
             from.unwrap_or("every agent"),
@@ -426,4 +427,35 @@ async fn the_real_planner_sends_nothing_and_matches_the_dry_run() {
     assert!((got.cost_with_cache - cost("with_cache")).abs() < 1e-9);
     assert!(got.text.starts_with("Run plan (nothing has been sent)."));
     assert_eq!(got.over_budget, None, "no budget given");
+    // A re-run of one exactly matched operation asks for no discovery (`--discovery
+    // auto`), and the dialog is told why.
+    assert!(
+        !got.calls.iter().any(|(a, _)| a == "discovery"),
+        "{:?}",
+        got.calls
+    );
+    assert_eq!(dry["discovery"]["ran"], false);
+    assert_eq!(
+        got.discovery.as_deref(),
+        Some(
+            "not planned (auto): the scan matched the operation and no answer could change the match"
+        )
+    );
+}
+
+#[test]
+fn the_dialog_says_whether_the_rerun_asks_for_discovery() {
+    let seen = Seen::default();
+    let mut d = Desk::new(planner(&seen, |from| {
+        let mut plan = fake_plan(from, None);
+        plan.discovery = Some("not planned (auto): the scan matched the operation and no answer could change the match".into());
+        Ok(plan)
+    }));
+    d.press(ctrl('r'));
+    // A long reason wraps inside the dialog.
+    let text = d.text(110, 36);
+    assert!(
+        text.contains("discovery: not planned (auto): the scan matched the operation"),
+        "{text}"
+    );
 }

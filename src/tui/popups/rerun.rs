@@ -232,7 +232,7 @@ fn summary(p: &RerunPlan) -> Vec<String> {
     let calls: Vec<String> = p.calls.iter().map(|(a, n)| format!("{a} {n}")).collect();
     let n: usize = p.calls.iter().map(|(_, n)| n).sum();
     let models = crate::text::escape_controls(&p.models.join(", ")).into_owned();
-    vec![
+    let mut lines = vec![
         format!("plan: {n} call(s): {}", calls.join(" · ")),
         format!(
             "input ~{} tokens ({} from a prefix cache) · output ~{}",
@@ -243,5 +243,10 @@ fn summary(p: &RerunPlan) -> Vec<String> {
             p.cost_without_cache, p.cost_with_cache
         ),
         format!("sends {} file(s), {} line(s)", p.files, p.lines),
-    ]
+    ];
+    // Escaped by the planner.
+    if let Some(d) = &p.discovery {
+        lines.push(format!("discovery: {d}"));
+    }
+    lines
 }
