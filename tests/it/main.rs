@@ -81,6 +81,7 @@ mod pipeline_scripted;
 mod prompt_contradictions;
 mod prompt_fit;
 mod replay_strong;
+mod run_budget_tty;
 mod run_dry;
 mod run_order;
 mod runner_live;
