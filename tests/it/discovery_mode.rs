@@ -16,24 +16,12 @@ use std::process::Output;
 /// Entry files of petstore-jdk: discovery asks once per entry file.
 const ENTRY_FILES: usize = 4;
 
-/// `mastor run` on petstore's POST, GET and DELETE with `extra`, into a fresh session.
+/// `mastor run` on petstore's POST, GET and DELETE with `extra`, into a fresh session,
+/// without the multi-op path and the challenger (discovery is what is counted).
 fn run(server: &ScriptedServer, home: &Path, extra: &[&str]) -> Output {
-    let out = home.join("session");
-    let mut args = vec![
-        "run",
-        "tests/fixtures/petstore-jdk",
-        "--out",
-        out.to_str().unwrap(),
-        "--no-multi-op",
-        "--no-challenger",
-    ];
-    for op in [POST, GET, DELETE] {
-        args.extend(["--op", op]);
-    }
+    let mut args = vec!["--no-multi-op", "--no-challenger"];
     args.extend_from_slice(extra);
-    let mut cmd = mastor_cmd(&server.base_url(), home, &args);
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    tokio::task::block_in_place(|| cmd.output().unwrap())
+    run_petstore(&server.base_url(), home, false, &args)
 }
 
 /// Runs with `extra` and `--json`; returns the summary's `discovery` and the discovery
@@ -125,24 +113,9 @@ async fn no_discovery_with_an_explicit_discovery_mode_is_a_usage_error() {
 
 /// The dry-run plan of `extra` on petstore (its whole API when `all`), as JSON.
 fn plan(server: &ScriptedServer, home: &Path, all: bool, extra: &[&str]) -> Value {
-    let out = home.join("session");
-    let mut args = vec![
-        "run",
-        "tests/fixtures/petstore-jdk",
-        "--out",
-        out.to_str().unwrap(),
-        "--dry-run",
-        "--json",
-    ];
-    if !all {
-        for op in [POST, GET, DELETE] {
-            args.extend(["--op", op]);
-        }
-    }
+    let mut args = vec!["--dry-run", "--json"];
     args.extend_from_slice(extra);
-    let mut cmd = mastor_cmd(&server.base_url(), home, &args);
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    let output = tokio::task::block_in_place(|| cmd.output().unwrap());
+    let output = run_petstore(&server.base_url(), home, all, &args);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     serde_json::from_slice(&output.stdout).unwrap()

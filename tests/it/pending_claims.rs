@@ -35,21 +35,7 @@ async fn no_prompt_after_extraction_carries_a_pending_claim() {
     let server = ScriptedServer::start(script).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("session");
-    let args = [
-        "run",
-        "tests/fixtures/petstore-jdk",
-        "--out",
-        out.to_str().unwrap(),
-        "--op",
-        POST,
-        "--op",
-        GET,
-        "--op",
-        DELETE,
-    ];
-    let mut cmd = mastor_cmd(&server.base_url(), dir.path(), &args);
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    let output = tokio::task::block_in_place(|| cmd.output().unwrap());
+    let output = run_petstore(&server.base_url(), dir.path(), false, &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
 

@@ -9,20 +9,7 @@ use std::path::Path;
 use std::process::Output;
 
 fn run(server: &ScriptedServer, home: &Path, extra: &[&str]) -> Output {
-    let out = home.join("session");
-    let mut args = vec![
-        "run",
-        "tests/fixtures/petstore-jdk",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    for op in [POST, GET, DELETE] {
-        args.extend(["--op", op]);
-    }
-    args.extend_from_slice(extra);
-    let mut cmd = mastor_cmd(&server.base_url(), home, &args);
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    tokio::task::block_in_place(|| cmd.output().unwrap())
+    run_petstore(&server.base_url(), home, false, extra)
 }
 
 const DEEPSEEK: [&str; 4] = ["--provider", "deepseek", "--model", "deepseek-chat"];

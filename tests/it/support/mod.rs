@@ -40,6 +40,28 @@ pub fn mastor_cmd(base_url: &str, home: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// `mastor run` on the petstore fixture into `home/session`: its POST, GET and DELETE
+/// (the whole API when `all`), then `extra`; from the crate's directory, outside the
+/// async runtime's worker (the scripted server answers on another).
+pub fn run_petstore(base_url: &str, home: &Path, all: bool, extra: &[&str]) -> Output {
+    let out = home.join("session");
+    let mut args = vec![
+        "run",
+        "tests/fixtures/petstore-jdk",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    if !all {
+        for op in [POST, GET, DELETE] {
+            args.extend(["--op", op]);
+        }
+    }
+    args.extend_from_slice(extra);
+    let mut cmd = mastor_cmd(base_url, home, &args);
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    tokio::task::block_in_place(|| cmd.output().unwrap())
+}
+
 /// One context in the paper's Listing 3 shape.
 pub fn context(fields: &[&str], success: u16, errors: &[(u16, &str)]) -> Value {
     json!({
