@@ -247,7 +247,7 @@ mod tasks {
     }
 
     pub fn run() {
-        let api = super::tiny_api();
+        let api = tui_common::tiny_api();
         let mut b = Bench::new();
         let mut exec = Executor::inline(b.session.dir(), rerun_launcher(50));
         type_keys(&mut b, &mut exec, "<enter>A<enter>y<esc>");
@@ -306,25 +306,4 @@ mod tasks {
     fn clear_then(text: &str) -> String {
         format!("{}{text}", "<bs>".repeat(80))
     }
-}
-
-/// An API that answers every request with `200 []`; returns its base URL.
-fn tiny_api() -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                let _ = s.read(&mut buf);
-                let _ = s.write_all(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
-                      Content-Length: 2\r\nConnection: close\r\n\r\n[]",
-                );
-            });
-        }
-    });
-    url
 }

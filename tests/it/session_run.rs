@@ -2,7 +2,7 @@
 //! the workbench's oracle runs both call it: the workbench's runs now get the type
 //! filter, isolation of failures and error verdicts for what cannot run.
 
-use crate::tui_dialogs::tiny_api;
+use crate::tui_common::tiny_api;
 use crate::tui_undo::Bench;
 use mastor::suite::filter::OracleType;
 use mastor::suite::run::{self, Event, RunError, RunOptions};

@@ -3,7 +3,7 @@
 //! follows a live run; two verdict writers at once lose nothing; `!` and `ctrl-f` run
 //! again with the remembered reset command.
 
-use crate::tui_dialogs::tiny_api;
+use crate::tui_common::tiny_api;
 use crate::tui_undo::{Bench, GET_PETS, key};
 
 use mastor::model::{Outcome, Verdict};

@@ -2,6 +2,7 @@
 //! every key; the oracle run dialog adds a missing `http://`, remembers its URL across
 //! launches, and every line input knows ctrl-u and ctrl-w.
 
+use crate::tui_common::tiny_api;
 use crate::tui_undo::{Bench, GET_PETS};
 
 use mastor::model::{Decision, ReviewState};
@@ -153,27 +154,6 @@ fn run_dialog_adds_http_and_remembers_the_url_across_launches() {
         other => panic!("expected the run dialog, got {other:?}"),
     }
     assert_eq!(b.app.view.review_state(GET_PETS[0]), ReviewState::Accepted);
-}
-
-/// An API that answers every request with `200 []`; returns its base URL.
-pub(crate) fn tiny_api() -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                let _ = s.read(&mut buf);
-                let _ = s.write_all(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
-                      Content-Length: 2\r\nConnection: close\r\n\r\n[]",
-                );
-            });
-        }
-    });
-    url
 }
 
 #[test]

@@ -142,12 +142,7 @@ impl Desk {
     }
 
     fn terminal(&mut self, w: u16, h: u16) -> Terminal<TestBackend> {
-        self.app.prepare_frame();
-        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-        terminal
-            .draw(|f| f.render_widget(&self.app, f.area()))
-            .unwrap();
-        terminal
+        crate::tui_common::draw(&mut self.app, w, h)
     }
 
     fn text(&mut self, w: u16, h: u16) -> String {

@@ -2,7 +2,7 @@
 //! command that gives the run fresh state and isolates its failures, remembered in
 //! `SESSION/tui.json` like the base URL.
 
-use crate::tui_dialogs::tiny_api;
+use crate::tui_common::tiny_api;
 use crate::tui_undo::{Bench, GET_PETS};
 use mastor::model::Outcome;
 use mastor::tui::executor::{Executor, Launchers};

@@ -7,7 +7,7 @@ use crate::tui::state::App;
 use crate::tui::ui::block;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use ratatui::layout::Rect;
+use ratatui::layout::{Margin, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
@@ -65,12 +65,7 @@ impl Layer for FailureView {
 
     fn render(&self, app: &App, area: Rect, buf: &mut Buffer) {
         let t = &app.theme;
-        let r = Rect {
-            x: area.x + 1,
-            y: area.y + 1,
-            width: area.width.saturating_sub(2),
-            height: area.height.saturating_sub(2),
-        };
+        let r = area.inner(Margin::new(1, 1));
         Clear.render(r, buf);
         let rows = self.rows(app);
         // The end of the text stays at the bottom: scrolling past it shows the last page.

@@ -6,7 +6,7 @@ use crate::tui::state::App;
 use crate::tui::ui::block;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use ratatui::layout::Rect;
+use ratatui::layout::{Margin, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
@@ -46,12 +46,7 @@ impl Layer for PlanText {
     }
 
     fn render(&self, app: &App, area: Rect, buf: &mut Buffer) {
-        let r = Rect {
-            x: area.x + 1,
-            y: area.y + 1,
-            width: area.width.saturating_sub(2),
-            height: area.height.saturating_sub(2),
-        };
+        let r = area.inner(Margin::new(1, 1));
         Clear.render(r, buf);
         let lines: Vec<Line> = self
             .text

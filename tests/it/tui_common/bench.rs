@@ -128,12 +128,7 @@ impl Bench {
 
     /// Draws one frame at `w` x `h`.
     pub fn render(&mut self, w: u16, h: u16) -> Terminal<TestBackend> {
-        self.app.prepare_frame();
-        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-        terminal
-            .draw(|f| f.render_widget(&self.app, f.area()))
-            .unwrap();
-        terminal
+        super::draw(&mut self.app, w, h)
     }
 
     /// The frame at `w` x `h` as text, one line per row.

@@ -556,3 +556,36 @@ pub fn buffer_text(buf: &ratatui::buffer::Buffer) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// An API that answers every request with `200 []`; returns its base URL.
+pub fn tiny_api() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a local port");
+    let url = format!("http://{}", listener.local_addr().expect("a local port"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                      Content-Length: 2\r\nConnection: close\r\n\r\n[]",
+                );
+            });
+        }
+    });
+    url
+}
+
+/// One frame of `app` drawn at `w` x `h`, as the driver draws it.
+pub fn draw(
+    app: &mut mastor::tui::state::App,
+    w: u16,
+    h: u16,
+) -> ratatui::Terminal<ratatui::backend::TestBackend> {
+    app.prepare_frame();
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| f.render_widget(&*app, f.area())).unwrap();
+    terminal
+}
